@@ -1,0 +1,44 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Optional targets stay out of the default build: `FILEDROP_FUZZ=1` adds the libFuzzer
+// entry points (built by `make fuzz` with -sanitize=fuzzer).
+let fuzzing = Context.environment["FILEDROP_FUZZ"] == "1"
+
+var targets: [Target] = [
+    .systemLibrary(
+        name: "CSystemd",
+        pkgConfig: "libsystemd",
+        providers: [.apt(["libsystemd-dev"])]
+    ),
+    .systemLibrary(
+        name: "CZlib",
+        pkgConfig: "zlib",
+        providers: [.apt(["zlib1g-dev"])]
+    ),
+    // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
+    .target(name: "FiledropCore"),
+    // Sockets, epoll, files: everything that makes a system call.
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib"]),
+    // sd_notify, socket activation, journald.
+    .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
+    .executableTarget(
+        name: "filedrop",
+        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd"]
+    ),
+    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"]),
+    .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
+]
+
+if fuzzing {
+    targets.append(.executableTarget(name: "FuzzHTTPHead", dependencies: ["FiledropCore"], path: "Fuzz/FuzzHTTPHead"))
+    targets.append(.executableTarget(name: "FuzzChunked", dependencies: ["FiledropCore"], path: "Fuzz/FuzzChunked"))
+    targets.append(.executableTarget(name: "FuzzMultipart", dependencies: ["FiledropCore"], path: "Fuzz/FuzzMultipart"))
+}
+
+let package = Package(
+    name: "filedrop",
+    products: [.executable(name: "filedrop", targets: ["filedrop"])],
+    targets: targets,
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,86 @@
+/// An ordered list of header fields. Names compare case-insensitively (RFC 9110 §5.1);
+/// order and duplicates are kept because framing rules depend on them.
+public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+    public typealias Field = (name: String, value: String)
+
+    private var fields: [Field] = []
+
+    public init() {}
+
+    public init(_ fields: [Field]) {
+        self.fields = fields
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.fields = elements.map { (name: $0.0, value: $0.1) }
+    }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+
+    public mutating func add(name: String, value: String) {
+        fields.append((name: name, value: value))
+    }
+
+    /// Replaces every field called `name` with one field.
+    public mutating func replaceOrAdd(name: String, value: String) {
+        remove(name: name)
+        add(name: name, value: value)
+    }
+
+    public mutating func remove(name: String) {
+        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    /// The first value of `name`, or nil.
+    public subscript(name: String) -> String? {
+        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+    }
+
+    /// Every value of `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.name.equalsIgnoringASCIICase(name) }
+    }
+
+    /// The comma-separated list elements of every `name` field, trimmed, lowercased
+    /// (RFC 9110 §5.6.1), e.g. `Connection: keep-alive, Upgrade`.
+    public func tokens(for name: String) -> [String] {
+        values(for: name).flatMap { value in
+            value.split(separator: ",").map { $0.trimmingOWS().lowercased() }.filter { !$0.isEmpty }
+        }
+    }
+
+    public func makeIterator() -> IndexingIterator<[Field]> {
+        fields.makeIterator()
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+}
+
+extension StringProtocol {
+    /// ASCII case-insensitive comparison: header names and tokens are ASCII.
+    public func equalsIgnoringASCIICase<S: StringProtocol>(_ other: S) -> Bool {
+        let a = utf8, b = other.utf8
+        guard a.count == b.count else { return false }
+        return zip(a, b).allSatisfy { lowerASCII($0) == lowerASCII($1) }
+    }
+
+    /// Strips optional white space (SP / HTAB, RFC 9110 §5.6.3) from both ends.
+    public func trimmingOWS() -> String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
+        return String(scalars)
+    }
+}
+
+@inline(__always)
+func lowerASCII(_ byte: UInt8) -> UInt8 {
+    byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+}

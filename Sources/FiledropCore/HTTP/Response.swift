@@ -1,0 +1,63 @@
+/// A response as a value: handlers return it, the connection serializes it.
+public struct Response: Sendable {
+    public var status: HTTPStatus
+    public var headers: HTTPHeaders
+    public var body: ResponseBody
+
+    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: ResponseBody = .empty) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Where the bytes of a response come from.
+public enum ResponseBody: Sendable {
+    case empty
+    case bytes([UInt8])
+    /// A region of an open file, sent with sendfile(2).
+    case file(FileRegion)
+    /// Bytes produced on the fly (archives, multipart/byteranges); length unknown ahead.
+    case stream(any ResponseBodySource)
+
+    /// The exact length when known ahead (Content-Length), nil for streams.
+    public var knownLength: UInt64? {
+        switch self {
+        case .empty: 0
+        case .bytes(let bytes): UInt64(bytes.count)
+        case .file(let region): region.length
+        case .stream(let source): source.knownLength
+        }
+    }
+}
+
+/// An open file owned by the I/O layer; closing happens when the last reference goes.
+public protocol OpenFileHandle: AnyObject, Sendable {
+    var descriptor: Int32 { get }
+}
+
+/// `length` bytes of `file` starting at `offset`.
+public struct FileRegion: Sendable {
+    public var file: any OpenFileHandle
+    public var offset: UInt64
+    public var length: UInt64
+
+    public init(file: any OpenFileHandle, offset: UInt64, length: UInt64) {
+        self.file = file
+        self.offset = offset
+        self.length = length
+    }
+}
+
+/// A piece of a streamed body.
+public enum ResponseChunk: Sendable {
+    case bytes([UInt8])
+    case file(FileRegion)
+}
+
+/// Produces a response body piece by piece so memory stays flat; nil means the end.
+/// Called on the connection's event loop only.
+public protocol ResponseBodySource: AnyObject, Sendable {
+    var knownLength: UInt64? { get }
+    func nextChunk() throws -> ResponseChunk?
+}

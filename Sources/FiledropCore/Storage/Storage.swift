@@ -1,0 +1,73 @@
+/// What the core needs from the file system below the save directory. `FiledropIO.PosixStorage`
+/// implements it with openat/O_NOFOLLOW so nothing ever resolves outside the save directory;
+/// tests use an in-memory fake.
+public protocol Storage: Sendable {
+    /// Starts an invisible upload in `directory`, creating missing directories.
+    func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile
+    /// Opens a regular file for reading.
+    func open(_ path: StoragePath) throws(StorageError) -> OpenedFile
+    /// Metadata of a file or directory, nil when it does not exist.
+    func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata?
+    /// The visible entries of a directory (temporary and hidden state excluded).
+    func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata]
+    func remove(_ path: StoragePath) throws(StorageError)
+    /// Bytes available to us on the save directory's file system.
+    func availableSpace() -> UInt64?
+}
+
+/// An upload being written: invisible until `publish` succeeds.
+public protocol UploadFile: AnyObject {
+    var bytesWritten: UInt64 { get }
+    /// CRC-32 (zlib's) of every byte written so far.
+    var crc32: UInt32 { get }
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError)
+    /// Makes the file visible as `name` in its directory. Without `replacing`, an existing
+    /// entry makes it fail with `.exists` and nothing changes. With `durable`, the file and
+    /// the directory are fsync'ed before it returns.
+    func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError)
+    /// Forgets the bytes; nothing stays on disk. Safe to call more than once.
+    func discard()
+}
+
+public struct OpenedFile: Sendable {
+    public var handle: any OpenFileHandle
+    public var metadata: FileMetadata
+
+    public init(handle: any OpenFileHandle, metadata: FileMetadata) {
+        self.handle = handle
+        self.metadata = metadata
+    }
+}
+
+public struct FileMetadata: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable { case file, directory }
+    public var name: String
+    public var kind: Kind
+    public var size: UInt64
+    /// Modification time, nanoseconds since 1970.
+    public var modified: Int64
+    /// Identifies the inode for strong ETags.
+    public var inode: UInt64
+
+    public init(name: String, kind: Kind, size: UInt64, modified: Int64, inode: UInt64) {
+        self.name = name
+        self.kind = kind
+        self.size = size
+        self.modified = modified
+        self.inode = inode
+    }
+}
+
+public enum StorageError: Error, Equatable, Sendable {
+    case exists
+    case notFound
+    case notADirectory
+    case isADirectory
+    case noSpace
+    case readOnly
+    case permissionDenied
+    case nameTooLong
+    /// A symlink or something else that is not a plain file or directory.
+    case notAllowed
+    case io(call: String, errno: Int32)
+}

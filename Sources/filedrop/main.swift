@@ -1,0 +1,5 @@
+import FiledropCore
+import FiledropIO
+import FiledropSystemd
+
+print("filedrop")
