@@ -6,7 +6,12 @@
  * Header only: they live in libc, nothing more to link. */
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/sendfile.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/statvfs.h>
 #include <sys/types.h>
 
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
