@@ -13,7 +13,9 @@ enum ConfigFileParser {
         var entries: [Entry] = []
         var body = Substring(text)
         if body.hasPrefix("\u{FEFF}") { body = body.dropFirst() }
-        for (index, rawLine) in body.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // "\r\n" is one Character in Swift, so it has to be named as a separator of its own.
+        let lines = body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, rawLine) in lines.enumerated() {
             let lineNumber = index + 1
             let line = trimmed(rawLine)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
