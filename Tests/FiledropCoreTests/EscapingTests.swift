@@ -61,7 +61,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("report.pdf", ContentDisposition.attachment, #"attachment; filename="report.pdf"; filename*=UTF-8''report.pdf"#),
+        ("report.pdf", DispositionType.attachment, #"attachment; filename="report.pdf"; filename*=UTF-8''report.pdf"#),
         ("my file.txt", .inline, #"inline; filename="my file.txt"; filename*=UTF-8''my%20file.txt"#),
         ("€ rates.txt", .attachment, #"attachment; filename="_ rates.txt"; filename*=UTF-8''%E2%82%AC%20rates.txt"#),
         ("😀.bin", .attachment, #"attachment; filename="_.bin"; filename*=UTF-8''%F0%9F%98%80.bin"#),
@@ -71,7 +71,7 @@ import Testing
         ("!#$&+-.^_`|~az09AZ", .attachment, #"attachment; filename="!#$&+-.^_`|~az09AZ"; filename*=UTF-8''!#$&+-.^_`|~az09AZ"#),
         ("(x)'*;=@[]{}", .attachment, #"attachment; filename="(x)'*;=@[]{}"; filename*=UTF-8''%28x%29%27%2A%3B%3D%40%5B%5D%7B%7D"#),
     ])
-    func contentDisposition(filename: String, disposition: ContentDisposition, expected: String) {
+    func contentDisposition(filename: String, disposition: DispositionType, expected: String) {
         #expect(contentDispositionValue(filename: filename, disposition: disposition) == expected)
     }
 

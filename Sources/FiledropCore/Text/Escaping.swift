@@ -88,7 +88,7 @@ extension String {
 }
 
 /// Whether a response is shown by the browser or saved (RFC 6266 §4.2).
-public enum ContentDisposition: String, Sendable {
+public enum DispositionType: String, Sendable {
     case attachment
     case inline
 }
@@ -97,7 +97,7 @@ public enum ContentDisposition: String, Sendable {
 /// RFC 8187 §3.2): `attachment; filename="ascii_fallback"; filename*=UTF-8''percent-encoded`.
 /// The fallback replaces non-ASCII characters, controls, `"`, `\` and `%` with `_`
 /// (RFC 6266 appendix D: some clients decode `%XX` in `filename`).
-public func contentDispositionValue(filename: String, disposition: ContentDisposition = .attachment) -> String {
+public func contentDispositionValue(filename: String, disposition: DispositionType = .attachment) -> String {
     var fallback = ""
     for character in filename {
         if let ascii = character.asciiValue, (0x20...0x7E).contains(ascii), ascii != UInt8(ascii: "\""),
