@@ -30,6 +30,7 @@ var targets: [Target] = [
     ),
     .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
+    .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
 ]
 
 if fuzzing {
