@@ -8,6 +8,7 @@ a browser here.
 
 import hashlib
 import os
+import re
 import time
 import unicodedata
 from pathlib import Path
@@ -229,3 +230,24 @@ def test_drop_zone_opens_the_picker_from_the_keyboard(page, daemon, tmp_path):
     expect(page.locator('.upload[data-state="done"]')).to_have_count(1, timeout=30_000)
     expect(page.locator("#announcer")).to_contain_text("keyboard.txt uploaded")
     assert added_files(daemon.save_dir, before)["keyboard.txt"].read_bytes() == source.read_bytes()
+
+
+def test_files_dropped_on_the_drop_zone_are_uploaded(page, daemon):
+    before = stored_files(daemon.save_dir)
+    open_page(page, daemon)
+
+    page.evaluate("""() => {
+      const transfer = new DataTransfer();
+      transfer.items.add(new File(['first dropped'], 'dropped-1.txt'));
+      transfer.items.add(new File(['second dropped'], 'dropped-2.txt'));
+      const zone = document.getElementById('dropzone');
+      for (const type of ['dragenter', 'dragover', 'drop']) {
+        zone.dispatchEvent(new DragEvent(type, { dataTransfer: transfer, bubbles: true, cancelable: true }));
+      }
+    }""")
+
+    expect(page.locator('.upload[data-state="done"]')).to_have_count(2, timeout=30_000)
+    stored = added_files(daemon.save_dir, before)
+    assert stored["dropped-1.txt"].read_bytes() == b"first dropped"
+    assert stored["dropped-2.txt"].read_bytes() == b"second dropped"
+    expect(page.locator("#dropzone")).not_to_have_class(re.compile(r"\bdragging\b"))
