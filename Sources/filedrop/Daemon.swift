@@ -68,8 +68,8 @@ final class Daemon {
         let addresses = listeners.map(\.address)
         notifier.ready(status: statusLine(), extra: [("X_FILEDROP_LISTEN", addresses.map(\.description).joined(separator: ","))])
         log.log(LogEvent(level: .notice, kind: .started,
-                         message: "filedrop serving \(configuration.saveDirectory.logEscaped) on \(addresses.map(\.description).joined(separator: ", "))",
-                         fields: [("save_dir", configuration.saveDirectory.logEscaped), ("web_root", configuration.webRoot.logEscaped)]))
+                         message: "filedrop serving \(configuration.saveDirectory) on \(addresses.map(\.description).joined(separator: ", "))",
+                         fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
         for url in LANURLs.urls(for: addresses) {
             log.log(LogEvent(level: .notice, message: "open \(url)"))
         }
@@ -152,14 +152,14 @@ final class Daemon {
             return try PosixStorage(root: configuration.saveDirectory,
                                     options: StorageOptions(fsync: configuration.fsync, minFreeSpace: configuration.minFreeSpace))
         } catch {
-            throw StartupError(message: "cannot open the save directory \(configuration.saveDirectory.logEscaped): \(error)", exitCode: 1)
+            throw StartupError(message: "cannot open the save directory \(configuration.saveDirectory): \(error)", exitCode: 1)
         }
     }
 
     private func makeApp(_ configuration: Configuration, storage: PosixStorage, monitor: UploadMonitor) throws -> FiledropApp {
         var isDirectory = stat()
         guard stat(configuration.webRoot, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
-            throw StartupError(message: "the web root \(configuration.webRoot.logEscaped) is not a directory (web-root, --web-root)", exitCode: 2)
+            throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
         }
         let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor)

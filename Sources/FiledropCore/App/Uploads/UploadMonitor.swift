@@ -37,7 +37,7 @@ public final class UploadMonitor: Sendable {
     func started(name: String, expectedSize: UInt64?, client: String) -> UploadProgress {
         let progress = UploadProgress(monitor: self, name: name, client: client, expected: expectedSize, started: now())
         active.withLock { $0[ObjectIdentifier(progress)] = progress }
-        log.log(LogEvent(level: .info, kind: .uploadStarted, message: "upload started: \(name.logEscaped)",
+        log.log(LogEvent(level: .info, kind: .uploadStarted, message: "upload started: \(name)",
                          fields: fields(progress) + (expectedSize.map { [("expected", String($0))] } ?? [])))
         return progress
     }
@@ -49,19 +49,19 @@ public final class UploadMonitor: Sendable {
         if let stored {
             storedCount.add(1, ordering: .relaxed)
             log.log(LogEvent(level: .info, kind: .uploadFinished,
-                             message: "upload finished: \(stored.path.description.logEscaped) (\(ByteCount.format(stored.size)))",
-                             fields: [("file", stored.path.description.logEscaped), ("size", String(stored.size)),
+                             message: "upload finished: \(stored.path.description) (\(ByteCount.format(stored.size)))",
+                             fields: [("file", stored.path.description), ("size", String(stored.size)),
                                       ("client", progress.client)] + rate))
         } else {
             failedCount.add(1, ordering: .relaxed)
             log.log(LogEvent(level: .warning, kind: .uploadFailed,
-                             message: "upload failed: \(progress.name.logEscaped): \((reason ?? "aborted").logEscaped)",
+                             message: "upload failed: \(progress.name): \((reason ?? "aborted"))",
                              fields: fields(progress) + [("received", String(snapshot.received))] + rate))
         }
     }
 
     private func fields(_ progress: UploadProgress) -> [(key: String, value: String)] {
-        [("file", progress.name.logEscaped), ("client", progress.client)]
+        [("file", progress.name), ("client", progress.client)]
     }
 }
 
