@@ -1,0 +1,82 @@
+#!/bin/bash
+# packaging/build-deb.sh: builds debian-build/filedrop_<version>_<arch>.deb (`make deb`).
+#
+# The binary is built with the Swift standard library linked in (--static-swift-stdlib),
+# so the package needs no Swift runtime on the target, only the C libraries that
+# dpkg-shlibdeps finds. The tree is assembled by hand and packed with dpkg-deb: no
+# debhelper, no source package. A separate scratch path keeps this build from
+# invalidating the everyday `swift build -c release` in .build/.
+#
+# Environment: SWIFT (default swift), SCRATCH (default .build/deb), LINTIAN=0 to skip lintian.
+
+set -euo pipefail
+
+REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PACKAGING="$REPO_ROOT/packaging"
+SWIFT=${SWIFT:-swift}
+SCRATCH=${SCRATCH:-$REPO_ROOT/.build/deb}
+OUT_DIR="$REPO_ROOT/debian-build"
+STAGE="$OUT_DIR/root"
+
+cd "$REPO_ROOT"
+for tool in dpkg-deb dpkg-shlibdeps; do
+    command -v "$tool" >/dev/null || { echo "build-deb: $tool is missing (apt-get install dpkg-dev)" >&2; exit 1; }
+done
+
+echo "build-deb: swift build -c release --static-swift-stdlib"
+# -z now -z relro: full RELRO, as dpkg-buildflags asks of packaged binaries.
+"$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product filedrop \
+    -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
+BINARY="$SCRATCH/release/filedrop"
+
+# "filedrop 0.1.0" -> 0.1.0: the daemon's own version is the package's (a native package).
+VERSION=$("$BINARY" --version | awk '{ print $2 }')
+ARCH=$(dpkg --print-architecture)
+[[ "$VERSION" =~ ^[0-9][0-9A-Za-z.+~-]*$ ]] || { echo "build-deb: unusable version \"$VERSION\"" >&2; exit 1; }
+
+rm -rf "$STAGE"
+install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/usr/share/filedrop/web" \
+    "$STAGE/lib/systemd/system" "$STAGE/etc/filedrop" "$STAGE/usr/share/doc/filedrop"
+
+install -m 0755 "$BINARY" "$STAGE/usr/bin/filedrop"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$STAGE/usr/bin/filedrop"
+# The page: the files a browser loads from web/ (no build step, no external assets).
+(cd web && find . -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.svg' -o -name '*.ico' -o -name '*.png' \) -print0) |
+    while IFS= read -r -d '' file; do
+        install -D -m 0644 "web/$file" "$STAGE/usr/share/filedrop/web/$file"
+    done
+install -m 0644 systemd/filedrop.service systemd/filedrop.socket "$STAGE/lib/systemd/system/"
+install -m 0644 "$PACKAGING/filedrop.conf" "$STAGE/etc/filedrop/filedrop.conf"
+install -m 0644 "$PACKAGING/copyright" "$PACKAGING/README.systemd" "$STAGE/usr/share/doc/filedrop/"
+gzip -9n -c "$PACKAGING/changelog" >"$STAGE/usr/share/doc/filedrop/changelog.gz"
+install -d "$STAGE/usr/share/man/man1"
+"$PACKAGING/manpage.sh" "$BINARY" "$VERSION" | gzip -9n >"$STAGE/usr/share/man/man1/filedrop.1.gz"
+chmod 0644 "$STAGE/usr/share/doc/filedrop/changelog.gz" "$STAGE/usr/share/man/man1/filedrop.1.gz"
+
+install -m 0755 "$PACKAGING"/maintainer/postinst "$PACKAGING"/maintainer/prerm "$PACKAGING"/maintainer/postrm "$STAGE/DEBIAN/"
+echo /etc/filedrop/filedrop.conf >"$STAGE/DEBIAN/conffiles"
+
+# dpkg-shlibdeps reads debian/control for the package list; a one-package stand-in
+# in a scratch directory is enough.
+SHLIBS_DIR=$(mktemp -d)
+trap 'rm -rf "$SHLIBS_DIR"' EXIT
+mkdir -p "$SHLIBS_DIR/debian"
+printf 'Source: filedrop\n\nPackage: filedrop\nArchitecture: any\n' >"$SHLIBS_DIR/debian/control"
+DEPENDS=$(cd "$SHLIBS_DIR" && dpkg-shlibdeps -O "$STAGE/usr/bin/filedrop" | sed -n 's/^shlibs:Depends=//p')
+[ -n "$DEPENDS" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+
+INSTALLED_SIZE=$(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)
+sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$ARCH/" -e "s/@DEPENDS@/$DEPENDS/" \
+    -e "s/@INSTALLED_SIZE@/$INSTALLED_SIZE/" "$PACKAGING/control.in" >"$STAGE/DEBIAN/control"
+(cd "$STAGE" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) >"$STAGE/DEBIAN/md5sums"
+chmod 0644 "$STAGE/DEBIAN/control" "$STAGE/DEBIAN/conffiles" "$STAGE/DEBIAN/md5sums"
+
+DEB="$OUT_DIR/filedrop_${VERSION}_${ARCH}.deb"
+find "$STAGE" -type d -exec chmod 0755 {} +
+dpkg-deb --build --root-owner-group -Zxz "$STAGE" "$DEB"
+echo "build-deb: $DEB"
+echo "build-deb: Depends: $DEPENDS"
+
+if [ "${LINTIAN:-1}" != 0 ] && command -v lintian >/dev/null; then
+    lintian --display-info --pedantic "$DEB" || true
+fi

@@ -1,0 +1,93 @@
+#!/bin/bash
+# packaging/manpage.sh BINARY VERSION: writes filedrop(1) in troff to standard output.
+#
+# The options come from `filedrop --help`, which is generated from the key table, so the
+# manual page cannot drift from the daemon. The rest says what only a manual page says:
+# files, signals, the systemd units.
+
+set -euo pipefail
+
+BINARY=$1
+VERSION=$2
+DATE=$(date -u -d "@${SOURCE_DATE_EPOCH:-$(date +%s)}" '+%Y-%m-%d')
+
+cat <<EOF
+.TH FILEDROP 1 "$DATE" "filedrop $VERSION" "User Commands"
+.SH NAME
+filedrop \\- file drop for the local network
+.SH SYNOPSIS
+.B filedrop
+.RI [ OPTION ...]
+.br
+.B filedrop passwd
+.SH DESCRIPTION
+People on the same network open the page filedrop serves, or run
+.BR "curl \\-F file=@NAME http://HOST:8080/upload" ,
+and their files land atomically in the save directory, from where they can be
+downloaded again under
+.BR /files/ .
+.PP
+Settings come from options, then
+.B FILEDROP_*
+environment variables, then the configuration file
+.RB ( "key = value"
+lines), then the defaults shown. Boolean options also take the forms
+.BI \\-\\- KEY
+and
+.BI \\-\\-no\\- KEY\\fR.
+.SH OPTIONS
+EOF
+
+# "  --flag ARG" starts an option; deeper-indented lines until the next one describe it.
+# man-pages(7): backslashes as \e, hyphens as \-, no text line may start with . or '.
+"$BINARY" --help | awk '
+    function roff(text) {
+        gsub(/\\/, "\\e", text); gsub(/-/, "\\-", text)
+        if (text ~ /^[.\047]/) text = "\\&" text
+        return text
+    }
+    /^Options:/ { inside = 1; next }
+    /^Commands:/ { inside = 0 }
+    inside && /^  [^ ]/ { sub(/^  /, ""); print ".TP"; print "\\fB" roff($0) "\\fR"; next }
+    inside && /^      Environment:/ { print ".br" }
+    inside && /^      / { sub(/^      /, ""); print roff($0); next }
+'
+
+cat <<'EOF'
+.SH COMMANDS
+.TP
+.B passwd
+Ask for a password and print its hash, for the
+.B password\-hash
+setting.
+.SH SIGNALS
+.TP
+.B SIGHUP
+Re-read the configuration; on an error the running configuration stays.
+Listen addresses change only on restart.
+.TP
+.BR SIGTERM ", " SIGINT
+Stop accepting, let requests in flight finish for
+.B drain\-timeout
+(20 seconds by default), then exit 0.
+.SH FILES
+.TP
+.I /etc/filedrop/filedrop.conf
+The configuration file; every key with its default, commented out.
+.TP
+.I /var/lib/filedrop
+The save directory of the packaged service (its
+.BR StateDirectory= ).
+.TP
+.I /usr/share/filedrop/web
+The upload page.
+.TP
+.IR /lib/systemd/system/filedrop.service ", " /lib/systemd/system/filedrop.socket
+The service (enabled by the package) and the socket for on-demand start.
+.I /usr/share/doc/filedrop/README.systemd
+says how to switch to it, serve on port 80, or accept only the local network.
+.SH SEE ALSO
+.BR systemctl (1),
+.BR journalctl (1),
+.BR systemd.socket (5)
+EOF
