@@ -323,6 +323,14 @@ in_container 60 sh -c 'curl -sS --max-time 40 --limit-rate 150K -F file=@/root/s
     -o /dev/null -w "%{http_code}" http://127.0.0.1:8080/upload > /root/slow.code 2>&1' &
 slow_upload=$!
 sleep 1
+# ProcSubset=pid and ProtectProc=invisible leave /proc/self/fd, so the upload is an
+# O_TMPFILE file ("#<inode> (deleted)") rather than the named .filedrop-tmp- fallback.
+anonymous_temporary() {
+    local pid
+    pid=$(property filedrop.service MainPID)
+    in_container 10 ls -l "/proc/$pid/fd" | grep -E 'filedrop/#[0-9]+ \(deleted\)' >/dev/null
+}
+check "the upload in flight is an O_TMPFILE file inside the sandbox" anonymous_temporary
 check "systemctl stop returns" in_container 60 systemctl stop filedrop.service
 wait "$slow_upload" 2>/dev/null || true
 code=$(in_container 10 cat /root/slow.code 2>/dev/null || true)
