@@ -28,7 +28,7 @@ var targets: [Target] = [
         name: "filedrop",
         dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd"]
     ),
-    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"]),
+    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"], exclude: ["Fixtures"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
 ]
