@@ -125,9 +125,9 @@ public final class PosixStorage: Storage {
     }
 
     private func openSubdirectory(_ name: String, in parent: FileDescriptor, creating: Bool) throws(StorageError) -> FileDescriptor {
-        do throws(SystemError) {
-            return FileDescriptor(owning: try syscall("openat") { openat(parent.descriptor, name, Self.directoryFlags) })
-        } catch where creating && error.errno == ENOENT {
+        do throws(StorageError) {
+            return try openExistingSubdirectory(name, in: parent)
+        } catch .notFound where creating {
             do throws(SystemError) {
                 try syscall("mkdirat") { mkdirat(parent.descriptor, name, 0o755) }
                 // The new entry must survive a crash along with the upload that needed it.
@@ -135,10 +135,17 @@ public final class PosixStorage: Storage {
                     try syscall("fsync") { fsync(parent.descriptor) }
                 }
             } catch where error.errno == EEXIST {
+                // Made by another upload meanwhile, or a dangling symlink: the open decides.
             } catch {
                 throw StorageError(error)
             }
-            return FileDescriptor(owning: try storageCall("openat") { openat(parent.descriptor, name, Self.directoryFlags) })
+            return try openExistingSubdirectory(name, in: parent)
+        }
+    }
+
+    private func openExistingSubdirectory(_ name: String, in parent: FileDescriptor) throws(StorageError) -> FileDescriptor {
+        do throws(SystemError) {
+            return FileDescriptor(owning: try syscall("openat") { openat(parent.descriptor, name, Self.directoryFlags) })
         } catch where error.errno == ENOTDIR {
             // O_DIRECTORY is checked before O_NOFOLLOW: a symlink fails with ENOTDIR too.
             throw try status(of: name, in: parent).isSymbolicLink ? .notAllowed : .notADirectory
