@@ -44,6 +44,7 @@ public final class PosixStorage: Storage {
 
     public func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
         guard let name = path.name else { throw .isADirectory }
+        guard StorageNames.isClientName(name) else { throw .notAllowed }
         let parent = try openDirectory(path.parent, creating: false)
         // No fstatat first (one system call less per download): O_NOFOLLOW refuses a symlink
         // (ELOOP), O_NONBLOCK keeps a FIFO from hanging the event loop, and the fstat below
