@@ -31,6 +31,8 @@ var targets: [Target] = [
     .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"], exclude: ["Fixtures"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
+    // Runs the real binary (built as a dependency) with Foundation's URLSession as the client.
+    .testTarget(name: "IntegrationTests", dependencies: ["filedrop"]),
 ]
 
 if fuzzing {
