@@ -43,6 +43,7 @@ final class Daemon {
         if configuration.access == .drop || configuration.access == .private {
             throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs password support, which this build does not have yet; use open or read-only", exitCode: 2)
         }
+        raiseOpenFileLimit()
         let storage = try openSaveDirectory(configuration)
         self.storage = storage
         let removed = storage.removeStaleTemporaries()
@@ -136,7 +137,7 @@ final class Daemon {
                 }
                 parts.append("\(uploads.count) upload(s): " + shown.joined(separator: ", "))
             }
-            parts.append("\(monitor.filesStored) file(s) stored")
+            parts.append("\(monitor.filesStored) file(s) received since start")
         }
         if let free = storage?.availableSpace() {
             parts.append("\(ByteCount.format(free)) free")
@@ -146,6 +147,17 @@ final class Daemon {
     }
 
     // MARK: - Building blocks
+
+    /// Every connection is a descriptor: lift the soft limit to the hard one (the usual
+    /// 1024 soft limit is below the default max-connections), as daemon(7) suggests.
+    private func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
+            log.log(LogEvent(level: .warning, message: "cannot raise the open-file limit: errno \(errno)"))
+        }
+    }
 
     private func openSaveDirectory(_ configuration: Configuration) throws -> PosixStorage {
         do {

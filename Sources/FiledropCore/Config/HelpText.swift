@@ -7,7 +7,7 @@ enum HelpText {
                    filedrop passwd
 
             A file drop for the local network: people upload from a browser or with
-            `curl -F file=@NAME http://HOST:PORT/`, files appear in the save directory.
+            `curl -F file=@NAME http://HOST:PORT/upload` (or `curl -T NAME http://HOST:PORT/files/NAME`), files appear in the save directory.
 
             Settings come from options, then FILEDROP_* environment variables, then the
             configuration file (`key = value` lines), then the defaults shown. Boolean
