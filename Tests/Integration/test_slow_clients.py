@@ -103,9 +103,9 @@ def test_slow_header_senders_neither_starve_others_nor_outlive_the_head_timeout(
     assert normal_request_elapsed is not None and normal_request_elapsed < NORMAL_REQUEST_BOUND, \
         f"a normal request took {normal_request_elapsed}s next to {SLOW_CONNECTIONS} slow ones"
     still_open = [client for client in clients if client.closed_at is None or client.closed_at >= deadline]
-    assert not still_open, f"{len(still_open)} slow connections outlived the head timeout + {MARGIN}s"
+    assert len(still_open) == 0, f"{len(still_open)} slow connections outlived the head timeout + {MARGIN}s"
     early = [client for client in clients if client.closed_at - client.opened_at < HEAD_TIMEOUT - 1.5]
-    assert not early, f"{len(early)} slow connections were closed long before the head timeout"
+    assert len(early) == 0, f"{len(early)} slow connections were closed long before the head timeout"
     answered = [client.received for client in clients if client.received]
     assert all(data.startswith(b"HTTP/1.1 408 ") for data in answered), answered[:3]
     daemon.assert_no_fd_leak(timeout=5.0)
