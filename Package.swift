@@ -16,10 +16,12 @@ var targets: [Target] = [
         pkgConfig: "zlib",
         providers: [.apt(["zlib1g-dev"])]
     ),
+    // Linux calls the Glibc module hides (accept4, renameat2, O_TMPFILE): header only.
+    .systemLibrary(name: "CLinux"),
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     .executableTarget(
@@ -28,6 +30,7 @@ var targets: [Target] = [
     ),
     .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
+    .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
 ]
 
 if fuzzing {

@@ -63,6 +63,8 @@ public enum StorageError: Error, Equatable, Sendable {
     case notFound
     case notADirectory
     case isADirectory
+    /// Removing a directory that still has entries.
+    case notEmpty
     case noSpace
     case readOnly
     case permissionDenied

@@ -1,0 +1,40 @@
+#ifndef FILEDROP_CLINUX_SHIM_H
+#define FILEDROP_CLINUX_SHIM_H
+/* Linux calls that Glibc's Swift module hides behind _GNU_SOURCE, in the spirit of swift-nio's
+ * CNIOLinux. Defining _GNU_SOURCE here would make this module's libc structs differ from
+ * SwiftGlibc's, so the GNU prototypes are declared as glibc declares them instead.
+ * Header only: they live in libc, nothing more to link. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/sendfile.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/statvfs.h>
+#include <sys/types.h>
+
+extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
+extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
+extern int sync_file_range(int fd, __off64_t offset, __off64_t nbytes, unsigned int flags);
+
+static inline int filedrop_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
+    return accept4(fd, addr, len, flags);
+}
+
+static inline int filedrop_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath,
+                                     unsigned int flags) {
+    return renameat2(olddirfd, oldpath, newdirfd, newpath, flags);
+}
+
+static inline int filedrop_sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags) {
+    return sync_file_range(fd, offset, nbytes, flags);
+}
+
+/* Values from linux/fcntl.h and linux/fs.h (O_DIRECTORY differs per architecture). */
+static const int filedrop_O_TMPFILE = 020000000 | O_DIRECTORY;
+static const unsigned int filedrop_RENAME_NOREPLACE = 1;
+static const unsigned int filedrop_SYNC_FILE_RANGE_WAIT_BEFORE = 1;
+static const unsigned int filedrop_SYNC_FILE_RANGE_WRITE = 2;
+static const unsigned int filedrop_SYNC_FILE_RANGE_WAIT_AFTER = 4;
+#endif

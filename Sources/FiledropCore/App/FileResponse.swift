@@ -1,0 +1,42 @@
+/// Builds the response for one opened file: validators (strong ETag, Last-Modified),
+/// conditional requests (RFC 9110 §13) and the body as a sendfile region.
+public enum FileResponse {
+    /// Strong ETag from inode, size and mtime: changes whenever the bytes can have changed.
+    public static func etag(for metadata: FileMetadata) -> String {
+        "\"\(String(metadata.inode, radix: 16))-\(String(metadata.size, radix: 16))-\(String(UInt64(bitPattern: metadata.modified), radix: 16))\""
+    }
+
+    public static func make(
+        _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String, extraHeaders: HTTPHeaders = HTTPHeaders()
+    ) -> Response {
+        let metadata = file.metadata
+        let etag = etag(for: metadata)
+        let modifiedSeconds = metadata.modified / 1_000_000_000
+        var headers = extraHeaders
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "ETag", value: etag)
+        headers.add(name: "Last-Modified", value: HTTPDate.format(modifiedSeconds))
+        headers.add(name: "Cache-Control", value: cacheControl)
+        headers.add(name: "Accept-Ranges", value: "bytes")
+        if isNotModified(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
+            return Response(status: .notModified, headers: headers)
+        }
+        return Response(status: .ok, headers: headers,
+                        body: .file(FileRegion(file: file.handle, offset: 0, length: metadata.size)))
+    }
+
+    /// RFC 9110 §13.1.2 and §13.1.3: If-None-Match wins; If-Modified-Since only without it.
+    static func isNotModified(head: RequestHead, etag: String, modifiedSeconds: Int64) -> Bool {
+        guard head.method == .get || head.method == .head else { return false }
+        if let ifNoneMatch = head.headers["if-none-match"] {
+            return ifNoneMatch.split(separator: ",").contains { tag in
+                let trimmed = tag.trimmingOWS()
+                return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
+            }
+        }
+        if let since = head.headers["if-modified-since"], let sinceSeconds = HTTPDate.parse(since) {
+            return modifiedSeconds <= sinceSeconds
+        }
+        return false
+    }
+}

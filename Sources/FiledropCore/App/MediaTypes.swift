@@ -1,0 +1,48 @@
+/// Content types by file extension: the built-in table (no /etc/mime.types dependency, so
+/// the answer is the same on every machine).
+public enum MediaTypes {
+    private static let table: [String: String] = [
+        "html": "text/html; charset=utf-8", "htm": "text/html; charset=utf-8",
+        "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
+        "json": "application/json", "txt": "text/plain; charset=utf-8", "md": "text/markdown; charset=utf-8",
+        "csv": "text/csv; charset=utf-8", "xml": "application/xml", "svg": "image/svg+xml",
+        "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
+        "avif": "image/avif", "heic": "image/heic", "heif": "image/heif", "ico": "image/x-icon", "bmp": "image/bmp",
+        "tif": "image/tiff", "tiff": "image/tiff",
+        "mp4": "video/mp4", "m4v": "video/mp4", "mov": "video/quicktime", "webm": "video/webm", "mkv": "video/x-matroska",
+        "avi": "video/x-msvideo", "mp3": "audio/mpeg", "m4a": "audio/mp4", "aac": "audio/aac", "wav": "audio/wav",
+        "ogg": "audio/ogg", "oga": "audio/ogg", "opus": "audio/opus", "flac": "audio/flac",
+        "pdf": "application/pdf", "zip": "application/zip", "gz": "application/gzip", "tgz": "application/gzip",
+        "bz2": "application/x-bzip2", "xz": "application/x-xz", "zst": "application/zstd", "7z": "application/x-7z-compressed",
+        "rar": "application/vnd.rar", "tar": "application/x-tar", "deb": "application/vnd.debian.binary-package",
+        "apk": "application/vnd.android.package-archive", "ipa": "application/octet-stream",
+        "doc": "application/msword", "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "xls": "application/vnd.ms-excel", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+        "ppt": "application/vnd.ms-powerpoint", "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "odt": "application/vnd.oasis.opendocument.text", "ods": "application/vnd.oasis.opendocument.spreadsheet",
+        "epub": "application/epub+zip", "wasm": "application/wasm", "woff2": "font/woff2", "woff": "font/woff",
+        "ttf": "font/ttf", "otf": "font/otf",
+    ]
+
+    /// The type for `name`, `application/octet-stream` when unknown.
+    public static func type(forFileName name: String) -> String {
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
+        return table[String(name[name.index(after: dot)...]).lowercased()] ?? "application/octet-stream"
+    }
+
+    /// Types a browser could run script from if rendered on our origin: uploaded files of
+    /// these kinds are sent as attachments, never inline.
+    public static func isActiveContent(_ type: String) -> Bool {
+        let base = type.split(separator: ";").first.map { $0.trimmingOWS().lowercased() } ?? ""
+        return base == "text/html" || base == "image/svg+xml" || base == "application/xml" || base == "text/xml"
+            || base.hasSuffix("+xml") || base == "text/javascript" || base == "application/javascript"
+            || base == "application/xhtml+xml" || base == "application/wasm"
+    }
+
+    /// Already compressed: gzip would waste CPU for nothing.
+    public static func isCompressible(_ type: String) -> Bool {
+        let base = type.split(separator: ";").first.map { $0.trimmingOWS().lowercased() } ?? ""
+        return base.hasPrefix("text/") || base == "application/json" || base == "application/xml"
+            || base == "image/svg+xml" || base == "application/wasm"
+    }
+}

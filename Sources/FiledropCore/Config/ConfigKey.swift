@@ -1,0 +1,205 @@
+/// One documented setting. `ConfigKey.all` is the single table behind the command-line
+/// flags, the `FILEDROP_*` environment variables, the config file keys, `--help` and
+/// validation, so they cannot drift apart.
+public struct ConfigKey: Sendable {
+    /// How a key takes its value.
+    public enum Kind: Sendable, Equatable {
+        /// `--key VALUE`; the last one wins.
+        case value(placeholder: String)
+        /// `--key`, `--no-key`, `--key=yes`; see `ConfigKey.parseBoolean`.
+        case boolean
+        /// Repeatable; occurrences within one source accumulate, a higher source replaces them.
+        case list(placeholder: String)
+    }
+
+    /// The file key; also the flag after `--`.
+    public let name: String
+    public let kind: Kind
+    /// The default as `--help` shows it.
+    public let defaultText: String
+    /// One line for `--help`.
+    public let meaning: String
+    /// Completes "expected ..." in an invalid-value message.
+    public let expected: String
+    /// False for `config`, which says where the file is and so cannot be inside it.
+    public let settableInFile: Bool
+    /// Stores a valid value; returns false, leaving the configuration alone, for an invalid one.
+    let apply: @Sendable (inout Configuration, String) -> Bool
+
+    public var flag: String { "--\(name)" }
+
+    /// `FILEDROP_` + the name uppercased with `-` as `_`: `max-upload-size` -> `FILEDROP_MAX_UPLOAD_SIZE`.
+    public var environmentVariable: String {
+        "FILEDROP_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
+    }
+
+    public static func named(_ name: String) -> ConfigKey? {
+        all.first { $0.name == name }
+    }
+
+    /// `true|false|yes|no|on|off|1|0`, any case.
+    public static func parseBoolean(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "yes", "on", "1": true
+        case "false", "no", "off", "0": false
+        default: nil
+        }
+    }
+
+    public static let all: [ConfigKey] = [
+        ConfigKey(name: "config", kind: .value(placeholder: "FILE"), defaultText: "/etc/filedrop/filedrop.conf if present",
+                  meaning: "Configuration file of `key = value` lines; a named file must exist, an empty name reads none.",
+                  expected: "a file path", settableInFile: false) { _, value in
+            // The loader reads the file and records it in `configFile`; here it is only checked.
+            value.isEmpty || isPlainText(value)
+        },
+        ConfigKey(name: "listen", kind: .list(placeholder: "ADDRESS"), defaultText: "[::]:8080",
+                  meaning: "Address to listen on, repeatable; [::], :PORT or PORT mean all IPv4 and IPv6 addresses. Unused when systemd passes sockets.",
+                  expected: "an address such as 127.0.0.1:8080, [::1]:8080 or 8080") { configuration, value in
+            guard let address = ListenAddress(parsing: value) else { return false }
+            configuration.listen.append(address)
+            return true
+        },
+        ConfigKey(name: "save-dir", kind: .value(placeholder: "DIR"), defaultText: "$STATE_DIRECTORY if set, else ./uploads",
+                  meaning: "Directory uploads are saved to and downloaded from.",
+                  expected: "a directory path") { configuration, value in
+            guard isPlainText(value) else { return false }
+            configuration.saveDirectory = value
+            return true
+        },
+        ConfigKey(name: "web-root", kind: .value(placeholder: "DIR"), defaultText: "/usr/share/filedrop/web if present, else ./web",
+                  meaning: "Directory holding the upload page (index.html, app.js, style.css).",
+                  expected: "a directory path") { configuration, value in
+            guard isPlainText(value) else { return false }
+            configuration.webRoot = value
+            return true
+        },
+        ConfigKey(name: "max-upload-size", kind: .value(placeholder: "SIZE"), defaultText: "unlimited",
+                  meaning: "Largest single file accepted; K/M/G/T are powers of 1024, 0 or unlimited for no limit.",
+                  expected: "a size such as 64M, or unlimited") { configuration, value in
+            guard let size = parseOptionalSize(value) else { return false }
+            configuration.maxUploadSize = size
+            return true
+        },
+        ConfigKey(name: "max-request-size", kind: .value(placeholder: "SIZE"), defaultText: "unlimited",
+                  meaning: "Largest upload request (the whole multipart body); 0 or unlimited for no limit.",
+                  expected: "a size such as 1G, or unlimited") { configuration, value in
+            guard let size = parseOptionalSize(value) else { return false }
+            configuration.maxRequestSize = size
+            return true
+        },
+        ConfigKey(name: "min-free-space", kind: .value(placeholder: "SIZE"), defaultText: "64M",
+                  meaning: "Refuse uploads that would leave less free space than this in save-dir.",
+                  expected: "a size such as 64M") { configuration, value in
+            guard let size = ByteSize.parse(value) else { return false }
+            configuration.minFreeSpace = size
+            return true
+        },
+        ConfigKey(name: "on-collision", kind: .value(placeholder: "POLICY"), defaultText: "rename",
+                  meaning: "When an upload's name is taken: rename (name (1).ext), overwrite, or reject (409).",
+                  expected: "rename, overwrite or reject") { configuration, value in
+            guard let policy = CollisionPolicy(rawValue: value) else { return false }
+            configuration.onCollision = policy
+            return true
+        },
+        ConfigKey(name: "access", kind: .value(placeholder: "MODE"), defaultText: "open",
+                  meaning: "open (anyone lists, downloads, uploads), drop (upload only), private (password for all), read-only.",
+                  expected: "open, drop, private or read-only") { configuration, value in
+            guard let mode = AccessMode(rawValue: value) else { return false }
+            configuration.access = mode
+            return true
+        },
+        booleanKey("fsync", default: true, meaning: "Flush each upload to disk before it becomes visible.", \.fsync),
+        booleanKey("allow-hidden", default: false, meaning: "List, serve and accept names starting with a dot.", \.allowHidden),
+        booleanKey("allow-delete", default: false, meaning: "Let clients delete files (subject to access).", \.allowDelete),
+        ConfigKey(name: "max-connections", kind: .value(placeholder: "N"), defaultText: "1024",
+                  meaning: "Connections served at once; further ones wait in the listen backlog.",
+                  expected: "a whole number from 1 to 1000000") { configuration, value in
+            guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
+            configuration.maxConnections = number
+            return true
+        },
+        durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
+        durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
+        durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),
+        durationKey("drain-timeout", default: .seconds(20), allowZero: true,
+                    meaning: "After SIGTERM, how long requests in flight may take to finish.", \.drainTimeout),
+        ConfigKey(name: "threads", kind: .value(placeholder: "N"), defaultText: "0",
+                  meaning: "Event-loop threads; 0 means one per CPU.",
+                  expected: "a whole number from 0 to 1024") { configuration, value in
+            guard let number = parseInteger(value, in: 0...1024) else { return false }
+            configuration.threads = number
+            return true
+        },
+        ConfigKey(name: "title", kind: .value(placeholder: "TEXT"), defaultText: "filedrop",
+                  meaning: "Name shown on the upload page.",
+                  expected: "1 to 200 characters without control characters") { configuration, value in
+            guard isPlainText(value), value.count <= 200 else { return false }
+            configuration.title = value
+            return true
+        },
+        ConfigKey(name: "log-level", kind: .value(placeholder: "LEVEL"), defaultText: "info",
+                  meaning: "Least severe messages logged: error, warning, notice, info or debug.",
+                  expected: "error, warning, notice, info or debug") { configuration, value in
+            guard let level = LogLevel(name: value) else { return false }
+            configuration.logLevel = level
+            return true
+        },
+        ConfigKey(name: "password-hash", kind: .value(placeholder: "HASH"), defaultText: "none",
+                  meaning: "Password hash printed by `filedrop passwd`; drop and private access need one.",
+                  expected: "a hash printed by filedrop passwd") { configuration, value in
+            guard isPlainText(value), !value.contains(" ") else { return false }
+            configuration.passwordHash = value
+            return true
+        },
+    ]
+
+    private init(name: String, kind: Kind, defaultText: String, meaning: String, expected: String,
+                 settableInFile: Bool = true, apply: @escaping @Sendable (inout Configuration, String) -> Bool) {
+        self.name = name
+        self.kind = kind
+        self.defaultText = defaultText
+        self.meaning = meaning
+        self.expected = expected
+        self.settableInFile = settableInFile
+        self.apply = apply
+    }
+
+    private static func booleanKey(_ name: String, default value: Bool, meaning: String,
+                                   _ member: WritableKeyPath<Configuration, Bool> & Sendable) -> ConfigKey {
+        ConfigKey(name: name, kind: .boolean, defaultText: "\(value)", meaning: meaning,
+                  expected: "true or false (yes/no, on/off, 1/0)") { configuration, text in
+            guard let flag = parseBoolean(text) else { return false }
+            configuration[keyPath: member] = flag
+            return true
+        }
+    }
+
+    private static func durationKey(_ name: String, default value: Duration, allowZero: Bool = false, meaning: String,
+                                    _ member: WritableKeyPath<Configuration, Duration> & Sendable) -> ConfigKey {
+        ConfigKey(name: name, kind: .value(placeholder: "DURATION"), defaultText: DurationText.format(value), meaning: meaning,
+                  expected: "a duration such as 10s, 500ms, 2m or 1h\(allowZero ? "" : ", above zero")") { configuration, text in
+            guard let duration = DurationText.parse(text), allowZero || duration > .zero else { return false }
+            configuration[keyPath: member] = duration
+            return true
+        }
+    }
+
+    /// Sizes where 0 and `unlimited` both mean "no limit": `.some(nil)`; `.none` when invalid.
+    private static func parseOptionalSize(_ text: String) -> UInt64?? {
+        if text.lowercased() == "unlimited" { return .some(nil) }
+        guard let size = ByteSize.parse(text) else { return nil }
+        return .some(size == 0 ? nil : size)
+    }
+
+    private static func parseInteger(_ text: String, in range: ClosedRange<Int>) -> Int? {
+        guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+              let number = Int(text), range.contains(number) else { return nil }
+        return number
+    }
+
+    /// Non-empty and free of control characters, which have no business in paths or titles.
+    private static func isPlainText(_ text: String) -> Bool {
+        !text.isEmpty && !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
+    }
+}

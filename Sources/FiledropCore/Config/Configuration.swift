@@ -1,0 +1,62 @@
+/// Everything an operator can set, after flags, `FILEDROP_*` environment, the config file
+/// and defaults have been merged (in that order of precedence) by `ConfigurationLoader`.
+/// `ConfigKey.all` documents each member.
+public struct Configuration: Sendable, Equatable {
+    public var listen: [ListenAddress] = [ListenAddress(host: "", port: 8080)]
+    public var saveDirectory: String = "./uploads"
+    public var webRoot: String = "./web"
+    /// Per file; nil means no limit.
+    public var maxUploadSize: UInt64? = nil
+    /// The whole multipart body; nil means no limit.
+    public var maxRequestSize: UInt64? = nil
+    /// Uploads are refused when they would leave less than this free on the save directory's file system.
+    public var minFreeSpace: UInt64 = 64 << 20
+    public var onCollision: CollisionPolicy = .rename
+    public var access: AccessMode = .open
+    public var fsync: Bool = true
+    public var allowHidden: Bool = false
+    public var allowDelete: Bool = false
+    public var maxConnections: Int = 1024
+    /// Time allowed for a request line and header section to arrive.
+    public var headTimeout: Duration = .seconds(10)
+    /// Inactivity allowed while a body is arriving.
+    public var bodyTimeout: Duration = .seconds(60)
+    /// How long an idle keep-alive connection is kept.
+    public var idleTimeout: Duration = .seconds(60)
+    /// Grace period for requests in flight after SIGTERM.
+    public var drainTimeout: Duration = .seconds(20)
+    /// Event-loop threads; 0 means one per CPU.
+    public var threads: Int = 0
+    public var title: String = "filedrop"
+    public var logLevel: LogLevel = .info
+    /// Hash checked by access control; nil means no password.
+    public var passwordHash: String? = nil
+    /// The configuration file that was read, for messages; nil when none was.
+    public var configFile: String? = nil
+
+    /// The built-in defaults, before the environment-dependent ones
+    /// (`save-dir`, `web-root`) are filled in by the loader.
+    public init() {}
+}
+
+/// What an upload does when its name is taken.
+public enum CollisionPolicy: String, Sendable, Equatable, CaseIterable {
+    /// Store as `name (1).ext`, `name (2).ext`, ...
+    case rename
+    /// Replace the existing file atomically.
+    case overwrite
+    /// Refuse the upload (409 Conflict).
+    case reject
+}
+
+/// Who may do what without a password.
+public enum AccessMode: String, Sendable, Equatable, CaseIterable {
+    /// Anyone may list, download and upload.
+    case open
+    /// Anyone may upload; listing and downloading need the password.
+    case drop
+    /// Everything needs the password.
+    case `private`
+    /// Anyone may list and download; nobody may upload.
+    case readOnly = "read-only"
+}

@@ -1,0 +1,123 @@
+/// Turns the command line, the environment and the configuration file into a `Command`.
+/// Pure: the environment and the file system come in as values and closures, so tests
+/// need no disk. Precedence, highest first: flags, `FILEDROP_*` variables, the file, defaults.
+/// Every value is validated, even one a higher source overrides, so a typo never hides.
+public enum ConfigurationLoader {
+    public static let version = "filedrop 0.1.0"
+    public static let defaultConfigFile = "/etc/filedrop/filedrop.conf"
+    public static let packagedWebRoot = "/usr/share/filedrop/web"
+
+    /// One value for one key, with where it came from for error messages.
+    struct Setting {
+        var key: ConfigKey
+        var value: String
+        var location: ConfigurationError.Location
+    }
+
+    /// - Parameters:
+    ///   - arguments: the command line without the program name.
+    ///   - environment: the process environment.
+    ///   - readFile: the contents of a file, nil when it cannot be read.
+    ///   - fileExists: whether a path exists (for the default config file and web root).
+    public static func parse(
+        arguments: [String],
+        environment: [String: String],
+        readFile: (String) -> String?,
+        fileExists: (String) -> Bool
+    ) throws(ConfigurationError) -> Command {
+        if arguments.first == "passwd" {
+            if arguments.count > 1 {
+                throw ConfigurationError(key: arguments[1], reason: .unexpectedArgument, location: .commandLine)
+            }
+            return .passwd
+        }
+        let flagSettings: [Setting]
+        switch try CommandLineParser.parse(arguments) {
+        case .help: return .help(HelpText.render())
+        case .version: return .version(version)
+        case .settings(let settings): flagSettings = settings
+        }
+        let environmentSettings = try settings(fromEnvironment: environment)
+
+        var configuration = defaults(environment: environment, fileExists: fileExists)
+        let isConfigFile: (Setting) -> Bool = { $0.key.name == "config" }
+        let explicitFile = flagSettings.last(where: isConfigFile) ?? environmentSettings.last(where: isConfigFile)
+        let path: String? = if let explicitFile {
+            explicitFile.value.isEmpty ? nil : explicitFile.value
+        } else {
+            fileExists(defaultConfigFile) ? defaultConfigFile : nil
+        }
+        if let path {
+            guard let text = readFile(path) else {
+                throw ConfigurationError(key: path, reason: .unreadableFile, location: explicitFile?.location ?? .commandLine)
+            }
+            try apply(settings(fromFile: text, path: path), to: &configuration)
+        }
+        try apply(environmentSettings, to: &configuration)
+        try apply(flagSettings, to: &configuration)
+        configuration.configFile = path
+        return .run(configuration)
+    }
+
+    /// Defaults, with the two that depend on the machine: systemd's StateDirectory= and a
+    /// packaged web root.
+    static func defaults(environment: [String: String], fileExists: (String) -> Bool) -> Configuration {
+        var configuration = Configuration()
+        // systemd.exec(5): STATE_DIRECTORY holds the StateDirectory= paths, colon-separated.
+        if let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first {
+            configuration.saveDirectory = String(stateDirectory)
+        }
+        if fileExists(packagedWebRoot) {
+            configuration.webRoot = packagedWebRoot
+        }
+        return configuration
+    }
+
+    /// Applies one source's settings in order. A list key seen in this source replaces
+    /// what lower sources gave it; its repeats within the source accumulate.
+    static func apply(_ settings: [Setting], to configuration: inout Configuration) throws(ConfigurationError) {
+        var listsStarted: Set<String> = []
+        for setting in settings {
+            if case .list = setting.key.kind, listsStarted.insert(setting.key.name).inserted {
+                configuration.listen = []
+            }
+            guard setting.key.apply(&configuration, setting.value) else {
+                throw ConfigurationError(key: setting.key.name, value: setting.value,
+                                         reason: .invalidValue(expected: setting.key.expected), location: setting.location)
+            }
+        }
+    }
+
+    /// `FILEDROP_*` variables named by the key table; others are left alone. A list
+    /// variable may hold several values separated by commas or spaces.
+    static func settings(fromEnvironment environment: [String: String]) throws(ConfigurationError) -> [Setting] {
+        var settings: [Setting] = []
+        for key in ConfigKey.all {
+            guard let value = environment[key.environmentVariable] else { continue }
+            let location = ConfigurationError.Location.environment(variable: key.environmentVariable)
+            if case .list = key.kind {
+                let values = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
+                if values.isEmpty {
+                    throw ConfigurationError(key: key.name, value: value, reason: .invalidValue(expected: key.expected), location: location)
+                }
+                settings += values.map { Setting(key: key, value: String($0), location: location) }
+            } else {
+                settings.append(Setting(key: key, value: value, location: location))
+            }
+        }
+        return settings
+    }
+
+    static func settings(fromFile text: String, path: String) throws(ConfigurationError) -> [Setting] {
+        try ConfigFileParser.parse(text, path: path).map { (entry) throws(ConfigurationError) -> Setting in
+            let location = ConfigurationError.Location.file(path: path, line: entry.line)
+            guard let key = ConfigKey.named(entry.key) else {
+                throw ConfigurationError(key: entry.key, value: entry.value, reason: .unknownKey, location: location)
+            }
+            guard key.settableInFile else {
+                throw ConfigurationError(key: entry.key, value: entry.value, reason: .notAllowedHere, location: location)
+            }
+            return Setting(key: key, value: entry.value, location: location)
+        }
+    }
+}

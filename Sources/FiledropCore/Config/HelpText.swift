@@ -1,0 +1,40 @@
+/// The `--help` text, generated from `ConfigKey.all` so every key is documented with its
+/// flag, environment variable and default.
+enum HelpText {
+    static func render() -> String {
+        var text = """
+            Usage: filedrop [OPTION...]
+                   filedrop passwd
+
+            A file drop for the local network: people upload from a browser or with
+            `curl -F file=@NAME http://HOST:PORT/`, files appear in the save directory.
+
+            Settings come from options, then FILEDROP_* environment variables, then the
+            configuration file (`key = value` lines), then the defaults shown. Boolean
+            options also take the forms --KEY and --no-KEY.
+
+            Options:
+
+            """
+        for key in ConfigKey.all {
+            let usage = switch key.kind {
+            case .value(let placeholder), .list(let placeholder): "\(key.flag) \(placeholder)"
+            case .boolean: "\(key.flag), --no-\(key.name)"
+            }
+            text += "  \(usage)\n"
+            text += "      \(key.meaning)\n"
+            text += "      Environment: \(key.environmentVariable). Default: \(key.defaultText).\n"
+        }
+        text += """
+              -h, --help
+                  Show this text.
+              -V, --version
+                  Show the version.
+
+            Commands:
+              passwd    Ask for a password and print its hash, for password-hash.
+
+            """
+        return text
+    }
+}

@@ -1,0 +1,307 @@
+/// One HTTP/1.1 connection as a state machine: the I/O layer feeds it bytes, time and
+/// write completions, and carries out the action each call returns (swift-nio's
+/// `HTTPServerUpgraderStateMachine`, hummingbird's `HTTPConnectionStateHandler`).
+/// It owns the request head parser, the body decoder and the body consumer of the request
+/// in progress; memory per connection is bounded by the limits, not by the body size.
+public struct ConnectionStateMachine {
+    /// What the I/O layer must do next.
+    public enum Action {
+        /// Wait until more bytes arrive (the buffer may be empty or hold a partial head).
+        case readMore
+        /// Write these bytes (`100 Continue`), then call `process` again with what is buffered.
+        case sendInterim([UInt8])
+        /// Write the response, then call `responseSent`. Stop reading meanwhile: that is the
+        /// backpressure on pipelining clients.
+        case send(OutboundResponse)
+        /// Close the connection now.
+        case close
+    }
+
+    /// A serialized head and the body to follow.
+    public struct OutboundResponse {
+        public var head: [UInt8]
+        /// Already `.empty` for HEAD requests and bodiless statuses.
+        public var body: ResponseBody
+        public var framing: ResponseHeadSerializer.BodyFraming
+        /// The status, for the access log.
+        public var status: HTTPStatus
+    }
+
+    /// After a response: keep the connection, close it, or half-close it and drain what the
+    /// client is still sending so that it reads our answer instead of a reset.
+    enum AfterResponse { case keepAlive, close, lingeringClose }
+
+    /// The request being served, kept for the access log and for the response.
+    public struct RequestInfo: Sendable {
+        public var method: HTTPMethod
+        public var target: String
+        public var version: HTTPVersion
+        public var format: ResponseFormat
+        public var bodyBytes: UInt64 = 0
+    }
+
+    enum State {
+        /// Between requests (or before the first): nothing buffered yet.
+        case idle(since: UInt64)
+        case readingHead(started: UInt64)
+        case readingBody(BodyInProgress)
+        case writing(after: AfterResponse, lastProgress: UInt64)
+        /// The response is out and the write side shut: discard input until EOF or the deadline.
+        case lingering(until: UInt64)
+        case closed
+    }
+
+    struct BodyInProgress {
+        var decoder: BodyDecoder
+        var consumer: any RequestBodyConsumer
+        var after: AfterResponse
+        var lastActivity: UInt64
+    }
+
+    private let configuration: ConnectionConfiguration
+    private let responder: any HTTPResponder
+    private let context: RequestContext
+    private var parser: HTTPHeadParser
+    private var state: State
+    private var shuttingDown = false
+    /// The request currently served (nil between requests), for the access log.
+    public private(set) var currentRequest: RequestInfo?
+
+    public init(configuration: ConnectionConfiguration, responder: any HTTPResponder, context: RequestContext, now: UInt64) {
+        self.configuration = configuration
+        self.responder = responder
+        self.context = context
+        self.parser = HTTPHeadParser(limits: configuration.limits)
+        self.state = .idle(since: now)
+    }
+
+    /// True while nothing of a request has arrived: such a connection may be closed at once
+    /// on shutdown.
+    public var isIdle: Bool {
+        if case .idle = state { return true }
+        return false
+    }
+
+    public var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    public var isWriting: Bool {
+        if case .writing = state { return true }
+        return false
+    }
+
+    /// Offers the buffered input. Returns how many bytes to drop from the front of the buffer
+    /// and what to do. Call again while it consumes bytes and returns `.readMore` with input
+    /// left; a partial head is never consumed (the buffer keeps it).
+    public mutating func process(_ input: UnsafeRawBufferPointer, now: UInt64, wallClock: Int64) -> (consumed: Int, action: Action) {
+        switch state {
+        case .idle:
+            guard !input.isEmpty else { return (0, .readMore) }
+            state = .readingHead(started: now)
+            return process(input, now: now, wallClock: wallClock)
+        case .readingHead:
+            switch parser.parse(input) {
+            case .needMore:
+                return (0, .readMore)
+            case .failed(let error):
+                currentRequest = RequestInfo(method: .other("-"), target: "-", version: .http1_1, format: .text)
+                return (input.count, fail(error, now: now, wallClock: wallClock))
+            case .complete(let head, let length):
+                parser.reset()
+                return (length, begin(head, now: now, wallClock: wallClock))
+            }
+        case .readingBody(var body):
+            body.lastActivity = now
+            var consumed = 0
+            while true {
+                let rest = UnsafeRawBufferPointer(rebasing: input[consumed...])
+                let step = body.decoder.decode(rest)
+                consumed += step.consumed
+                if let data = step.data, !data.isEmpty {
+                    currentRequest?.bodyBytes += UInt64(data.count)
+                    do {
+                        try body.consumer.consume(UnsafeRawBufferPointer(rebasing: rest[data]))
+                    } catch {
+                        body.consumer.abort()
+                        return (input.count, fail(error, now: now, wallClock: wallClock))
+                    }
+                }
+                switch step.event {
+                case .needMore:
+                    if consumed < input.count && step.consumed > 0 { continue }
+                    state = .readingBody(body)
+                    return (consumed, .readMore)
+                case .end(let trailers):
+                    let response = body.consumer.finish(trailers: trailers)
+                    return (consumed, send(response, after: body.after, now: now, wallClock: wallClock))
+                case .failed(let error):
+                    body.consumer.abort()
+                    return (input.count, fail(error, now: now, wallClock: wallClock))
+                }
+            }
+        case .writing:
+            // The I/O layer does not read while a response is being written.
+            return (0, .readMore)
+        case .lingering, .closed:
+            return (input.count, .readMore)
+        }
+    }
+
+    /// The whole response was written.
+    public mutating func responseSent(now: UInt64) -> Action {
+        guard case .writing(let after, _) = state else { return .close }
+        currentRequest = nil
+        switch after {
+        case .keepAlive where !shuttingDown:
+            state = .idle(since: now)
+            return .readMore
+        case .lingeringClose:
+            state = .lingering(until: now + configuration.lingerTimeout)
+            return .close
+        case .keepAlive, .close:
+            state = .closed
+            return .close
+        }
+    }
+
+    /// Whether the I/O layer should half-close and keep draining instead of closing at once.
+    public var wantsLinger: Bool {
+        if case .lingering = state { return true }
+        return false
+    }
+
+    /// Some bytes of the response were written.
+    public mutating func writeProgressed(now: UInt64) {
+        if case .writing(let after, _) = state { state = .writing(after: after, lastProgress: now) }
+    }
+
+    /// The peer closed its side (read returned 0).
+    public mutating func inputEnded(now: UInt64, wallClock: Int64) -> Action {
+        switch state {
+        case .readingBody(let body):
+            body.consumer.abort()
+            state = .closed
+            return .close
+        case .writing:
+            // A half-closed client may still read the response (`curl -T` does this).
+            return .readMore
+        default:
+            state = .closed
+            return .close
+        }
+    }
+
+    /// The connection died under us (reset, write error): undo any upload in progress.
+    public mutating func connectionFailed() {
+        if case .readingBody(let body) = state { body.consumer.abort() }
+        state = .closed
+    }
+
+    /// Called periodically; returns an action when a deadline has passed.
+    public mutating func checkTimeouts(now: UInt64, wallClock: Int64) -> Action? {
+        switch state {
+        case .idle(let since):
+            guard now >= since + configuration.idleTimeout else { return nil }
+            state = .closed
+            return .close
+        case .readingHead(let started):
+            guard now >= started + configuration.headTimeout else { return nil }
+            currentRequest = RequestInfo(method: .other("-"), target: "-", version: .http1_1, format: .text)
+            return fail(.timeout, now: now, wallClock: wallClock)
+        case .readingBody(let body):
+            guard now >= body.lastActivity + configuration.bodyTimeout else { return nil }
+            body.consumer.abort()
+            return fail(.timeout, now: now, wallClock: wallClock)
+        case .writing(_, let lastProgress):
+            guard now >= lastProgress + configuration.writeTimeout else { return nil }
+            state = .closed
+            return .close
+        case .lingering(let until):
+            guard now >= until else { return nil }
+            state = .closed
+            return .close
+        case .closed:
+            return nil
+        }
+    }
+
+    /// Graceful shutdown: idle connections close now; a request in progress finishes, and
+    /// its response closes the connection.
+    public mutating func beginShutdown() -> Action? {
+        shuttingDown = true
+        switch state {
+        case .idle:
+            state = .closed
+            return .close
+        default:
+            return nil
+        }
+    }
+
+    /// The drain deadline passed: abort whatever is still running.
+    public mutating func abort() {
+        connectionFailed()
+    }
+
+    // MARK: - Request flow
+
+    private mutating func begin(_ head: RequestHead, now: UInt64, wallClock: Int64) -> Action {
+        let format = ResponseFormat(head: head)
+        currentRequest = RequestInfo(method: head.method, target: head.target, version: head.version, format: format)
+        let framing: BodyFraming
+        let closeAfterResponse: Bool
+        do {
+            (framing, closeAfterResponse) = try BodyFraming.of(head)
+        } catch {
+            return fail(error, now: now, wallClock: wallClock)
+        }
+        // RFC 9110 §10.1.1: the only expectation defined is 100-continue.
+        if head.headers.contains("expect") && !(head.expectsContinue && head.headers.values(for: "expect").count == 1) {
+            return fail(.expectationFailed, now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
+        }
+        let keepAlive = head.wantsKeepAlive && !closeAfterResponse && !shuttingDown
+        let requestContext = RequestContext(client: context.client, wallClockSeconds: wallClock)
+        switch responder.route(head, context: requestContext) {
+        case .respond(let response):
+            // The body, if any, was not read: the connection cannot be reused.
+            let after: AfterResponse = framing == .none || framing == .length(0)
+                ? (keepAlive ? .keepAlive : .close) : .lingeringClose
+            return send(response, after: after, now: now, wallClock: wallClock)
+        case .readBody(let consumer):
+            let after: AfterResponse = keepAlive ? .keepAlive : .close
+            var decoder = BodyDecoder(framing: framing, limits: configuration.limits)
+            if framing == .none {
+                _ = decoder.decode(UnsafeRawBufferPointer(start: nil, count: 0))
+                return send(consumer.finish(trailers: HTTPHeaders()), after: after, now: now, wallClock: wallClock)
+            }
+            state = .readingBody(BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now))
+            // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
+            if head.expectsContinue && head.version == .http1_1 {
+                return .sendInterim(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
+            }
+            return .readMore
+        }
+    }
+
+    /// Sends the error response if one can still be sent, then closes: after a protocol error
+    /// the rest of the stream cannot be trusted.
+    private mutating func fail(_ error: HTTPError, now: UInt64, wallClock: Int64, keepBodyUnread: Bool = true) -> Action {
+        let format = currentRequest?.format ?? .text
+        let after: AfterResponse = keepBodyUnread ? .lingeringClose : .close
+        return send(.error(error, format: format), after: after, now: now, wallClock: wallClock)
+    }
+
+    private mutating func send(_ response: Response, after: AfterResponse, now: UInt64, wallClock: Int64) -> Action {
+        let version = currentRequest?.version ?? .http1_1
+        let (head, framing) = ResponseHeadSerializer.serialize(
+            response, version: version, keepAlive: after == .keepAlive && !shuttingDown, date: HTTPDate.format(wallClock))
+        var after = after
+        if after == .keepAlive && (shuttingDown || framing == .untilClose) { after = .close }
+        var body = response.body
+        if currentRequest?.method == .head || framing == .none { body = .empty }
+        state = .writing(after: after, lastProgress: now)
+        return .send(OutboundResponse(head: head, body: body, framing: framing, status: response.status))
+    }
+}

@@ -1,0 +1,54 @@
+/// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`, from and to seconds
+/// since 1970. Pure arithmetic (civil-from-days), so the core needs no C library.
+public enum HTTPDate {
+    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
+    private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    public static func format(_ secondsSince1970: Int64) -> String {
+        let days = floorDivide(secondsSince1970, 86_400)
+        let secondOfDay = secondsSince1970 - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
+        return "\(weekday), \(twoDigits(day)) \(months[month - 1]) \(year) "
+            + "\(twoDigits(Int(secondOfDay / 3600))):\(twoDigits(Int(secondOfDay / 60 % 60))):\(twoDigits(Int(secondOfDay % 60))) GMT"
+    }
+
+    /// Parses IMF-fixdate only (the obsolete forms are rare enough to treat as absent).
+    public static func parse(_ text: String) -> Int64? {
+        let parts = text.split(separator: " ")
+        guard parts.count == 6, parts[5] == "GMT", parts[0].count == 4, parts[0].hasSuffix(","),
+              let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])),
+              let year = Int(parts[3]) else { return nil }
+        let clock = parts[4].split(separator: ":")
+        guard clock.count == 3, let h = Int(clock[0]), let m = Int(clock[1]), let s = Int(clock[2]),
+              (1...31).contains(day), (0..<24).contains(h), (0..<60).contains(m), (0...60).contains(s) else { return nil }
+        return days(fromCivil: year, month: monthIndex + 1, day: day) * 86_400 + Int64(h * 3600 + m * 60 + s)
+    }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
+
+    // Howard Hinnant's days-from-civil algorithms.
+    private static func civil(fromDays z0: Int64) -> (Int, Int, Int) {
+        let z = z0 + 719_468
+        let era = floorDivide(z, 146_097)
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (Int(yoe + era * 400 + (month <= 2 ? 1 : 0)), Int(month), Int(day))
+    }
+
+    private static func days(fromCivil year0: Int, month: Int, day: Int) -> Int64 {
+        let year = Int64(month <= 2 ? year0 - 1 : year0)
+        let era = floorDivide(year, 400)
+        let yoe = year - era * 400
+        let mp = Int64(month > 2 ? month - 3 : month + 9)
+        let doy = (153 * mp + 2) / 5 + Int64(day) - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

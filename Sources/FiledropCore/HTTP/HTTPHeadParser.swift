@@ -1,0 +1,153 @@
+/// Parses an HTTP/1.1 request line and header section (RFC 9112 §2-§5) from bytes that arrive
+/// in pieces. The caller keeps unconsumed bytes and offers them again with more appended; the
+/// parser remembers the lines it already parsed and how far it scanned the current one, so
+/// offering a growing buffer costs linear time in total.
+///
+/// Strictness, chosen because a file server has no old clients to be lenient for:
+/// - line endings are CRLF only; a bare LF or a bare CR anywhere is rejected
+///   (RFC 9112 §2.2 allows either rejecting bare LF or accepting it; we reject it);
+/// - obs-fold and whitespace before the first field line are rejected (RFC 9112 §2.2, §5.2);
+/// - the request-target must be valid UTF-8 without control bytes.
+public struct HTTPHeadParser: Sendable {
+    private let limits: HTTPLimits
+    private var stage = Stage.requestLine
+    /// Offset of the first byte of the line being scanned.
+    private var lineStart = 0
+    /// Offset of the next byte of the current line that has not been scanned yet.
+    private var scanned = 0
+    /// Offsets of the first two spaces of the request line, found while scanning it.
+    private var firstSpace: Int?
+    private var secondSpace: Int?
+    private var requestLine: (method: HTTPMethod, target: String, version: HTTPVersion)?
+    private var headers = HTTPHeaders()
+    private var sawHost = false
+    /// Set once the head completed or failed; returned again until `reset()`.
+    private var outcome: HeadParseResult?
+
+    private enum Stage {
+        case requestLine
+        case fieldLines
+    }
+
+    public init(limits: HTTPLimits) {
+        self.limits = limits
+    }
+
+    /// `buffer` always starts at the first byte of the head (the caller keeps unconsumed bytes and
+    /// re-offers them with more appended). The parser remembers how far it already scanned so
+    /// re-offering is not quadratic. Leading empty lines (CRLF) before the request line are skipped
+    /// (RFC 9112 §2.2) and count in `length`.
+    public mutating func parse(_ buffer: UnsafeRawBufferPointer) -> HeadParseResult {
+        if let outcome { return outcome }
+        do throws(HTTPError) {
+            // Bytes past the limit are never looked at: a head that has not ended inside the
+            // first `maxHeadSize` bytes is too large whatever follows.
+            let end = min(buffer.count, limits.maxHeadSize)
+            while let lineEnd = try scanLine(buffer, end: end) {
+                let line = UnsafeRawBufferPointer(rebasing: buffer[lineStart..<lineEnd])
+                let next = lineEnd + 2
+                if let head = try take(line) {
+                    outcome = .complete(head, length: next)
+                    return .complete(head, length: next)
+                }
+                lineStart = next
+                scanned = next
+            }
+            if buffer.count > limits.maxHeadSize { throw .headTooLarge }
+            return .needMore
+        } catch {
+            outcome = .failed(error)
+            return .failed(error)
+        }
+    }
+
+    /// Ready for the next request on the connection.
+    public mutating func reset() {
+        self = HTTPHeadParser(limits: limits)
+    }
+
+    /// Scans the current line up to `end`; returns the offset of its CR when the line is
+    /// complete (CRLF seen), nil when more bytes are needed.
+    private mutating func scanLine(_ buffer: UnsafeRawBufferPointer, end: Int) throws(HTTPError) -> Int? {
+        var index = scanned
+        defer { scanned = index }
+        while index < end {
+            let byte = buffer[index]
+            if byte == .carriageReturn {
+                guard index + 1 < end else { return nil }
+                guard buffer[index + 1] == .lineFeed else { throw lineError("bare CR") }
+                return index
+            }
+            if byte == .lineFeed { throw lineError("bare LF line ending (CRLF required)") }
+            if stage == .requestLine { try noteRequestLineByte(byte, at: index) }
+            index += 1
+        }
+        return nil
+    }
+
+    /// Tracks the spaces of the request line so that an over-long target is refused as soon
+    /// as it is longer than the limit, before the line ends (RFC 9112 §3: 414).
+    @inline(__always)
+    private mutating func noteRequestLineByte(_ byte: UInt8, at index: Int) throws(HTTPError) {
+        guard let firstSpace else {
+            if byte == .space { self.firstSpace = index }
+            return
+        }
+        guard secondSpace == nil else { return }
+        if byte == .space {
+            secondSpace = index
+        } else if index - firstSpace > limits.maxURILength {
+            throw .uriTooLong
+        }
+    }
+
+    private func lineError(_ why: String) -> HTTPError {
+        stage == .requestLine ? .malformedRequestLine(why) : .malformedHeader(why)
+    }
+
+    /// Handles one complete line (without CRLF); returns the head when it was the empty line
+    /// that ends the header section.
+    private mutating func take(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> RequestHead? {
+        switch stage {
+        case .requestLine:
+            // RFC 9112 §2.2: empty lines before the request line are ignored.
+            if line.isEmpty { return nil }
+            requestLine = try RequestLineSyntax.parse(
+                line,
+                firstSpace: firstSpace.map { $0 - lineStart },
+                secondSpace: secondSpace.map { $0 - lineStart }
+            )
+            stage = .fieldLines
+            return nil
+        case .fieldLines:
+            guard let requestLine else { preconditionFailure("field lines before the request line") }
+            if line.isEmpty {
+                // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered with 400.
+                if requestLine.version == .http1_1, !sawHost {
+                    throw .malformedHeader("HTTP/1.1 request without Host")
+                }
+                return RequestHead(
+                    method: requestLine.method, target: requestLine.target,
+                    version: requestLine.version, headers: headers
+                )
+            }
+            guard headers.count < limits.maxHeaderCount else { throw .tooManyHeaders }
+            let field = try HTTPFieldLine.parse(line)
+            if field.name.equalsIgnoringASCIICase("host") {
+                // RFC 9112 §3.2: more than one Host field is answered with 400.
+                guard !sawHost else { throw .malformedHeader("more than one Host field") }
+                sawHost = true
+            }
+            headers.add(name: field.name, value: field.value)
+            return nil
+        }
+    }
+}
+
+/// The outcome of offering bytes to `HTTPHeadParser`.
+public enum HeadParseResult: Equatable, Sendable {
+    case needMore
+    /// `length`: bytes of the head including the final CRLFCRLF; the body starts right after.
+    case complete(RequestHead, length: Int)
+    case failed(HTTPError)
+}

@@ -1,0 +1,122 @@
+/// Escaping for the places user-supplied text (file names, paths, headers) ends up:
+/// HTML pages, JSON documents, log lines and HTTP header values.
+extension String {
+    /// Safe in HTML text and in quoted attribute values: `& < > " '` become entities.
+    public var htmlEscaped: String {
+        guard utf8.contains(where: { Self.htmlSpecials.contains($0) }) else { return self }
+        var result = ""
+        result.reserveCapacity(utf8.count + 16)
+        for scalar in unicodeScalars {
+            switch scalar {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            case "'": result += "&#39;"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// The inside of a JSON string literal (RFC 8259 §7): `"` and `\` escaped, control
+    /// characters as `\u00XX`, and U+2028/U+2029, which end a line in JavaScript source.
+    public var jsonEscaped: String {
+        var result = ""
+        result.reserveCapacity(utf8.count)
+        for scalar in unicodeScalars {
+            switch scalar.value {
+            case 0x22: result += "\\\""
+            case 0x5C: result += "\\\\"
+            case 0x00..<0x20, 0x2028, 0x2029: result += "\\u" + Self.hex(scalar.value, digits: 4)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// Fit for one log line on a terminal: `\` doubled; newline, carriage return and tab as
+    /// `\n`, `\r`, `\t`; other C0 controls and DEL as `\x1b`-style; C1 controls, the Unicode
+    /// line/paragraph separators and bidirectional overrides as `\u0085`-style. So a file
+    /// name can neither split a log line nor send a terminal escape sequence, nor reorder
+    /// what a reader sees.
+    public var logEscaped: String {
+        guard unicodeScalars.contains(where: Self.needsLogEscape) else { return self }
+        var result = ""
+        result.reserveCapacity(utf8.count + 16)
+        for scalar in unicodeScalars {
+            switch scalar.value {
+            case 0x5C: result += "\\\\"
+            case 0x0A: result += "\\n"
+            case 0x0D: result += "\\r"
+            case 0x09: result += "\\t"
+            case 0x00..<0x20, 0x7F: result += "\\x" + Self.hex(scalar.value, digits: 2)
+            case _ where Self.needsLogEscape(scalar): result += "\\u" + Self.hex(scalar.value, digits: 4)
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    /// An RFC 9110 §5.6.4 quoted-string: `"` and `\` become quoted-pairs; characters a
+    /// header value should not carry (controls, non-ASCII) become `_`.
+    public var headerQuoted: String {
+        var result = "\""
+        for scalar in unicodeScalars {
+            switch scalar.value {
+            case 0x22, 0x5C: result += "\\" + String(scalar)
+            case 0x20...0x7E: result.unicodeScalars.append(scalar)
+            default: result += "_"
+            }
+        }
+        return result + "\""
+    }
+
+    private static let htmlSpecials: Set<UInt8> = [UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'")]
+
+    private static func needsLogEscape(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.value {
+        case 0x00..<0x20, 0x5C, 0x7F...0x9F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true
+        default: false
+        }
+    }
+
+    fileprivate static func hex(_ value: UInt32, digits: Int) -> String {
+        let text = String(value, radix: 16)
+        return String(repeating: "0", count: Swift.max(0, digits - text.count)) + text
+    }
+}
+
+/// Whether a response is shown by the browser or saved (RFC 6266 §4.2).
+public enum DispositionType: String, Sendable {
+    case attachment
+    case inline
+}
+
+/// A Content-Disposition value naming `filename` for every client (RFC 6266 §4.3,
+/// RFC 8187 §3.2): `attachment; filename="ascii_fallback"; filename*=UTF-8''percent-encoded`.
+/// The fallback replaces non-ASCII characters, controls, `"`, `\` and `%` with `_`
+/// (RFC 6266 appendix D: some clients decode `%XX` in `filename`).
+public func contentDispositionValue(filename: String, disposition: DispositionType = .attachment) -> String {
+    var fallback = ""
+    for character in filename {
+        if let ascii = character.asciiValue, (0x20...0x7E).contains(ascii), ascii != UInt8(ascii: "\""),
+           ascii != UInt8(ascii: "\\"), ascii != UInt8(ascii: "%") {
+            fallback.append(character)
+        } else {
+            fallback += "_"
+        }
+    }
+    // RFC 8187 §3.2.1: attr-char is ALPHA / DIGIT / "!#$&+-.^_`|~"; everything else is %XX of UTF-8.
+    var encoded = ""
+    for byte in filename.utf8 {
+        let isAttrChar = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+            || "!#$&+-.^_`|~".utf8.contains(byte)
+        if isAttrChar {
+            encoded.unicodeScalars.append(Unicode.Scalar(byte))
+        } else {
+            encoded += "%" + String.hex(UInt32(byte), digits: 2).uppercased()
+        }
+    }
+    return "\(disposition.rawValue); filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+}

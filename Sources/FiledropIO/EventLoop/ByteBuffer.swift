@@ -1,0 +1,63 @@
+/// A connection's inbound bytes: one contiguous array with read and write indices, grown
+/// only up to a cap and released when empty, so idle connections hold no buffer at all.
+struct ByteBuffer {
+    private var storage: [UInt8] = []
+    private(set) var readerIndex = 0
+    private(set) var writerIndex = 0
+
+    var readableCount: Int { writerIndex - readerIndex }
+    var capacity: Int { storage.count }
+
+    /// Makes room for at least `minimum` more bytes, compacting first. Never grows past
+    /// `limit` in total; returns the free space available.
+    @discardableResult
+    mutating func reserveWritable(minimum: Int, limit: Int) -> Int {
+        if storage.count - writerIndex >= minimum { return storage.count - writerIndex }
+        if readerIndex > 0 {
+            let (start, count) = (readerIndex, readableCount)
+            storage.withUnsafeMutableBytes { raw in
+                raw.baseAddress!.copyMemory(from: raw.baseAddress! + start, byteCount: count)
+            }
+            writerIndex -= readerIndex
+            readerIndex = 0
+        }
+        if storage.count - writerIndex < minimum && storage.count < limit {
+            let wanted = min(limit, max(storage.count * 2, writerIndex + minimum))
+            storage.append(contentsOf: repeatElement(0, count: wanted - storage.count))
+        }
+        return storage.count - writerIndex
+    }
+
+    /// Lets `body` fill the free space; it returns how many bytes it wrote.
+    mutating func writeWithUnsafeMutableBytes(_ body: (UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int>) throws(SystemError) -> IOResult<Int> {
+        let start = writerIndex
+        var result: Result<IOResult<Int>, SystemError> = .success(.wouldBlock)
+        storage.withUnsafeMutableBytes { raw in
+            result = Result { () throws(SystemError) in try body(UnsafeMutableRawBufferPointer(rebasing: raw[start...])) }
+        }
+        let outcome = try result.get()
+        if case .done(let count) = outcome { writerIndex += count }
+        return outcome
+    }
+
+    func withReadableBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        storage.withUnsafeBytes { raw in body(UnsafeRawBufferPointer(rebasing: raw[readerIndex..<writerIndex])) }
+    }
+
+    mutating func consume(_ count: Int) {
+        readerIndex += count
+        if readerIndex == writerIndex {
+            readerIndex = 0
+            writerIndex = 0
+        }
+    }
+
+    /// Frees the storage when nothing is buffered (idle keep-alive connections).
+    mutating func releaseIfEmpty() {
+        if readableCount == 0 {
+            storage = []
+            readerIndex = 0
+            writerIndex = 0
+        }
+    }
+}

@@ -1,0 +1,243 @@
+import FiledropCore
+import CLinux
+import Glibc
+
+/// Drives one accepted socket: reads into a bounded buffer, hands bytes to the core
+/// `ConnectionStateMachine` and carries out what it answers. All on the owning loop's thread.
+final class Connection: EventHandler {
+    let descriptor: Int32
+    private let peer: String
+    private var machine: ConnectionStateMachine
+    private var inbound = ByteBuffer()
+    private var writer = OutboundWriter()
+    private var phase: Phase = .reading
+    private let limits: HTTPLimits
+    private let log: any LogSink
+    private let onClose: (Connection) -> Void
+    /// When the request being served began (first byte), for the access log.
+    private var requestStart: UInt64 = 0
+    private var responseStatus: HTTPStatus?
+
+    enum Phase {
+        case reading
+        /// Writing `100 Continue`; the request body follows.
+        case writingInterim
+        case writingResponse
+        /// Half-closed after an error: discard input until EOF or the machine's deadline.
+        case lingering
+        case closed
+    }
+
+    /// Bytes read per system call while a body streams in.
+    private static let bodyReadSize = 256 * 1024
+    /// The most we read from one connection per wakeup, so one fast upload cannot starve
+    /// the loop's other connections.
+    private static let readBudget = 1 << 20
+
+    init(descriptor: Int32, peer: SocketAddress, configuration: ConnectionConfiguration, responder: any HTTPResponder,
+         log: any LogSink, onClose: @escaping (Connection) -> Void) {
+        self.descriptor = descriptor
+        self.peer = peer.host
+        self.limits = configuration.limits
+        self.log = log
+        self.onClose = onClose
+        let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds())
+        machine = ConnectionStateMachine(configuration: configuration, responder: responder, context: context,
+                                         now: Clock.monotonicNanoseconds())
+    }
+
+    func handle(events: UInt32, loop: EventLoop) {
+        if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 && events & EPOLLIN.rawValue == 0 {
+            fail(loop: loop)
+            return
+        }
+        switch phase {
+        case .reading, .lingering:
+            if events & EPOLLIN.rawValue != 0 { readAvailable(loop: loop) }
+        case .writingInterim, .writingResponse:
+            if events & EPOLLOUT.rawValue != 0 { continueWriting(loop: loop) }
+        case .closed:
+            break
+        }
+    }
+
+    // MARK: - Reading
+
+    private func readAvailable(loop: EventLoop) {
+        var budget = Self.readBudget
+        while budget > 0, phase == .reading || phase == .lingering {
+            // A head may grow up to the head limit; a body streams through a fixed buffer.
+            let limit = max(limits.maxHeadSize + 1, Self.bodyReadSize)
+            let free = inbound.reserveWritable(minimum: machine.isIdle ? 4096 : 16 * 1024, limit: limit)
+            guard free > 0 else {
+                // Only a head can fill the buffer, and the parser rejects it before that.
+                fail(loop: loop)
+                return
+            }
+            let result: IOResult<Int>
+            do {
+                result = try inbound.writeWithUnsafeMutableBytes { (space) throws(SystemError) -> IOResult<Int> in
+                    try nonBlockingSyscall("read") { read(descriptor, space.baseAddress, space.count) }
+                }
+            } catch {
+                fail(loop: loop)
+                return
+            }
+            guard case .done(let count) = result else { break }
+            if count == 0 {
+                inputEnded(loop: loop)
+                return
+            }
+            budget -= count
+            if phase == .lingering {
+                inbound.consume(count)
+                continue
+            }
+            process(loop: loop)
+        }
+        if phase == .reading && machine.isIdle { inbound.releaseIfEmpty() }
+    }
+
+    private func inputEnded(loop: EventLoop) {
+        if phase == .lingering {
+            close(loop: loop)
+            return
+        }
+        switch machine.inputEnded(now: Clock.monotonicNanoseconds(), wallClock: Clock.wallClockSeconds()) {
+        case .close: close(loop: loop)
+        default: loop.modify(self, events: 0)
+        }
+    }
+
+    /// Feeds buffered input to the machine until it needs more bytes or starts writing.
+    private func process(loop: EventLoop) {
+        while phase == .reading {
+            if machine.isIdle && inbound.readableCount > 0 { requestStart = Clock.monotonicNanoseconds() }
+            let now = Clock.monotonicNanoseconds()
+            let wallClock = Clock.wallClockSeconds()
+            let (consumed, action) = inbound.withReadableBytes { machine.process($0, now: now, wallClock: wallClock) }
+            inbound.consume(consumed)
+            switch action {
+            case .readMore:
+                if consumed == 0 || inbound.readableCount == 0 { return }
+            case .sendInterim(let bytes):
+                writer.startInterim(bytes)
+                phase = .writingInterim
+                continueWriting(loop: loop)
+            case .send(let response):
+                responseStatus = response.status
+                writer.start(response)
+                phase = .writingResponse
+                continueWriting(loop: loop)
+            case .close:
+                close(loop: loop)
+            }
+        }
+    }
+
+    // MARK: - Writing
+
+    private func continueWriting(loop: EventLoop) {
+        let progress: OutboundWriter.Progress
+        do {
+            progress = try writer.write(to: descriptor)
+        } catch {
+            logRequest(failed: true)
+            fail(loop: loop)
+            return
+        }
+        machine.writeProgressed(now: Clock.monotonicNanoseconds())
+        switch progress {
+        case .wouldBlock, .yielded:
+            loop.modify(self, events: EPOLLOUT.rawValue)
+        case .finished:
+            if phase == .writingInterim {
+                phase = .reading
+                loop.modify(self, events: EPOLLIN.rawValue)
+                process(loop: loop)
+            } else {
+                responseFinished(loop: loop)
+            }
+        }
+    }
+
+    private func responseFinished(loop: EventLoop) {
+        logRequest(failed: false)
+        switch machine.responseSent(now: Clock.monotonicNanoseconds()) {
+        case .readMore:
+            phase = .reading
+            loop.modify(self, events: EPOLLIN.rawValue)
+            process(loop: loop)
+        default:
+            if machine.wantsLinger {
+                // Half-close so the client reads our answer, then drain what it still sends.
+                shutdown(descriptor, Int32(SHUT_WR))
+                phase = .lingering
+                inbound.consume(inbound.readableCount)
+                loop.modify(self, events: EPOLLIN.rawValue)
+            } else {
+                close(loop: loop)
+            }
+        }
+    }
+
+    // MARK: - Time and shutdown
+
+    func checkTimeouts(loop: EventLoop, now: UInt64) {
+        guard phase != .closed, let action = machine.checkTimeouts(now: now, wallClock: Clock.wallClockSeconds()) else { return }
+        carryOut(action, loop: loop)
+    }
+
+    func beginShutdown(loop: EventLoop) {
+        guard phase != .closed, let action = machine.beginShutdown() else { return }
+        carryOut(action, loop: loop)
+    }
+
+    /// The drain deadline passed: uploads still running are aborted (their files discarded).
+    func abort(loop: EventLoop) {
+        machine.abort()
+        close(loop: loop)
+    }
+
+    private func carryOut(_ action: ConnectionStateMachine.Action, loop: EventLoop) {
+        switch action {
+        case .close:
+            close(loop: loop)
+        case .send(let response):
+            responseStatus = response.status
+            writer.start(response)
+            phase = .writingResponse
+            continueWriting(loop: loop)
+        case .sendInterim, .readMore:
+            break
+        }
+    }
+
+    private func fail(loop: EventLoop) {
+        machine.connectionFailed()
+        close(loop: loop)
+    }
+
+    private func close(loop: EventLoop) {
+        guard phase != .closed else { return }
+        phase = .closed
+        loop.unregister(self)
+        Glibc.close(descriptor)
+        onClose(self)
+    }
+
+    private func logRequest(failed: Bool) {
+        guard let request = machine.currentRequest, let status = responseStatus else { return }
+        responseStatus = nil
+        let durationMicroseconds = (Clock.monotonicNanoseconds() &- requestStart) / 1000
+        let duration = "\(durationMicroseconds / 1000).\(String(durationMicroseconds % 1000 + 1000).dropFirst())ms"
+        log.log(LogEvent(
+            level: .info, kind: .request,
+            message: "\(request.method) \(request.target.logEscaped) \(status.code)\(failed ? " (response cut)" : "")",
+            fields: [
+                ("method", request.method.description.logEscaped), ("path", request.target.logEscaped),
+                ("status", String(status.code)), ("bytes", String(writer.bodyBytesSent)),
+                ("received", String(request.bodyBytes)), ("duration", duration), ("client", peer),
+            ]))
+    }
+}

@@ -1,0 +1,110 @@
+import CLinux
+import Glibc
+import Synchronization
+
+/// Something registered with an event loop: a listener, a connection, a signal fd.
+protocol EventHandler: AnyObject {
+    var descriptor: Int32 { get }
+    /// `events` are the EPOLL* bits epoll reported.
+    func handle(events: UInt32, loop: EventLoop)
+}
+
+/// One thread, one epoll instance, level-triggered. Connections stay on the loop that
+/// accepted them, so their state is never shared between threads; other threads talk to a
+/// loop only through `execute`, which wakes it with an eventfd.
+public final class EventLoop: @unchecked Sendable {
+    public let index: Int
+    private let epoll: Int32
+    private let wakeDescriptor: Int32
+    private var handlers: [Int32: EventHandler] = [:]
+    private let pending = Mutex<[@Sendable () -> Void]>([])
+    private var running = true
+    /// Runs every `tickInterval` on this loop's thread: timeouts, watchdog, status.
+    var onTick: [(EventLoop) -> Void] = []
+    private let tickInterval: UInt64 = 250_000_000
+    private var nextTick: UInt64 = 0
+
+    init(index: Int) throws(SystemError) {
+        self.index = index
+        epoll = try syscall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
+        wakeDescriptor = try syscall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC)) }
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeDescriptor))
+        try syscall("epoll_ctl(ADD eventfd)") { epoll_ctl(epoll, EPOLL_CTL_ADD, wakeDescriptor, &event) }
+    }
+
+    deinit {
+        close(wakeDescriptor)
+        close(epoll)
+    }
+
+    /// Connections and other handlers currently registered (for shutdown and timeouts).
+    var registeredHandlers: Dictionary<Int32, EventHandler>.Values { handlers.values }
+
+    func register(_ handler: EventHandler, events: UInt32) throws(SystemError) {
+        var event = epoll_event(events: events, data: epoll_data_t(fd: handler.descriptor))
+        try syscall("epoll_ctl(ADD)") { epoll_ctl(epoll, EPOLL_CTL_ADD, handler.descriptor, &event) }
+        handlers[handler.descriptor] = handler
+    }
+
+    func modify(_ handler: EventHandler, events: UInt32) {
+        var event = epoll_event(events: events, data: epoll_data_t(fd: handler.descriptor))
+        _ = try? syscall("epoll_ctl(MOD)") { epoll_ctl(epoll, EPOLL_CTL_MOD, handler.descriptor, &event) }
+    }
+
+    /// Removes the handler; the caller closes the descriptor afterwards.
+    func unregister(_ handler: EventHandler) {
+        _ = try? syscall("epoll_ctl(DEL)") { epoll_ctl(epoll, EPOLL_CTL_DEL, handler.descriptor, nil) }
+        handlers[handler.descriptor] = nil
+    }
+
+    /// Runs `task` on this loop's thread, soon. Callable from any thread.
+    public func execute(_ task: @escaping @Sendable () -> Void) {
+        pending.withLock { $0.append(task) }
+        var one: UInt64 = 1
+        _ = write(wakeDescriptor, &one, 8)
+    }
+
+    /// Makes `run` return after the current iteration.
+    func stop() {
+        running = false
+    }
+
+    /// The loop itself. Returns after `stop()`.
+    func run() {
+        var events = [epoll_event](repeating: epoll_event(), count: 256)
+        nextTick = Clock.monotonicNanoseconds() + tickInterval
+        while running {
+            let now = Clock.monotonicNanoseconds()
+            let timeout = nextTick > now ? Int32((nextTick - now) / 1_000_000) + 1 : 0
+            let count = events.withUnsafeMutableBufferPointer { buffer in
+                epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
+            }
+            if count < 0 && errno != EINTR {
+                preconditionFailure("epoll_wait failed: \(errno)")
+            }
+            for i in 0..<max(0, Int(count)) {
+                let fd = events[i].data.fd
+                if fd == wakeDescriptor {
+                    drainWakeups()
+                } else if let handler = handlers[fd] {
+                    handler.handle(events: events[i].events, loop: self)
+                }
+            }
+            let after = Clock.monotonicNanoseconds()
+            if after >= nextTick {
+                nextTick = after + tickInterval
+                for tick in onTick { tick(self) }
+            }
+        }
+    }
+
+    private func drainWakeups() {
+        var value: UInt64 = 0
+        _ = read(wakeDescriptor, &value, 8)
+        let tasks = pending.withLock { tasks in
+            defer { tasks.removeAll() }
+            return tasks
+        }
+        for task in tasks { task() }
+    }
+}

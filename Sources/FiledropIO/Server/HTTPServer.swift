@@ -1,0 +1,167 @@
+import CLinux
+import FiledropCore
+import Glibc
+import Synchronization
+
+/// Settings of the server as a whole (per-connection ones live in `ConnectionConfiguration`).
+public struct ServerConfiguration: Sendable {
+    public var connection = ConnectionConfiguration()
+    /// Connections beyond this are closed at once after accept.
+    public var maxConnections = 1024
+    /// Event-loop threads; 0 means one per CPU.
+    public var threads = 0
+
+    public init() {}
+}
+
+/// The HTTP/1.1 server: a few event loops, each accepting from every listening socket
+/// (EPOLLEXCLUSIVE spreads the accepts) and owning the connections it accepted.
+public final class HTTPServer: @unchecked Sendable {
+    public let listeners: [ListeningSocket]
+    private let configuration: ServerConfiguration
+    private let responder: any HTTPResponder
+    private let log: any LogSink
+    private let loops: [EventLoop]
+    private let connectionCount = Atomic<Int>(0)
+    private let drainDeadline = Atomic<UInt64>(0)
+    private let draining = Atomic<Bool>(false)
+
+    public init(listeners: [ListeningSocket], configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink) throws(SystemError) {
+        self.listeners = listeners
+        self.configuration = configuration
+        self.responder = responder
+        self.log = log
+        let count = configuration.threads > 0 ? configuration.threads : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+        var loops: [EventLoop] = []
+        for index in 0..<count { loops.append(try EventLoop(index: index)) }
+        self.loops = loops
+        for loop in loops {
+            for listener in listeners {
+                try loop.register(Acceptor(listener: listener, server: self),
+                                  events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)
+            }
+            loop.onTick.append { [unowned self] loop in self.tick(loop) }
+        }
+    }
+
+    /// Open connections on all loops.
+    public var activeConnections: Int { connectionCount.load(ordering: .relaxed) }
+
+    /// The loop that hosts signal handling and periodic duties (status, watchdog).
+    public var mainLoop: EventLoop { loops[0] }
+
+    /// Runs `body` on the main loop every tick (about 4 times a second).
+    public func onMainLoopTick(_ body: @escaping () -> Void) {
+        loops[0].onTick.append { _ in body() }
+    }
+
+    /// Delivers SIGTERM, SIGINT and SIGHUP to `handler` on the main loop instead of
+    /// interrupting a thread at a random point.
+    public func handleSignals(_ signals: [Int32], handler: @escaping (Int32) -> Void) throws(SystemError) {
+        let watcher = try SignalWatcher(signals: signals, handler: handler)
+        try loops[0].register(watcher, events: EPOLLIN.rawValue)
+    }
+
+    /// Runs every loop on its own thread and returns when all have stopped.
+    public func run() {
+        var threads: [pthread_t] = []
+        for loop in loops.dropFirst() {
+            threads.append(startThread { loop.run() })
+        }
+        loops[0].run()
+        for thread in threads { pthread_join(thread, nil) }
+        for listener in listeners { listener.close() }
+    }
+
+    /// Stops accepting, closes idle connections, lets requests in progress finish until
+    /// `deadline` (monotonic ns), then aborts what is left. Callable from any thread.
+    public func beginShutdown(deadline: UInt64) {
+        drainDeadline.store(deadline, ordering: .relaxed)
+        draining.store(true, ordering: .relaxed)
+        for loop in loops {
+            loop.execute { [unowned self] in
+                for handler in Array(loop.registeredHandlers) {
+                    if let acceptor = handler as? Acceptor {
+                        loop.unregister(acceptor)
+                    } else if let connection = handler as? Connection {
+                        connection.beginShutdown(loop: loop)
+                    }
+                }
+                self.stopIfDrained(loop)
+            }
+        }
+    }
+
+    private func tick(_ loop: EventLoop) {
+        let now = Clock.monotonicNanoseconds()
+        let connections = loop.registeredHandlers.compactMap { $0 as? Connection }
+        for connection in connections { connection.checkTimeouts(loop: loop, now: now) }
+        guard draining.load(ordering: .relaxed) else { return }
+        if now >= drainDeadline.load(ordering: .relaxed) {
+            for connection in loop.registeredHandlers.compactMap({ $0 as? Connection }) { connection.abort(loop: loop) }
+        }
+        stopIfDrained(loop)
+    }
+
+    private func stopIfDrained(_ loop: EventLoop) {
+        if !loop.registeredHandlers.contains(where: { $0 is Connection }) { loop.stop() }
+    }
+
+    fileprivate func accepted(_ fd: Int32, peer: SocketAddress, loop: EventLoop) {
+        let open = connectionCount.wrappingAdd(1, ordering: .relaxed).newValue
+        guard open <= configuration.maxConnections, !draining.load(ordering: .relaxed) else {
+            connectionCount.wrappingSubtract(1, ordering: .relaxed)
+            Glibc.close(fd)
+            return
+        }
+        var noDelay: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        let connection = Connection(
+            descriptor: fd, peer: peer, configuration: configuration.connection, responder: responder, log: log,
+            onClose: { [unowned self] _ in self.connectionCount.wrappingSubtract(1, ordering: .relaxed) })
+        do {
+            try loop.register(connection, events: EPOLLIN.rawValue)
+        } catch {
+            connectionCount.wrappingSubtract(1, ordering: .relaxed)
+            Glibc.close(fd)
+        }
+    }
+}
+
+/// Accepts pending connections of one listening socket on one loop.
+private final class Acceptor: EventHandler {
+    let listener: ListeningSocket
+    unowned let server: HTTPServer
+    var descriptor: Int32 { listener.descriptor }
+
+    init(listener: ListeningSocket, server: HTTPServer) {
+        self.listener = listener
+        self.server = server
+    }
+
+    func handle(events: UInt32, loop: EventLoop) {
+        // A bounded batch per wakeup keeps the loop responsive under a connection storm.
+        for _ in 0..<64 {
+            switch try? listener.accept() {
+            case .done(let (fd, peer)): server.accepted(fd, peer: peer, loop: loop)
+            case .wouldBlock, nil: return
+            }
+        }
+    }
+}
+
+private final class ThreadBody {
+    let body: () -> Void
+    init(_ body: @escaping () -> Void) { self.body = body }
+}
+
+private func startThread(_ body: @escaping () -> Void) -> pthread_t {
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
+    let result = pthread_create(&thread, nil, { context in
+        Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
+        return nil
+    }, context)
+    precondition(result == 0, "pthread_create failed: \(result)")
+    return thread
+}

@@ -1,0 +1,154 @@
+import FiledropCore
+import Glibc
+
+/// The save directory on a real file system. The directory is opened once; every path is
+/// resolved from that descriptor one component at a time with O_NOFOLLOW, so a symlink
+/// anywhere below it is refused (`.notAllowed`) instead of followed out of the save directory
+/// (the same rule as dufs `resolve_path`, enforced by the kernel rather than by string checks).
+///
+/// Shared by every event-loop thread: it holds only immutable state (the root descriptor,
+/// options), and each call opens its own descriptors, so it is `Sendable` without locks.
+public final class PosixStorage: Storage {
+    /// The save directory as configured, for logs.
+    public let rootPath: String
+    public let options: StorageOptions
+    let root: FileDescriptor
+    /// O_TMPFILE is used only when asked for and /proc is there to link the file by name.
+    let anonymousTemporaries: Bool
+
+    static let directoryFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
+
+    /// Opens the save directory at `root`, creating it (mode 0755) if it is missing; its
+    /// parent must exist. `root` itself may be reached through symlinks: the administrator
+    /// chose it. Nothing below it is.
+    public init(root: String, options: StorageOptions = StorageOptions()) throws(SystemError) {
+        do throws(SystemError) {
+            try syscall("mkdir") { mkdir(root, 0o755) }
+        } catch where error.errno == EEXIST {}
+        self.root = FileDescriptor(owning: try syscall("open") { Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
+        self.rootPath = root
+        self.options = options
+        let procAvailable = (try? syscall("access") { access("/proc/self/fd", F_OK) }) != nil
+        self.anonymousTemporaries = options.anonymousTemporaries && procAvailable
+    }
+
+    // MARK: Storage
+
+    public func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile {
+        if options.minFreeSpace > 0, let free = availableSpace(), free < options.minFreeSpace {
+            throw .noSpace
+        }
+        let parent = try openDirectory(directory, creating: true)
+        return try PosixUploadFile(in: parent, options: options, anonymous: anonymousTemporaries)
+    }
+
+    public func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
+        guard let name = path.name else { throw .isADirectory }
+        let parent = try openDirectory(path.parent, creating: false)
+        let before = try status(of: name, in: parent)
+        if before.isDirectory { throw .isADirectory }
+        guard before.isRegularFile else { throw .notAllowed }
+        // O_NONBLOCK: should the entry have become a FIFO since the fstatat, opening it must
+        // not hang the event loop; the fstat below then refuses it.
+        let file = FileDescriptor(owning: try storageCall("openat") {
+            openat(parent.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        })
+        let opened = try mappingSystemErrors(file.status)
+        guard opened.isRegularFile, let metadata = opened.fileMetadata(name: name) else { throw .notAllowed }
+        return OpenedFile(handle: file, metadata: metadata)
+    }
+
+    public func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata? {
+        guard let name = path.name else {
+            return try mappingSystemErrors(root.status).fileMetadata(name: "")
+        }
+        let found: stat
+        do throws(StorageError) {
+            let parent = try openDirectory(path.parent, creating: false)
+            found = try status(of: name, in: parent)
+        } catch .notFound, .notADirectory {
+            return nil
+        }
+        guard let metadata = found.fileMetadata(name: name) else { throw .notAllowed }
+        return metadata
+    }
+
+    public func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata] {
+        let handle = try openDirectory(directory, creating: false)
+        var result: [FileMetadata] = []
+        for name in try DirectoryEntries.names(in: handle) where StorageNames.isClientName(name) {
+            // Entries can vanish between readdir and fstatat; symlinks and special files
+            // are not part of the listing.
+            guard let found = try? status(of: name, in: handle), let metadata = found.fileMetadata(name: name) else {
+                continue
+            }
+            result.append(metadata)
+        }
+        return result
+    }
+
+    /// Removes a file, or a directory that is empty (`.notEmpty` otherwise).
+    public func remove(_ path: StoragePath) throws(StorageError) {
+        guard let name = path.name else { throw .notAllowed }
+        let parent = try openDirectory(path.parent, creating: false)
+        let found = try status(of: name, in: parent)
+        let flags: Int32
+        if found.isDirectory {
+            flags = AT_REMOVEDIR
+        } else if found.isRegularFile {
+            flags = 0
+        } else {
+            throw .notAllowed
+        }
+        try storageCall("unlinkat") { unlinkat(parent.descriptor, name, flags) }
+    }
+
+    public func availableSpace() -> UInt64? {
+        var result = statvfs()
+        guard (try? syscall("fstatvfs") { fstatvfs(root.descriptor, &result) }) != nil else { return nil }
+        return UInt64(result.f_bavail) * UInt64(result.f_frsize)
+    }
+
+    // MARK: Resolution
+
+    /// Opens the directory at `path`, one component at a time from the root descriptor with
+    /// O_NOFOLLOW, so a symlink component fails with ELOOP (`.notAllowed`). With `creating`,
+    /// missing directories are made (mode 0755, like `mkdir -p`; another thread making the
+    /// same one at the same moment is fine).
+    func openDirectory(_ path: StoragePath, creating: Bool) throws(StorageError) -> FileDescriptor {
+        var current = root
+        for name in path.components {
+            guard StorageNames.isClientName(name) else { throw .notAllowed }
+            current = try openSubdirectory(name, in: current, creating: creating)
+        }
+        return current
+    }
+
+    private func openSubdirectory(_ name: String, in parent: FileDescriptor, creating: Bool) throws(StorageError) -> FileDescriptor {
+        do throws(SystemError) {
+            return FileDescriptor(owning: try syscall("openat") { openat(parent.descriptor, name, Self.directoryFlags) })
+        } catch where creating && error.errno == ENOENT {
+            do throws(SystemError) {
+                try syscall("mkdirat") { mkdirat(parent.descriptor, name, 0o755) }
+                // The new entry must survive a crash along with the upload that needed it.
+                if options.fsync {
+                    try syscall("fsync") { fsync(parent.descriptor) }
+                }
+            } catch where error.errno == EEXIST {
+            } catch {
+                throw StorageError(error)
+            }
+            return FileDescriptor(owning: try storageCall("openat") { openat(parent.descriptor, name, Self.directoryFlags) })
+        } catch {
+            throw StorageError(error)
+        }
+    }
+
+    /// fstatat(2) without following a symlink, for client-reachable names only.
+    func status(of name: String, in directory: FileDescriptor) throws(StorageError) -> stat {
+        guard StorageNames.isClientName(name) else { throw .notAllowed }
+        var result = stat()
+        try storageCall("fstatat") { fstatat(directory.descriptor, name, &result, AT_SYMLINK_NOFOLLOW) }
+        return result
+    }
+}

@@ -1,0 +1,219 @@
+import FiledropCore
+import Glibc
+
+/// An upload streaming into a file nobody can see yet (GCDWebServer and dufs do the same:
+/// temp file in the target directory, then a link or rename into place).
+///
+/// Preferably an O_TMPFILE: it has no name until `publish` links it in, and the kernel frees
+/// it when the descriptor closes, so a crash or an abort leaves nothing. Where the file
+/// system lacks O_TMPFILE it is a hidden `.filedrop-tmp-*` file that `publish` renames with
+/// RENAME_NOREPLACE and `discard` unlinks. Owned by one connection at a time.
+final class PosixUploadFile: UploadFile {
+    enum Temporary: Equatable {
+        case anonymous
+        case named(String)
+    }
+
+    private enum State {
+        case writing, published, discarded
+    }
+
+    let temporary: Temporary
+    private let directory: FileDescriptor
+    private let file: FileDescriptor
+    private let options: StorageOptions
+    private var state = State.writing
+    private var checksum = CRC32()
+    private(set) var bytesWritten: UInt64 = 0
+    /// Start of the bytes not yet handed to write-back.
+    private var writebackStart: UInt64 = 0
+    /// Start of the chunk handed to write-back last time, waited for with the next one.
+    private var previousWritebackStart: UInt64 = 0
+    /// Cleared when sync_file_range turns out not to be available here.
+    private var writebackAvailable = true
+    private var nextSpaceCheck: UInt64
+
+    var crc32: UInt32 { checksum.value }
+
+    /// Creates the temporary in `directory`, anonymous when `anonymous` and the file system
+    /// allows it.
+    init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool) throws(StorageError) {
+        self.directory = directory
+        self.options = options
+        self.nextSpaceCheck = UInt64(options.spaceCheckInterval)
+        if anonymous, let descriptor = try Self.openAnonymous(in: directory) {
+            file = FileDescriptor(owning: descriptor)
+            temporary = .anonymous
+        } else {
+            let (descriptor, name) = try Self.createNamed(in: directory)
+            file = FileDescriptor(owning: descriptor)
+            temporary = .named(name)
+        }
+    }
+
+    deinit {
+        discard()
+    }
+
+    /// open(2) with O_TMPFILE; nil when this file system does not support it.
+    private static func openAnonymous(in directory: FileDescriptor) throws(StorageError) -> Int32? {
+        do throws(SystemError) {
+            return try syscall("openat") {
+                openat(directory.descriptor, ".", LinuxFileCalls.O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o644)
+            }
+        } catch where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.errno) {
+            // open(2): EISDIR/EINVAL from kernels or C libraries that predate O_TMPFILE,
+            // EOPNOTSUPP from file systems that do not implement it.
+            return nil
+        } catch {
+            throw StorageError(error)
+        }
+    }
+
+    /// A new hidden `.filedrop-tmp-*` file; O_EXCL so it is ours even if a name repeats.
+    private static func createNamed(in directory: FileDescriptor) throws(StorageError) -> (Int32, String) {
+        while true {
+            let name = StorageNames.randomTemporaryName()
+            do throws(SystemError) {
+                let descriptor = try syscall("openat") {
+                    openat(directory.descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                }
+                return (descriptor, name)
+            } catch where error.errno == EEXIST {
+                continue
+            } catch {
+                throw StorageError(error)
+            }
+        }
+    }
+
+    // MARK: UploadFile
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        precondition(state == .writing, "write after publish or discard")
+        guard let base = bytes.baseAddress else { return }
+        var offset = 0
+        while offset < bytes.count {
+            // write(2) may write less than asked (a signal, a nearly full disk): go on from there.
+            offset += try storageCall("write") { Glibc.write(file.descriptor, base + offset, bytes.count - offset) }
+        }
+        checksum.update(bytes)
+        bytesWritten += UInt64(bytes.count)
+        if options.fsync, options.writebackChunk > 0, bytesWritten - writebackStart >= UInt64(options.writebackChunk) {
+            try startWriteback()
+        }
+        if options.minFreeSpace > 0, bytesWritten >= nextSpaceCheck {
+            try checkFreeSpace()
+        }
+    }
+
+    func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
+        precondition(state == .writing, "publish after publish or discard")
+        guard StorageNames.isClientName(name) else { throw .notAllowed }
+        let durable = durable && options.fsync
+        if durable {
+            try storageCall("fsync") { fsync(file.descriptor) }
+        }
+        switch (temporary, replacing) {
+        case (.anonymous, false):
+            try linkAnonymous(as: name)
+        case (.anonymous, true):
+            let hiddenName = try linkAnonymousUnderTemporaryName()
+            try replace(name, with: hiddenName)
+        case (.named(let hiddenName), false):
+            try storageCall("renameat2") {
+                LinuxFileCalls.renameat2(directory.descriptor, hiddenName, directory.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
+            }
+        case (.named(let hiddenName), true):
+            try storageCall("renameat") { renameat(directory.descriptor, hiddenName, directory.descriptor, name) }
+        }
+        // Visible now: from here on a failure must not unlink anything.
+        state = .published
+        file.close()
+        if durable {
+            try storageCall("fsync") { fsync(directory.descriptor) }
+        }
+    }
+
+    func discard() {
+        guard state == .writing else { return }
+        state = .discarded
+        if case .named(let hiddenName) = temporary {
+            _ = try? syscall("unlinkat") { unlinkat(directory.descriptor, hiddenName, 0) }
+        }
+        file.close()
+    }
+
+    // MARK: Publishing an O_TMPFILE
+
+    /// open(2), O_TMPFILE: linkat through /proc/self/fd with AT_SYMLINK_FOLLOW gives the file
+    /// a name without CAP_DAC_READ_SEARCH (which AT_EMPTY_PATH would need, and a DynamicUser
+    /// service lacks). linkat never replaces: an existing name fails with EEXIST.
+    private func linkAnonymous(as name: String) throws(StorageError) {
+        let source = "/proc/self/fd/\(file.descriptor)"
+        try storageCall("linkat") { linkat(AT_FDCWD, source, directory.descriptor, name, AT_SYMLINK_FOLLOW) }
+    }
+
+    private func linkAnonymousUnderTemporaryName() throws(StorageError) -> String {
+        while true {
+            let hiddenName = StorageNames.randomTemporaryName()
+            do throws(StorageError) {
+                try linkAnonymous(as: hiddenName)
+                return hiddenName
+            } catch .exists {
+                continue
+            }
+        }
+    }
+
+    /// rename(2) is atomic: readers see the old file or the new one, never neither.
+    /// On failure the hidden name goes away, so the upload is unnamed again.
+    private func replace(_ name: String, with hiddenName: String) throws(StorageError) {
+        do throws(StorageError) {
+            try storageCall("renameat") { renameat(directory.descriptor, hiddenName, directory.descriptor, name) }
+        } catch {
+            _ = try? syscall("unlinkat") { unlinkat(directory.descriptor, hiddenName, 0) }
+            throw error
+        }
+    }
+
+    // MARK: Write-back and space
+
+    /// sync_file_range(2): start write-out of the chunk just written, then wait for the chunk
+    /// before it. Dirty pages stay at about two chunks per upload, the disk is busy while the
+    /// client is still sending, and the fsync at publish has little left to do.
+    private func startWriteback() throws(StorageError) {
+        let previous = Int64(previousWritebackStart)
+        let start = Int64(writebackStart)
+        let length = Int64(bytesWritten - writebackStart)
+        previousWritebackStart = writebackStart
+        writebackStart = bytesWritten
+        guard writebackAvailable else { return }
+        do throws(SystemError) {
+            try syscall("sync_file_range") {
+                LinuxFileCalls.syncFileRange(file.descriptor, offset: start, length: length, flags: LinuxFileCalls.SYNC_FILE_RANGE_WRITE)
+            }
+            if previous < start {
+                let waitFlags = LinuxFileCalls.SYNC_FILE_RANGE_WAIT_BEFORE | LinuxFileCalls.SYNC_FILE_RANGE_WRITE | LinuxFileCalls.SYNC_FILE_RANGE_WAIT_AFTER
+                try syscall("sync_file_range") {
+                    LinuxFileCalls.syncFileRange(file.descriptor, offset: previous, length: start - previous, flags: waitFlags)
+                }
+            }
+        } catch where error.errno == ENOSYS || error.errno == EINVAL {
+            // No sync_file_range in this C library or on this file system: fsync does it all.
+            writebackAvailable = false
+        } catch {
+            throw StorageError(error)
+        }
+    }
+
+    /// Refuses to go on once the file system has less than `minFreeSpace` left.
+    private func checkFreeSpace() throws(StorageError) {
+        nextSpaceCheck = bytesWritten + UInt64(options.spaceCheckInterval)
+        var result = statvfs()
+        try storageCall("fstatvfs") { fstatvfs(file.descriptor, &result) }
+        if UInt64(result.f_bavail) * UInt64(result.f_frsize) < options.minFreeSpace {
+            throw .noSpace
+        }
+    }
+}
