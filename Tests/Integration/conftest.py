@@ -63,6 +63,8 @@ def parse_listen_addresses(value: str) -> list[tuple[str, int]]:
 class Daemon:
     """One running filedrop process and everything a test needs to talk to it."""
 
+    ready_timeout_seen: str | None = None
+
     def __init__(self, workdir: Path, extra_args: list[str], env: dict[str, str] | None = None,
                  listen: list[str] | None = None, fill: bool = True):
         self.workdir = workdir
@@ -100,6 +102,9 @@ class Daemon:
     def start(self) -> "Daemon":
         if not FILEDROP_BIN.is_file():
             pytest.fail(f"no daemon binary at {FILEDROP_BIN}: run `make build` or set FILEDROP_BIN")
+        if Daemon.ready_timeout_seen is not None:
+            # A daemon that never becomes ready would cost every remaining test the full wait.
+            pytest.fail("not started: an earlier daemon never became ready:\n" + Daemon.ready_timeout_seen)
         env = {key: value for key, value in os.environ.items()
                if not key.startswith(("FILEDROP_", "LISTEN_", "NOTIFY_", "WATCHDOG_", "MAKE", "MFLAGS"))}
         env.update(self.env)
@@ -162,8 +167,9 @@ class Daemon:
         return self._stderr_path.read_bytes().decode("utf-8", "replace")
 
     def stderr_tail(self, lines: int = 40) -> str:
-        text = self.stderr_text().splitlines()[-lines:]
-        return "daemon stderr (last lines):\n" + "\n".join(text)
+        text = "daemon stderr (last lines):\n" + "\n".join(self.stderr_text().splitlines()[-lines:])
+        stdout = self._stdout_path.read_bytes().decode("utf-8", "replace").splitlines()[-lines:]
+        return text + ("\ndaemon stdout (last lines):\n" + "\n".join(stdout) if stdout else "")
 
     # sd_notify
 
@@ -196,8 +202,10 @@ class Daemon:
                             f"{self.stderr_tail()}")
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                pytest.fail(f"no {key} within {timeout}s; got {self.notifications}\n"
-                            f"{self.stderr_tail()}")
+                message = f"no {key} within {timeout}s; got {self.notifications}\n{self.stderr_tail()}"
+                if key == "READY":
+                    Daemon.ready_timeout_seen = message
+                pytest.fail(message)
             self.notify_socket.settimeout(min(0.1, remaining))
             try:
                 self.notifications.append(parse_notification(self.notify_socket.recv(65536)))
@@ -262,10 +270,12 @@ def daemon_factory(tmp_path):
 
     yield start
     try:
+        # Only daemons that became ready are checked; a failed start has already failed the test.
         for daemon in daemons:
-            if daemon.process is not None and daemon.process.poll() is None:
-                daemon.assert_no_fd_leak()
-            daemon.stop()
+            if daemon.baseline_fds is not None:
+                if daemon.process.poll() is None:
+                    daemon.assert_no_fd_leak()
+                daemon.stop()
     finally:
         for daemon in daemons:
             daemon.cleanup()
