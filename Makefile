@@ -24,8 +24,8 @@ VENV_STAMP := $(VENV)/.requirements-installed
 REQUIREMENTS := Tests/Integration/requirements.txt
 DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev pkg-config curl
 FUZZ_SCRIPT := scripts/fuzz.sh
-# A fuzz target is a directory under Fuzz/ (Fuzz/FuzzHTTPHead -> FuzzHTTPHead).
-FUZZ_TARGETS = $(notdir $(patsubst %/,%,$(wildcard Fuzz/*/)))
+# A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
+FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
 
 .PHONY: deps debian-deps build run serve test unit-test integration-test test-fuzz fuzz clean
 
