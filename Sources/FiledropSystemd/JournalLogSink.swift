@@ -5,8 +5,13 @@ import Glibc
 /// Structured entries sent straight to journald (sd_journal_sendv(3)): MESSAGE, PRIORITY,
 /// SYSLOG_IDENTIFIER=filedrop, a MESSAGE_ID per event kind, and each field as
 /// `FILEDROP_<KEY>`, so `journalctl FILEDROP_CLIENT=10.0.0.7` finds one client's uploads.
-/// When the journal cannot be reached the event goes to `fallback` instead.
+/// When a send fails the event goes to `fallback` instead. (A missing socket is not a
+/// failure to sd_journal_sendv: it drops the entry and reports success, so `makeLogSink`
+/// checks for the socket before choosing this sink.)
 public struct JournalLogSink: LogSink {
+    /// Where journald listens for native entries (the path libsystemd sends to).
+    public static let socketPath = "/run/systemd/journal/socket"
+
     public let minimumLevel: LogLevel
     public let fallback: any LogSink
 

@@ -3,7 +3,8 @@ import Glibc
 
 /// Picks where log events go, following systemd.exec(5): if JOURNAL_STREAM names the
 /// device and inode of our stderr, stderr is the journal and entries are sent natively
-/// (falling back to `<N>`-prefixed lines on stderr if the journal socket fails);
+/// (as `<N>`-prefixed lines on stderr when journald's socket is missing, because
+/// sd_journal_sendv then drops entries without an error, or when a send fails);
 /// otherwise readable text, coloured when stderr is a terminal.
 ///
 /// - Parameters:
@@ -11,15 +12,19 @@ import Glibc
 ///   - isTerminal: whether `fileDescriptor` is a terminal (isatty(3)).
 ///   - minimumLevel: events less severe than this are dropped.
 ///   - fileDescriptor: where lines go; stderr except in tests.
+///   - journalSocketPath: journald's native socket, whose presence is checked.
 public func makeLogSink(
     environment: [String: String],
     isTerminal: Bool,
     minimumLevel: LogLevel = .info,
-    fileDescriptor: Int32 = STDERR_FILENO
+    fileDescriptor: Int32 = STDERR_FILENO,
+    journalSocketPath: String = JournalLogSink.socketPath
 ) -> any LogSink {
     let writer = LogLineWriter(fileDescriptor: fileDescriptor)
     if let stream = environment["JOURNAL_STREAM"], isJournalStream(stream, fileDescriptor: fileDescriptor) {
-        return JournalLogSink(minimumLevel: minimumLevel, fallback: PriorityPrefixLogSink(writer: writer, minimumLevel: minimumLevel))
+        let lines = PriorityPrefixLogSink(writer: writer, minimumLevel: minimumLevel)
+        guard access(journalSocketPath, F_OK) == 0 else { return lines }
+        return JournalLogSink(minimumLevel: minimumLevel, fallback: lines)
     }
     return TextLogSink(writer: writer, minimumLevel: minimumLevel, colored: isTerminal)
 }

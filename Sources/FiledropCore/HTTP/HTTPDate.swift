@@ -13,6 +13,15 @@ public enum HTTPDate {
             + "\(twoDigits(Int(secondOfDay / 3600))):\(twoDigits(Int(secondOfDay / 60 % 60))):\(twoDigits(Int(secondOfDay % 60))) GMT"
     }
 
+    /// ISO 8601 in UTC (`2026-11-30T07:00:00Z`), for JSON.
+    public static func iso8601(_ secondsSince1970: Int64) -> String {
+        let days = floorDivide(secondsSince1970, 86_400)
+        let secondOfDay = secondsSince1970 - days * 86_400
+        let (year, month, day) = civil(fromDays: days)
+        return "\(year)-\(twoDigits(month))-\(twoDigits(day))T"
+            + "\(twoDigits(Int(secondOfDay / 3600))):\(twoDigits(Int(secondOfDay / 60 % 60))):\(twoDigits(Int(secondOfDay % 60)))Z"
+    }
+
     /// Parses IMF-fixdate only (the obsolete forms are rare enough to treat as absent).
     public static func parse(_ text: String) -> Int64? {
         let parts = text.split(separator: " ")

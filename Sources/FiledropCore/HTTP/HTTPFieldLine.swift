@@ -25,8 +25,9 @@ enum HTTPFieldLine {
 
         var start = colon + 1
         var end = line.count
-        for index in start..<end where !isFieldValueByte(line[index]) {
-            throw .malformedHeader(line[index] == 0 ? "NUL in a field value" : "control character in a field value")
+        let invalid = ByteScan.firstInvalidFieldValueByte(in: line, from: start, to: end)
+        if invalid < end {
+            throw .malformedHeader(line[invalid] == 0 ? "NUL in a field value" : "control character in a field value")
         }
         while start < end, line[start] == .space || line[start] == .tab { start += 1 }
         while end > start, line[end - 1] == .space || line[end - 1] == .tab { end -= 1 }

@@ -72,6 +72,11 @@ public struct HTTPHeadParser: Sendable {
         var index = scanned
         defer { scanned = index }
         while index < end {
+            if stage == .fieldLines {
+                // Field lines are checked whole once complete; here only CR and LF matter.
+                index = ByteScan.firstIndex(below: .carriageReturn + 1, in: buffer, from: index, to: end)
+                guard index < end else { return nil }
+            }
             let byte = buffer[index]
             if byte == .carriageReturn {
                 guard index + 1 < end else { return nil }

@@ -24,7 +24,8 @@ public enum LogEventKind: String, Sendable {
 }
 
 /// One structured log line: a message plus fields (journald `FILEDROP_*` fields,
-/// `key=value` in text). User-supplied text must be escaped before it gets here.
+/// `key=value` in text). Pass text raw: every sink escapes control characters itself, so
+/// escaping here would double backslashes.
 public struct LogEvent: Sendable {
     public var level: LogLevel
     public var kind: LogEventKind

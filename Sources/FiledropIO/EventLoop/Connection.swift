@@ -233,9 +233,9 @@ final class Connection: EventHandler {
         let duration = "\(durationMicroseconds / 1000).\(String(durationMicroseconds % 1000 + 1000).dropFirst())ms"
         log.log(LogEvent(
             level: .info, kind: .request,
-            message: "\(request.method) \(request.target.logEscaped) \(status.code)\(failed ? " (response cut)" : "")",
+            message: "\(request.method) \(request.target) \(status.code)\(failed ? " (response cut)" : "")",
             fields: [
-                ("method", request.method.description.logEscaped), ("path", request.target.logEscaped),
+                ("method", request.method.description), ("path", request.target),
                 ("status", String(status.code)), ("bytes", String(writer.bodyBytesSent)),
                 ("received", String(request.bodyBytes)), ("duration", duration), ("client", peer),
             ]))

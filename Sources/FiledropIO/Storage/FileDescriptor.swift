@@ -43,6 +43,7 @@ public final class FileDescriptor: OpenFileHandle, Sendable {
 extension stat {
     var isRegularFile: Bool { st_mode & S_IFMT == S_IFREG }
     var isDirectory: Bool { st_mode & S_IFMT == S_IFDIR }
+    var isSymbolicLink: Bool { st_mode & S_IFMT == S_IFLNK }
 
     /// st_mtim in nanoseconds since 1970.
     var modifiedNanoseconds: Int64 { Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec) }

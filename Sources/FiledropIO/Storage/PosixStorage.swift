@@ -139,6 +139,9 @@ public final class PosixStorage: Storage {
                 throw StorageError(error)
             }
             return FileDescriptor(owning: try storageCall("openat") { openat(parent.descriptor, name, Self.directoryFlags) })
+        } catch where error.errno == ENOTDIR {
+            // O_DIRECTORY is checked before O_NOFOLLOW: a symlink fails with ENOTDIR too.
+            throw try status(of: name, in: parent).isSymbolicLink ? .notAllowed : .notADirectory
         } catch {
             throw StorageError(error)
         }

@@ -1,0 +1,44 @@
+/// A stored file sent back: inline when the browser can show it safely, as an attachment
+/// when it could run script on our origin (HTML, SVG, XML) or when `?download` asks;
+/// always sandboxed by CSP. Handles Range and If-Range for resumed downloads.
+enum FileDownload {
+    /// Even a file shown inline can do nothing: no script, no plugins, no forms.
+    static let sandboxPolicy = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'"
+
+    static func response(_ file: OpenedFile, head: RequestHead, forceDownload: Bool) -> Response {
+        let name = file.metadata.name
+        let type = MediaTypes.type(forFileName: name)
+        let attachment = forceDownload || MediaTypes.isActiveContent(type)
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Disposition", value: contentDispositionValue(filename: name, disposition: attachment ? .attachment : .inline))
+        headers.add(name: "Content-Security-Policy", value: sandboxPolicy)
+        var response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache", extraHeaders: headers)
+        guard response.status == .ok, case .file(let whole) = response.body else { return response }
+        let etag = FileResponse.etag(for: file.metadata)
+        guard ifRangeHolds(head.headers["if-range"], etag: etag, modified: file.metadata.modified / 1_000_000_000) else {
+            return response
+        }
+        switch ByteRangeRequest(header: head.headers["range"], size: whole.length) {
+        case .ignored:
+            return response
+        case .unsatisfiable:
+            return .error(.rangeNotSatisfiable(size: whole.length), format: ResponseFormat(head: head))
+        case .ranges(let ranges):
+            // One range is a plain 206; several are answered whole until multipart/byteranges
+            // lands (RFC 9110 §14.2 lets a server ignore Range).
+            guard ranges.count == 1, let range = ranges.first else { return response }
+            response.status = .partialContent
+            response.headers.add(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(whole.length)")
+            response.body = .file(FileRegion(file: whole.file, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
+            return response
+        }
+    }
+
+    /// RFC 9110 §13.1.5: a Range applies only while the validator still matches.
+    private static func ifRangeHolds(_ value: String?, etag: String, modified: Int64) -> Bool {
+        guard let value = value?.trimmingOWS() else { return true }
+        if value.hasPrefix("\"") { return value == etag }
+        if value.hasPrefix("W/") { return false }
+        return HTTPDate.parse(value) == modified
+    }
+}

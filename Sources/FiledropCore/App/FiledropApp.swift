@@ -1,0 +1,202 @@
+/// filedrop's routes. Decides from the head alone whether a request may proceed, so limits
+/// and refusals go out before the body is read (and instead of `100 Continue`).
+///
+/// ```
+/// GET  /  /index.html  /app.js ...      the page, from the web root
+/// GET  /config.json                     title and limits for the page
+/// POST /upload.html  /upload            multipart/form-data, or a raw body with ?name=
+/// PUT  /files/<path>                    a raw body
+/// GET  /files/<dir>/                    listing (HTML, or JSON with ?format=json)
+/// GET  /files/<path>                    download (Range, ETag)
+/// DELETE /files/<path>                  only with allow-delete
+/// ```
+public struct FiledropApp: HTTPResponder {
+    public let configuration: Configuration
+    public let store: UploadStore
+    public let webRoot: any Storage
+
+    public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor) {
+        self.configuration = configuration
+        self.webRoot = webRoot
+        self.store = UploadStore(
+            storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
+            collision: configuration.onCollision, maxFileSize: configuration.maxUploadSize,
+            minFreeSpace: configuration.minFreeSpace, durable: configuration.fsync, monitor: monitor)
+    }
+
+    public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+        do {
+            return try dispatch(head, context: context)
+        } catch {
+            return .respond(.error(error, format: ResponseFormat(head: head)))
+        }
+    }
+
+    private func dispatch(_ head: RequestHead, context: RequestContext) throws(HTTPError) -> RouteDecision {
+        let path = head.path
+        if path == "/files" {
+            return .respond(redirect(to: "/files/"))
+        }
+        if path.hasPrefix("/files/") {
+            return try files(head, subpath: path.dropFirst("/files/".count), context: context)
+        }
+        switch path {
+        case "/upload.html", "/upload":
+            try require(head.method, in: [.post])
+            return try upload(head, context: context)
+        case "/config.json":
+            try require(head.method, in: [.get, .head])
+            return .respond(configResponse())
+        default:
+            try require(head.method, in: [.get, .head])
+            return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot))
+        }
+    }
+
+    // MARK: - /files/
+
+    private func files(_ head: RequestHead, subpath: Substring, context: RequestContext) throws(HTTPError) -> RouteDecision {
+        let isDirectoryURL = subpath.isEmpty || subpath.hasSuffix("/")
+        let path = try storagePath(fromURL: subpath)
+        let query = QueryParameters(head.query)
+        switch head.method {
+        case .get, .head:
+            return .respond(try download(path, isDirectoryURL: isDirectoryURL, head: head, query: query))
+        case .put:
+            guard !isDirectoryURL, let name = path.name else {
+                throw .methodNotAllowed(allowed: [.get, .head])
+            }
+            return try rawUpload(head, directory: path.parent, name: name, context: context)
+        case .delete:
+            guard configuration.allowDelete else {
+                throw .methodNotAllowed(allowed: [.get, .head, .put])
+            }
+            try writable()
+            do {
+                try store.storage.remove(path)
+            } catch {
+                throw error.httpError
+            }
+            return .respond(Response(status: .noContent))
+        case .options:
+            return .respond(Response(status: .noContent, headers: ["Allow": "GET, HEAD, PUT, OPTIONS"]))
+        default:
+            throw .methodNotAllowed(allowed: [.get, .head, .put])
+        }
+    }
+
+    private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters) throws(HTTPError) -> Response {
+        let metadata: FileMetadata?
+        do {
+            metadata = try store.storage.metadata(path)
+        } catch {
+            throw error.httpError
+        }
+        guard let metadata else { throw .notFound }
+        if metadata.kind == .directory {
+            guard isDirectoryURL else {
+                return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
+            }
+            let entries: [FileMetadata]
+            do {
+                entries = try store.storage.list(path)
+            } catch {
+                throw error.httpError
+            }
+            return DirectoryListing(path: path, entries: entries, title: configuration.title, query: head.query)
+                .response(format: ResponseFormat(head: head))
+        }
+        guard !isDirectoryURL else { throw .notFound }
+        let file: OpenedFile
+        do {
+            file = try store.storage.open(path)
+        } catch {
+            throw error.httpError
+        }
+        return FileDownload.response(file, head: head, forceDownload: query.contains("download"))
+    }
+
+    // MARK: - Uploads
+
+    private func upload(_ head: RequestHead, context: RequestContext) throws(HTTPError) -> RouteDecision {
+        let query = QueryParameters(head.query)
+        if let name = query["name"] {
+            let path = try store.names.storagePath(fromRelative: name)
+            guard let fileName = path.name else { throw .badRequest("The name parameter is empty.") }
+            return try rawUpload(head, directory: path.parent, name: fileName, context: context)
+        }
+        try writable()
+        guard let contentType = head.headers["content-type"], let mediaType = MediaType(parsing: contentType),
+              mediaType.type == "multipart", mediaType.subtype == "form-data" else {
+            throw .unsupportedMediaType("Send the files as multipart/form-data (curl -F file=@name), or the raw bytes with ?name=<file name>.")
+        }
+        guard let boundary = mediaType["boundary"] else {
+            throw .badRequest("The multipart Content-Type has no boundary parameter.")
+        }
+        if let maxRequestSize = configuration.maxRequestSize, let length = declaredLength(head), length > maxRequestSize {
+            throw .contentTooLarge(limit: maxRequestSize)
+        }
+        let directory = try query["path"].map { (value) throws(HTTPError) in try store.names.storagePath(fromRelative: value) } ?? .root
+        return .readBody(MultipartUpload(
+            boundary: boundary, store: store, baseDirectory: directory, format: ResponseFormat(head: head),
+            client: context.client, maxRequestSize: configuration.maxRequestSize))
+    }
+
+    private func rawUpload(_ head: RequestHead, directory: StoragePath, name: String, context: RequestContext) throws(HTTPError) -> RouteDecision {
+        try writable()
+        let length = declaredLength(head)
+        if let length {
+            try store.checkSize(length)
+        }
+        let pending = try store.begin(directory: directory, clientName: name, expectedSize: length, client: context.client)
+        return .readBody(RawUpload(upload: pending, format: ResponseFormat(head: head)))
+    }
+
+    /// Content-Length when the body is framed by it (not when chunked wins).
+    private func declaredLength(_ head: RequestHead) -> UInt64? {
+        guard !head.headers.contains("transfer-encoding"), let value = head.headers["content-length"] else { return nil }
+        return UInt64(value)
+    }
+
+    private func writable() throws(HTTPError) {
+        if configuration.access == .readOnly {
+            throw .forbidden("This server is read-only: uploads are switched off.")
+        }
+    }
+
+    // MARK: - Helpers
+
+    /// `/files/a%20b/c` -> a checked StoragePath; each component percent-decoded separately
+    /// so `%2F` can never smuggle a separator in.
+    private func storagePath(fromURL subpath: Substring) throws(HTTPError) -> StoragePath {
+        let components = subpath.split(separator: "/", omittingEmptySubsequences: true)
+        var decoded: [String] = []
+        for component in components {
+            guard let text = percentDecoded(component) else {
+                throw .badRequest("The path is not valid percent-encoded UTF-8.")
+            }
+            decoded.append(text)
+        }
+        return try store.names.storagePath(fromComponents: decoded)
+    }
+
+    private func require(_ method: HTTPMethod, in allowed: [HTTPMethod]) throws(HTTPError) {
+        guard allowed.contains(method) else {
+            if case .other = method { throw .notImplemented("The \(method.description.logEscaped) method") }
+            throw .methodNotAllowed(allowed: allowed)
+        }
+    }
+
+    private func redirect(to location: String) -> Response {
+        Response(status: .movedPermanently, headers: ["Location": location, "Content-Type": "text/plain; charset=utf-8"],
+                 body: .bytes(Array("Moved to \(location)\n".utf8)))
+    }
+
+    private func configResponse() -> Response {
+        let maxUpload = configuration.maxUploadSize.map(String.init) ?? "null"
+        let body = "{\"title\":\"\(configuration.title.jsonEscaped)\",\"maxUploadSize\":\(maxUpload),"
+            + "\"readOnly\":\(configuration.access == .readOnly)}\n"
+        return Response(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
+                        body: .bytes(Array(body.utf8)))
+    }
+}

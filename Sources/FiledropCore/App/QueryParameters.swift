@@ -1,0 +1,28 @@
+/// The `a=1&b&c=x%20y` query of a request target, decoded (`+` is a space, as forms send it).
+struct QueryParameters {
+    private var pairs: [(String, String)] = []
+
+    init(_ query: Substring?) {
+        guard let query else { return }
+        for item in query.split(separator: "&") {
+            let parts = item.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = percentDecoded(parts[0].replacingPlus()) ?? ""
+            let value = parts.count > 1 ? (percentDecoded(parts[1].replacingPlus()) ?? "") : ""
+            pairs.append((key, value))
+        }
+    }
+
+    subscript(key: String) -> String? {
+        pairs.first { $0.0 == key }?.1
+    }
+
+    func contains(_ key: String) -> Bool {
+        pairs.contains { $0.0 == key }
+    }
+}
+
+private extension Substring {
+    func replacingPlus() -> String {
+        String(map { $0 == "+" ? " " : $0 })
+    }
+}

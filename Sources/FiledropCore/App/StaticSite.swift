@@ -1,0 +1,37 @@
+/// The page and its assets from the web root (`web/` in development,
+/// `/usr/share/filedrop/web` when installed). Only plain files directly in the web root are
+/// served; the page's own CSP allows nothing from elsewhere and no inline script.
+enum StaticSite {
+    static let pagePolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+        + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
+
+    static func response(for path: Substring, head: RequestHead, webRoot: any Storage) throws(HTTPError) -> Response {
+        let name = path == "/" ? "index.html" : String(path.dropFirst())
+        // Names are ours: one component of safe characters, nothing hidden.
+        guard !name.isEmpty, !name.hasPrefix("."), name.utf8.allSatisfy(isSafeNameByte) else { throw .notFound }
+        let file: OpenedFile
+        do {
+            file = try webRoot.open(StoragePath(checkedComponents: [name]))
+        } catch .notFound, .isADirectory, .notAllowed {
+            throw .notFound
+        } catch {
+            throw error.httpError
+        }
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Security-Policy", value: pagePolicy)
+        // Revalidate with the ETag each time: cheap 304s for phones, and a new release is
+        // picked up at once.
+        return FileResponse.make(file, head: head, contentType: MediaTypes.type(forFileName: name),
+                                 cacheControl: "no-cache", extraHeaders: headers)
+    }
+
+    private static func isSafeNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "."), UInt8(ascii: "-"), UInt8(ascii: "_"):
+            true
+        default:
+            false
+        }
+    }
+}

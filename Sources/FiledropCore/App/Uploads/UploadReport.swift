@@ -1,0 +1,86 @@
+/// The answer to an upload, in the form the client can use: an HTML page for a browser
+/// form, JSON for scripts and the page's own XHR, one line per file for curl.
+public struct UploadReport: Sendable {
+    public var stored: [StoredFile] = []
+    public var failures: [(name: String, error: HTTPError)] = []
+
+    public init() {}
+
+    public func response(format: ResponseFormat) -> Response {
+        if stored.isEmpty, let first = failures.first, failures.count == 1 {
+            return .error(first.error, format: format)
+        }
+        if stored.isEmpty && failures.isEmpty {
+            return .error(.badRequest("No file was sent. Choose at least one file."), format: format)
+        }
+        let status: HTTPStatus = stored.isEmpty ? (failures.first?.error.status ?? .badRequest)
+            : (format == .html ? .ok : .created)
+        var headers = HTTPHeaders()
+        headers.add(name: "Cache-Control", value: "no-store")
+        if stored.count == 1, let only = stored.first, format != .html {
+            headers.add(name: "Location", value: only.url)
+        }
+        let body: String
+        switch format {
+        case .json:
+            headers.add(name: "Content-Type", value: "application/json")
+            body = json
+        case .html:
+            headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
+            headers.add(name: "Content-Security-Policy", value: "default-src 'none'; style-src 'self'; img-src 'self'")
+            body = html
+        case .text:
+            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
+            body = text
+        }
+        return Response(status: status, headers: headers, body: .bytes(Array(body.utf8)))
+    }
+
+    private var json: String {
+        let files = stored.map { file in
+            "{\"name\":\"\(file.path.description.jsonEscaped)\",\"size\":\(file.size),"
+                + "\"crc32\":\"\(hex8(file.crc32))\",\"url\":\"\(file.url.jsonEscaped)\"}"
+        }
+        let errors = failures.map { failure in
+            "{\"name\":\"\(failure.name.jsonEscaped)\",\"status\":\(failure.error.status.code),"
+                + "\"message\":\"\(failure.error.message.jsonEscaped)\"}"
+        }
+        return "{\"files\":[\(files.joined(separator: ","))],\"errors\":[\(errors.joined(separator: ","))]}\n"
+    }
+
+    private var text: String {
+        var lines = stored.map { file in
+            "stored \(file.path.description.logEscaped) \(file.size) bytes crc32=\(hex8(file.crc32)) \(file.url)\n"
+        }
+        lines += failures.map { "failed \($0.name.logEscaped): \($0.error.status.code) \($0.error.message)\n" }
+        return lines.joined()
+    }
+
+    private var html: String {
+        var items = ""
+        for file in stored {
+            items += "<li><a href=\"\(file.url.htmlEscaped)\">\(file.path.description.htmlEscaped)</a> "
+                + "<span class=\"size\">\(ByteCount.format(file.size).htmlEscaped)</span></li>\n"
+        }
+        for failure in failures {
+            items += "<li class=\"error\">\(failure.name.htmlEscaped): \(failure.error.message.htmlEscaped)</li>\n"
+        }
+        let heading = stored.isEmpty ? "Nothing was saved" : (stored.count == 1 ? "1 file saved" : "\(stored.count) files saved")
+        return """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(heading)</title><link rel="stylesheet" href="/style.css"></head>
+            <body><main class="report"><h1>\(heading)</h1>
+            <ul>
+            \(items)</ul>
+            <p><a href="/">Upload more files</a> · <a href="/files/">See all files</a></p>
+            </main></body></html>
+
+            """
+    }
+}
+
+func hex8(_ value: UInt32) -> String {
+    let digits = String(value, radix: 16)
+    return String(repeating: "0", count: 8 - digits.count) + digits
+}

@@ -1,0 +1,203 @@
+import FiledropCore
+import FiledropIO
+import FiledropSystemd
+import Glibc
+
+/// The daemon's lifecycle (daemon(7)): adopt or bind sockets, READY=1, serve; SIGHUP
+/// reloads the configuration, SIGTERM drains and exits. Nothing systemd-specific happens
+/// when NOTIFY_SOCKET is unset.
+final class Daemon {
+    private var configuration: Configuration
+    private let notifier = SystemdNotifier()
+    private let log: any LogSink
+    private var server: HTTPServer?
+    private var responder: ReloadableResponder?
+    private var monitor: UploadMonitor?
+    private var storage: PosixStorage?
+    private var lastWatchdog: UInt64 = 0
+    private var statusNote: String?
+
+    init(configuration: Configuration) {
+        self.configuration = configuration
+        log = makeLogSink(environment: ProcessEnvironment.current(), isTerminal: isatty(STDERR_FILENO) == 1,
+                          minimumLevel: configuration.logLevel)
+    }
+
+    /// Serves until stopped; returns the exit code.
+    func run() -> Int32 {
+        do {
+            try start()
+        } catch let error as StartupError {
+            log.log(LogEvent(level: .error, message: error.message))
+            return error.exitCode
+        } catch {
+            log.log(LogEvent(level: .error, message: "cannot start: \(error)"))
+            return 1
+        }
+        server?.run()
+        log.log(LogEvent(level: .notice, kind: .stopping, message: "stopped"))
+        return 0
+    }
+
+    private func start() throws {
+        if configuration.access == .drop || configuration.access == .private {
+            throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs password support, which this build does not have yet; use open or read-only", exitCode: 2)
+        }
+        let storage = try openSaveDirectory(configuration)
+        self.storage = storage
+        let removed = storage.removeStaleTemporaries()
+        if removed > 0 {
+            log.log(LogEvent(level: .notice, message: "removed \(removed) unfinished upload(s) left by an earlier run"))
+        }
+        let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() })
+        self.monitor = monitor
+        let app = try makeApp(configuration, storage: storage, monitor: monitor)
+        let responder = ReloadableResponder(app)
+        self.responder = responder
+
+        let listeners = try openListeners()
+        let server = try HTTPServer(listeners: listeners, configuration: serverConfiguration(configuration),
+                                    responder: responder, log: log)
+        self.server = server
+        try server.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+            if signal == SIGHUP { self.reload() } else { self.stop() }
+        }
+        server.onMainLoopTick { [unowned self] in self.tick() }
+        signal(SIGPIPE, SIG_IGN)
+
+        let addresses = listeners.map(\.address)
+        notifier.ready(status: statusLine(), extra: [("X_FILEDROP_LISTEN", addresses.map(\.description).joined(separator: ","))])
+        log.log(LogEvent(level: .notice, kind: .started,
+                         message: "filedrop serving \(configuration.saveDirectory) on \(addresses.map(\.description).joined(separator: ", "))",
+                         fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
+        for url in LANURLs.urls(for: addresses) {
+            log.log(LogEvent(level: .notice, message: "open \(url)"))
+        }
+    }
+
+    // MARK: - Signals
+
+    private func stop() {
+        notifier.stopping()
+        log.log(LogEvent(level: .notice, kind: .stopping, message: "stopping: finishing requests in progress"))
+        server?.beginShutdown(deadline: Clock.monotonicNanoseconds() + nanoseconds(configuration.drainTimeout))
+    }
+
+    /// SIGHUP: re-read everything; an invalid configuration keeps the running one.
+    private func reload() {
+        notifier.reloading()
+        do {
+            let command = try ConfigurationLoader.parse(
+                arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
+                readFile: readTextFile, fileExists: { access($0, F_OK) == 0 })
+            guard case .run(let next) = command, let monitor else { return }
+            if next.listen != configuration.listen {
+                log.log(LogEvent(level: .warning, message: "listen addresses change only on restart; keeping the current sockets"))
+            }
+            let storage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
+                ? self.storage! : try openSaveDirectory(next)
+            responder?.app = try makeApp(next, storage: storage, monitor: monitor)
+            self.storage = storage
+            configuration = next
+            statusNote = nil
+            log.log(LogEvent(level: .notice, kind: .reloaded, message: "configuration reloaded"))
+        } catch {
+            statusNote = "reload failed, old configuration kept: \(error)"
+            log.log(LogEvent(level: .error, kind: .configInvalid, message: "reload failed, keeping the running configuration: \(error)"))
+        }
+        notifier.ready(status: statusLine())
+    }
+
+    // MARK: - Periodic duties (on the main loop, so a hung loop stops the watchdog)
+
+    private func tick() {
+        let now = Clock.monotonicNanoseconds()
+        if let interval = notifier.watchdogInterval, now - lastWatchdog >= nanoseconds(interval) {
+            lastWatchdog = now
+            notifier.watchdog()
+        }
+        if notifier.isActive {
+            notifier.status(statusLine())
+            _ = notifier.flushIfDue()
+        }
+    }
+
+    private func statusLine() -> String {
+        var parts: [String] = []
+        if let server {
+            parts.append("listening on " + server.listeners.map(\.address.description).joined(separator: ", "))
+        }
+        if let monitor {
+            let uploads = monitor.snapshot()
+            if !uploads.isEmpty {
+                let shown = uploads.prefix(3).map { upload in
+                    let percent = upload.expected.map { $0 > 0 ? " \(upload.received * 100 / $0)%" : "" } ?? " \(ByteCount.format(upload.received))"
+                    return "\(upload.name.logEscaped)\(percent) \(ByteCount.format(upload.rate))/s"
+                }
+                parts.append("\(uploads.count) upload(s): " + shown.joined(separator: ", "))
+            }
+            parts.append("\(monitor.filesStored) file(s) stored")
+        }
+        if let free = storage?.availableSpace() {
+            parts.append("\(ByteCount.format(free)) free")
+        }
+        if let statusNote { parts.append(statusNote) }
+        return parts.joined(separator: "; ")
+    }
+
+    // MARK: - Building blocks
+
+    private func openSaveDirectory(_ configuration: Configuration) throws -> PosixStorage {
+        do {
+            return try PosixStorage(root: configuration.saveDirectory,
+                                    options: StorageOptions(fsync: configuration.fsync, minFreeSpace: configuration.minFreeSpace))
+        } catch {
+            throw StartupError(message: "cannot open the save directory \(configuration.saveDirectory): \(error)", exitCode: 1)
+        }
+    }
+
+    private func makeApp(_ configuration: Configuration, storage: PosixStorage, monitor: UploadMonitor) throws -> FiledropApp {
+        var isDirectory = stat()
+        guard stat(configuration.webRoot, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
+            throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
+        }
+        let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
+        return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor)
+    }
+
+    /// Sockets from systemd socket activation when there are any, else our own.
+    private func openListeners() throws -> [ListeningSocket] {
+        let activated = SocketActivation.listenFileDescriptors()
+        if !activated.isEmpty {
+            return try activated.map { try ListeningSocket(adopting: $0.fd) }
+        }
+        return try configuration.listen.map { address in
+            do {
+                return try ListeningSocket.bind(host: address.host, port: address.port)
+            } catch {
+                throw StartupError(message: "cannot listen on \(address): \(error)", exitCode: 1)
+            }
+        }
+    }
+
+    private func serverConfiguration(_ configuration: Configuration) -> ServerConfiguration {
+        var server = ServerConfiguration()
+        server.maxConnections = configuration.maxConnections
+        server.threads = configuration.threads
+        server.connection.headTimeout = nanoseconds(configuration.headTimeout)
+        server.connection.bodyTimeout = nanoseconds(configuration.bodyTimeout)
+        server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
+        server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
+        return server
+    }
+}
+
+struct StartupError: Error {
+    var message: String
+    var exitCode: Int32
+}
+
+func nanoseconds(_ duration: Duration) -> UInt64 {
+    let (seconds, attoseconds) = duration.components
+    return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds)) / 1_000_000_000
+}

@@ -1,0 +1,248 @@
+import Testing
+@testable import FiledropCore
+
+/// The connection state machine driven in memory: bytes in, actions out, time injected.
+@Suite struct ConnectionStateMachineTests {
+    /// Answers GET with "ok", takes bodies of PUT into a `RecordingConsumer`, refuses PUT to
+    /// /too-big with 413 before any body byte.
+    final class TestResponder: HTTPResponder, @unchecked Sendable {
+        var consumers: [RecordingConsumer] = []
+        func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+            switch (head.method, head.path) {
+            case (.put, "/too-big"):
+                return .respond(.error(.contentTooLarge(limit: 10), format: .text))
+            case (.put, _), (.post, _):
+                let consumer = RecordingConsumer()
+                consumers.append(consumer)
+                return .readBody(consumer)
+            default:
+                return .respond(Response(status: .ok, headers: ["Content-Type": "text/plain"], body: .bytes(Array("ok".utf8))))
+            }
+        }
+    }
+
+    final class RecordingConsumer: RequestBodyConsumer {
+        var body: [UInt8] = []
+        var finished = false
+        var aborted = false
+        func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) { body += bytes }
+        func finish(trailers: HTTPHeaders) -> Response {
+            finished = true
+            return Response(status: .created, body: .bytes(Array("got \(body.count)".utf8)))
+        }
+        func abort() { aborted = true }
+    }
+
+    /// A little driver: keeps a buffer like the I/O layer does and records what was sent.
+    struct Driver {
+        var machine: ConnectionStateMachine
+        var buffer: [UInt8] = []
+        var sent: [String] = []
+        var closed = false
+        var now: UInt64 = 0
+
+        init(responder: TestResponder, configuration: ConnectionConfiguration = ConnectionConfiguration()) {
+            machine = ConnectionStateMachine(configuration: configuration, responder: responder,
+                                             context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
+        }
+
+        mutating func receive(_ text: String) {
+            buffer += Array(text.utf8)
+            drain()
+        }
+
+        mutating func drain() {
+            while !closed {
+                let (consumed, action) = buffer.withUnsafeBytes { machine.process($0, now: now, wallClock: 0) }
+                buffer.removeFirst(consumed)
+                guard carryOut(action) else { return }
+                if consumed == 0 && !buffer.isEmpty, case .readMore = action { return }
+                if buffer.isEmpty { return }
+            }
+        }
+
+        /// Returns whether processing may continue.
+        mutating func carryOut(_ action: ConnectionStateMachine.Action) -> Bool {
+            switch action {
+            case .readMore:
+                return true
+            case .sendInterim(let bytes):
+                sent.append(String(decoding: bytes, as: UTF8.self))
+                return true
+            case .send(let response):
+                var text = String(decoding: response.head, as: UTF8.self)
+                if case .bytes(let body) = response.body { text += String(decoding: body, as: UTF8.self) }
+                sent.append(text)
+                return carryOut(machine.responseSent(now: now))
+            case .close:
+                closed = true
+                return false
+            }
+        }
+    }
+
+    @Test func keepAliveServesPipelinedRequestsInOrder() {
+        var driver = Driver(responder: TestResponder())
+        driver.receive("GET /a HTTP/1.1\r\nHost: x\r\n\r\nGET /b HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(driver.sent.count == 2)
+        #expect(driver.sent.allSatisfy { $0.hasPrefix("HTTP/1.1 200 OK\r\n") && $0.hasSuffix("ok") })
+        #expect(!driver.closed)
+    }
+
+    @Test func connectionCloseIsHonoured() {
+        var driver = Driver(responder: TestResponder())
+        driver.receive("GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        #expect(driver.sent.first?.contains("Connection: close\r\n") == true)
+        #expect(driver.closed)
+    }
+
+    @Test func http10ClosesUnlessKeepAliveAsked() {
+        var plain = Driver(responder: TestResponder())
+        plain.receive("GET / HTTP/1.0\r\n\r\n")
+        #expect(plain.closed)
+        var kept = Driver(responder: TestResponder())
+        kept.receive("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n")
+        #expect(!kept.closed)
+        #expect(kept.sent.first?.contains("Connection: keep-alive\r\n") == true)
+    }
+
+    @Test func headGetsHeadersWithoutBody() {
+        var driver = Driver(responder: TestResponder())
+        driver.receive("HEAD / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(driver.sent.first?.contains("Content-Length: 2\r\n") == true)
+        #expect(driver.sent.first?.hasSuffix("\r\n\r\n") == true)
+    }
+
+    @Test func bodyArrivesInPiecesAndIsFinishedOnce() {
+        let responder = TestResponder()
+        var driver = Driver(responder: responder)
+        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\nhello")
+        #expect(driver.sent.isEmpty)
+        driver.receive("world")
+        #expect(responder.consumers.first?.body == Array("helloworld".utf8))
+        #expect(responder.consumers.first?.finished == true)
+        #expect(driver.sent.first?.hasPrefix("HTTP/1.1 201 Created") == true)
+    }
+
+    @Test func continueIsSentOnlyAfterTheRouteAccepts() {
+        let responder = TestResponder()
+        var accepted = Driver(responder: responder)
+        accepted.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: 100-continue\r\n\r\n")
+        #expect(accepted.sent == ["HTTP/1.1 100 Continue\r\n\r\n"])
+
+        var refused = Driver(responder: responder)
+        refused.receive("PUT /too-big HTTP/1.1\r\nHost: x\r\nContent-Length: 3000\r\nExpect: 100-continue\r\n\r\n")
+        #expect(refused.sent.count == 1)
+        #expect(refused.sent.first?.hasPrefix("HTTP/1.1 413") == true)
+        // The body was never read, so the connection cannot be reused: it lingers, then closes.
+        #expect(refused.sent.first?.contains("Connection: close") == true)
+        #expect(refused.machine.wantsLinger)
+    }
+
+    @Test func unknownExpectationIs417() {
+        var driver = Driver(responder: TestResponder())
+        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nExpect: something\r\n\r\n")
+        #expect(driver.sent.first?.hasPrefix("HTTP/1.1 417") == true)
+    }
+
+    @Test func framingErrorsAnswer400AndClose() {
+        let responder = TestResponder()
+        var driver = Driver(responder: responder)
+        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nContent-Length: 6\r\n\r\nhello")
+        #expect(driver.sent.first?.hasPrefix("HTTP/1.1 400") == true)
+        #expect(driver.sent.first?.contains("Connection: close") == true)
+        #expect(responder.consumers.isEmpty)
+    }
+
+    @Test func chunkedAndContentLengthTogetherUseChunkedThenClose() {
+        let responder = TestResponder()
+        var driver = Driver(responder: responder)
+        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        #expect(responder.consumers.first?.body == Array("hello".utf8))
+        #expect(driver.sent.first?.contains("Connection: close") == true)
+        #expect(driver.closed || driver.machine.wantsLinger)
+    }
+
+    @Test func malformedChunkAbortsTheUpload() {
+        let responder = TestResponder()
+        var driver = Driver(responder: responder)
+        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nzz\r\n")
+        #expect(responder.consumers.first?.aborted == true)
+        #expect(responder.consumers.first?.finished == false)
+        #expect(driver.sent.first?.hasPrefix("HTTP/1.1 400") == true)
+    }
+
+    @Test func headTimeoutAnswers408() {
+        var configuration = ConnectionConfiguration()
+        configuration.headTimeout = 5_000
+        var driver = Driver(responder: TestResponder(), configuration: configuration)
+        driver.receive("GET / HT")
+        driver.now = 4_999
+        #expect(driver.machine.checkTimeouts(now: driver.now, wallClock: 0) == nil)
+        driver.now = 5_000
+        guard case .send(let response)? = driver.machine.checkTimeouts(now: driver.now, wallClock: 0) else {
+            Issue.record("expected a 408")
+            return
+        }
+        #expect(response.status == .requestTimeout)
+    }
+
+    @Test func bodyTimeoutAbortsTheUpload() {
+        var configuration = ConnectionConfiguration()
+        configuration.bodyTimeout = 1_000
+        let responder = TestResponder()
+        var driver = Driver(responder: responder, configuration: configuration)
+        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 2000000000\r\n\r\nabc")
+        driver.now = 999
+        driver.receive("d")
+        #expect(driver.machine.checkTimeouts(now: 1_500, wallClock: 0) == nil)
+        #expect(driver.machine.checkTimeouts(now: 2_000, wallClock: 0) != nil)
+        #expect(responder.consumers.first?.aborted == true)
+    }
+
+    @Test func idleKeepAliveConnectionClosesSilently() {
+        var configuration = ConnectionConfiguration()
+        configuration.idleTimeout = 100
+        var driver = Driver(responder: TestResponder(), configuration: configuration)
+        driver.receive("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        guard case .close? = driver.machine.checkTimeouts(now: 100, wallClock: 0) else {
+            Issue.record("expected a silent close")
+            return
+        }
+    }
+
+    @Test func disconnectMidBodyAborts() {
+        let responder = TestResponder()
+        var driver = Driver(responder: responder)
+        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf")
+        _ = driver.machine.inputEnded(now: 0, wallClock: 0)
+        #expect(responder.consumers.first?.aborted == true)
+    }
+
+    @Test func shutdownClosesIdleConnectionsAndEndsKeepAlive() {
+        var idle = Driver(responder: TestResponder())
+        guard case .close? = idle.machine.beginShutdown() else {
+            Issue.record("an idle connection closes at once")
+            return
+        }
+        let responder = TestResponder()
+        var busy = Driver(responder: responder)
+        busy.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab")
+        #expect(busy.machine.beginShutdown() == nil)
+        busy.receive("cd")
+        #expect(responder.consumers.first?.finished == true)
+        #expect(busy.sent.first?.contains("Connection: close") == true)
+        #expect(busy.closed)
+    }
+}
+
+extension ConnectionStateMachine.Action: Equatable {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.readMore, .readMore), (.close, .close): true
+        case (.sendInterim(let a), .sendInterim(let b)): a == b
+        case (.send(let a), .send(let b)): a.head == b.head
+        default: false
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import Synchronization
+@testable import FiledropCore
+
+/// A `Storage` in memory with the same visibility rules as the real one: an upload is
+/// invisible until published, publishing never replaces unless asked. Lets upload-policy
+/// tests run without a disk (hummingbird's `.router` mode next to `.live`).
+final class InMemoryStorage: Storage, Sendable {
+    struct State {
+        var files: [StoragePath: [UInt8]] = [:]
+        var directories: Set<StoragePath> = [.root]
+        var pendingUploads = 0
+        var freeSpace: UInt64? = 1 << 40
+        /// Writes fail with this once that many bytes are stored (a disk filling up).
+        var capacity: UInt64?
+    }
+
+    let state = Mutex(State())
+
+    func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile {
+        state.withLock { state in
+            var path = StoragePath.root
+            for component in directory.components {
+                path = path.appending(checkedName: component)
+                state.directories.insert(path)
+            }
+            state.pendingUploads += 1
+        }
+        return MemoryUpload(storage: self, directory: directory)
+    }
+
+    func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
+        throw .notAllowed
+    }
+
+    func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata? {
+        state.withLock { state in
+            if let bytes = state.files[path] {
+                return FileMetadata(name: path.name ?? "", kind: .file, size: UInt64(bytes.count), modified: 0, inode: 1)
+            }
+            return state.directories.contains(path) ? FileMetadata(name: path.name ?? "", kind: .directory, size: 0, modified: 0, inode: 2) : nil
+        }
+    }
+
+    func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata] {
+        state.withLock { state in
+            state.files.filter { $0.key.parent == directory }.map {
+                FileMetadata(name: $0.key.name ?? "", kind: .file, size: UInt64($0.value.count), modified: 0, inode: 1)
+            }
+        }
+    }
+
+    func remove(_ path: StoragePath) throws(StorageError) {
+        guard state.withLock({ $0.files.removeValue(forKey: path) }) != nil else { throw .notFound }
+    }
+
+    func availableSpace() -> UInt64? {
+        state.withLock { $0.freeSpace }
+    }
+
+    var files: [StoragePath: [UInt8]] { state.withLock { $0.files } }
+    var pendingUploads: Int { state.withLock { $0.pendingUploads } }
+}
+
+final class MemoryUpload: UploadFile {
+    private let storage: InMemoryStorage
+    private let directory: StoragePath
+    private var bytes: [UInt8] = []
+    private var open = true
+
+    init(storage: InMemoryStorage, directory: StoragePath) {
+        self.storage = storage
+        self.directory = directory
+    }
+
+    var bytesWritten: UInt64 { UInt64(bytes.count) }
+    var crc32: UInt32 { 0 }
+
+    func write(_ chunk: UnsafeRawBufferPointer) throws(StorageError) {
+        let stored = storage.state.withLock { $0.files.values.reduce(0) { $0 + UInt64($1.count) } }
+        if let capacity = storage.state.withLock({ $0.capacity }), stored + bytesWritten + UInt64(chunk.count) > capacity {
+            throw .noSpace
+        }
+        bytes.append(contentsOf: chunk)
+    }
+
+    func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
+        let path = directory.appending(checkedName: name)
+        let result: StorageError? = storage.state.withLock { state in
+            if !replacing && (state.files[path] != nil || state.directories.contains(path)) { return .exists }
+            state.files[path] = bytes
+            state.pendingUploads -= 1
+            return nil
+        }
+        if let result { throw result }
+        open = false
+    }
+
+    func discard() {
+        guard open else { return }
+        open = false
+        storage.state.withLock { $0.pendingUploads -= 1 }
+    }
+}

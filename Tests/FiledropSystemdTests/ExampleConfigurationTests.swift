@@ -1,0 +1,51 @@
+import FiledropCore
+import Glibc
+import Testing
+
+/// packaging/filedrop.conf documents every file key with its default: uncommenting every
+/// key line must give exactly the defaults.
+@Suite struct ExampleConfigurationTests {
+    /// Tests/FiledropSystemdTests/<this file> -> the package root.
+    static let path: String = {
+        var root = Substring(#filePath)
+        for _ in 0..<3 { root = root[..<root.lastIndex(of: "/")!] }
+        return root + "/packaging/filedrop.conf"
+    }()
+
+    static func readExample() throws -> String {
+        let file = try #require(fopen(path, "r"))
+        defer { fclose(file) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = fread(&buffer, 1, buffer.count, file)
+            if count == 0 { break }
+            bytes += buffer[0..<count]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    @Test func everyKeyAppearsOnceWithItsDefault() throws {
+        let fileKeys = ConfigKey.all.filter(\.settableInFile).map(\.name)
+        let lines = try Self.readExample().split(separator: "\n").map(String.init)
+        let keyLines = lines.filter { line in fileKeys.contains { line.hasPrefix("#\($0) = ") } }
+        #expect(keyLines.count == fileKeys.count)
+        for key in fileKeys {
+            #expect(keyLines.filter { $0.hasPrefix("#\(key) = ") }.count == 1, "key \(key)")
+        }
+
+        let uncommented = lines.map { line in
+            keyLines.contains(line) && !line.hasPrefix("#password-hash") ? String(line.dropFirst()) : line
+        }.joined(separator: "\n")
+        let command = try ConfigurationLoader.parse(
+            arguments: ["--config", "/example.conf"],
+            environment: ["STATE_DIRECTORY": "/var/lib/filedrop"],
+            readFile: { $0 == "/example.conf" ? uncommented : nil },
+            fileExists: { $0 == ConfigurationLoader.packagedWebRoot })
+        var expected = Configuration()
+        expected.saveDirectory = "/var/lib/filedrop"
+        expected.webRoot = ConfigurationLoader.packagedWebRoot
+        expected.configFile = "/example.conf"
+        #expect(command == .run(expected))
+    }
+}
