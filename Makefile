@@ -10,7 +10,8 @@ SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 PORT ?= 8080
-LISTEN ?= 0.0.0.0:$(PORT) [::]:$(PORT)
+# [::] is dual-stack: IPv4 and IPv6 on one socket.
+LISTEN ?= [::]:$(PORT)
 SAVE_DIR ?= ./uploads
 WEB_ROOT ?= ./web
 RUN_FLAGS ?=

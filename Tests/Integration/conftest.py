@@ -30,6 +30,8 @@ STOP_TIMEOUT = 10.0
 TEMP_FILE_PREFIX = ".filedrop-tmp"
 
 # Names that break naive quoting, escaping, percent-decoding or path handling.
+# The daemon serves some and refuses (4xx) the ones its name policy rejects: control
+# characters, and hidden names unless --allow-hidden.
 AWKWARD_FILES: dict[str, bytes] = {
     "file\n1.txt": b"a newline in the name\n",
     "\N{GRINNING FACE}.bin": bytes(range(256)),
@@ -39,6 +41,8 @@ AWKWARD_FILES: dict[str, bytes] = {
     "plain.txt": b"hello, filedrop\n",
     "sub dir/inner.txt": b"inside a subdirectory\n",
 }
+REFUSED_NAMES = {"file\n1.txt", "..txt"}
+SERVED_FILES = {name: content for name, content in AWKWARD_FILES.items() if name not in REFUSED_NAMES}
 
 
 def parse_notification(datagram: bytes) -> dict[str, str]:
@@ -256,15 +260,16 @@ class Daemon:
 
 @pytest.fixture
 def daemon_factory(tmp_path):
-    """Start daemons with extra flags: `daemon_factory("--max-upload-size", "1K")`.
-    Keyword arguments: env (extra environment), listen (addresses), fill (awkward names)."""
+    """Start daemons with extra flags: `daemon_factory("--max-upload-size", "1K")` (or
+    `extra_args=[...]`). Keyword arguments: env (extra environment), listen (addresses),
+    fill (awkward names)."""
     daemons: list[Daemon] = []
 
-    def start(*extra_args: str, env: dict[str, str] | None = None,
+    def start(*args: str, extra_args: list[str] | None = None, env: dict[str, str] | None = None,
               listen: list[str] | None = None, fill: bool = True) -> Daemon:
         workdir = tmp_path / f"daemon{len(daemons)}"
         workdir.mkdir()
-        daemon = Daemon(workdir, list(extra_args), env=env, listen=listen, fill=fill)
+        daemon = Daemon(workdir, list(args) + list(extra_args or []), env=env, listen=listen, fill=fill)
         daemons.append(daemon)
         return daemon.start()
 

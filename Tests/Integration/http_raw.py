@@ -7,9 +7,11 @@ Every read is bounded by a deadline; nothing here waits forever.
 
 from __future__ import annotations
 
+import http.client
 import socket
 import time
 from dataclasses import dataclass, field
+from urllib.parse import urlsplit
 
 
 class ConnectionClosed(Exception):
@@ -48,6 +50,22 @@ class Response:
     def __repr__(self):
         preview = self.body[:200]
         return f"<Response {self.status} {self.reason} {self.headers} body={preview!r}>"
+
+
+def fetch(url: str, method: str = "GET", headers: dict[str, str] | None = None,
+          body: bytes | None = None, timeout: float = 10.0) -> Response:
+    """One request on its own connection with http.client, closed before returning, so no
+    client socket outlives the call (a daemon fd-leak check can follow right away)."""
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=timeout)
+    try:
+        target = parts.path + (f"?{parts.query}" if parts.query else "")
+        connection.request(method, target, body=body, headers=headers or {})
+        reply = connection.getresponse()
+        version = {10: "HTTP/1.0", 11: "HTTP/1.1"}.get(reply.version, str(reply.version))
+        return Response(version, reply.status, reply.reason, list(reply.getheaders()), reply.read())
+    finally:
+        connection.close()
 
 
 def build_request(method: str = "GET", target: str = "/", headers: list[tuple[str, str]] | None = None,

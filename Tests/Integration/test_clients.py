@@ -11,7 +11,8 @@ from urllib.parse import quote
 import pytest
 import requests
 
-from conftest import AWKWARD_FILES
+from conftest import AWKWARD_FILES, REFUSED_NAMES, SERVED_FILES
+from http_raw import Response, fetch
 
 CURL_TIMEOUT = 30
 
@@ -138,33 +139,44 @@ def test_http_client_put_chunked(daemon):
     assert (daemon.save_dir / "chunked.bin").read_bytes() == b"".join(pieces)
 
 
-# Downloads of awkward names, with requests.
+# Downloads of awkward names.
 
 
-@pytest.mark.parametrize("name", AWKWARD_FILES.keys(), ids=[quote(name) for name in AWKWARD_FILES])
+@pytest.mark.parametrize("name", SERVED_FILES.keys(), ids=[quote(name) for name in SERVED_FILES])
 def test_download_of_awkward_name(daemon, name):
-    with requests.Session() as session:
-        response = session.get(f"{daemon.url}/files/{quote(name)}", timeout=10)
-        assert response.status_code == 200
-        assert response.content == AWKWARD_FILES[name]
-        assert response.headers["Content-Length"] == str(len(AWKWARD_FILES[name]))
-        assert response.headers.get("ETag")
+    response = fetch(f"{daemon.url}/files/{quote(name)}")
+    assert response.status == 200
+    assert response.body == SERVED_FILES[name]
+    assert response.header("Content-Length") == str(len(SERVED_FILES[name]))
+    assert response.header("ETag")
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_NAMES), ids=[quote(name) for name in sorted(REFUSED_NAMES)])
+def test_names_the_policy_refuses_are_not_served(daemon, name):
+    response = fetch(f"{daemon.url}/files/{quote(name)}")
+    assert response.status in (400, 404), response
+    assert AWKWARD_FILES[name] not in response.body
+
+
+def test_hidden_names_are_served_with_allow_hidden(daemon_factory):
+    daemon = daemon_factory("--allow-hidden")
+    response = fetch(f"{daemon.url}/files/..txt")
+    assert response.status == 200
+    assert response.body == AWKWARD_FILES["..txt"]
 
 
 def test_range_request_gets_206(daemon):
-    with requests.Session() as session:
-        response = session.get(f"{daemon.url}/files/plain.txt", headers={"Range": "bytes=0-4"}, timeout=10)
-        assert response.status_code == 206
-        assert response.content == b"hello"
-        assert response.headers["Content-Range"] == f"bytes 0-4/{len(AWKWARD_FILES['plain.txt'])}"
+    response = fetch(f"{daemon.url}/files/plain.txt", headers={"Range": "bytes=0-4"})
+    assert response.status == 206
+    assert response.body == b"hello"
+    assert response.header("Content-Range") == f"bytes 0-4/{len(AWKWARD_FILES['plain.txt'])}"
 
 
 def test_conditional_get_with_etag_gets_304(daemon):
-    with requests.Session() as session:
-        etag = session.get(f"{daemon.url}/files/plain.txt", timeout=10).headers["ETag"]
-        response = session.get(f"{daemon.url}/files/plain.txt", headers={"If-None-Match": etag}, timeout=10)
-        assert response.status_code == 304
-        assert response.content == b""
+    etag = fetch(f"{daemon.url}/files/plain.txt").header("ETag")
+    response = fetch(f"{daemon.url}/files/plain.txt", headers={"If-None-Match": etag})
+    assert response.status == 304
+    assert response.body == b""
 
 
 def strings_in(value) -> set[str]:
@@ -177,24 +189,45 @@ def strings_in(value) -> set[str]:
     return set()
 
 
+def listing(daemon, how: str) -> Response:
+    if how == "query":
+        return fetch(f"{daemon.url}/files/?format=json")
+    return fetch(f"{daemon.url}/files/", headers={"Accept": "application/json"})
+
+
 @pytest.mark.parametrize("how", ["query", "accept"])
-def test_json_listing_names_every_entry(daemon, how):
-    params = {"format": "json"} if how == "query" else None
-    headers = {"Accept": "application/json"} if how == "accept" else None
-    with requests.Session() as session:
-        response = session.get(f"{daemon.url}/files/", params=params, headers=headers, timeout=10)
-        assert response.status_code == 200
-        assert response.headers["Content-Type"].startswith("application/json")
-        names = strings_in(json.loads(response.content))
-    top_level = {name.split("/")[0] for name in AWKWARD_FILES}
-    missing = {name for name in top_level if not any(name in text for text in names)}
+def test_json_listing_names_every_visible_entry(daemon, how):
+    response = listing(daemon, how)
+    assert response.status == 200
+    assert response.header("Content-Type").startswith("application/json")
+    names = strings_in(json.loads(response.body))
+    top_level = {name.split("/")[0] for name in SERVED_FILES}
+    missing = {name for name in top_level if name not in names}
     assert not missing, f"listing lacks {missing}: {names}"
 
 
+@pytest.mark.xfail(strict=True, reason="the listing shows names the download route refuses "
+                   "(control characters, hidden names); remove this mark once it filters them")
+def test_listing_shows_only_names_that_can_be_downloaded(daemon):
+    # A listed name the daemon then refuses is a dead link on the page.
+    names = strings_in(json.loads(listing(daemon, "query").body))
+    listed_refused = {name for name in REFUSED_NAMES if name in names}
+    assert not listed_refused, f"listed but refused for download: {listed_refused}"
+
+
 def test_html_listing_escapes_names(daemon):
-    with requests.Session() as session:
-        response = session.get(f"{daemon.url}/files/", timeout=10)
-        assert response.status_code == 200
-        assert response.headers["Content-Type"].startswith("text/html")
-        assert 'quote"s.txt' not in response.text
-        assert any(escaped in response.text for escaped in ("quote&quot;s.txt", "quote&#34;s.txt", "quote&#x22;s.txt"))
+    response = fetch(f"{daemon.url}/files/")
+    assert response.status == 200
+    assert response.header("Content-Type").startswith("text/html")
+    text = response.body.decode("utf-8")
+    assert 'quote"s.txt' not in text
+    assert any(escaped in text for escaped in ("quote&quot;s.txt", "quote&#34;s.txt", "quote&#x22;s.txt"))
+
+
+def test_requests_multipart_upload(daemon):
+    content = random_bytes(10_000)
+    response = requests.post(f"{daemon.url}/upload.html", files={"file": ("from requests.bin", content)},
+                             headers={"Connection": "close"}, timeout=10)
+    response.close()
+    assert response.status_code in (200, 201, 303)
+    assert (daemon.save_dir / "from requests.bin").read_bytes() == content

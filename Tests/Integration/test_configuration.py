@@ -11,7 +11,8 @@ from conftest import FILEDROP_BIN, WEB_ROOT
 INVALID_FLAGS = [
     ("--on-collision", "explode"),
     ("--max-upload-size", "12Q"),
-    ("--fsync", "maybe"),
+    ("--log-level", "loud"),
+    ("--threads", "many"),
     ("--head-timeout", "forever"),
     ("--max-connections", "-3"),
     ("--listen", "127.0.0.1:99999"),

@@ -4,13 +4,12 @@ step (what `make run` does after building) on a free port, on both wildcard addr
 
 import socket
 
-import requests
-
 from conftest import FILEDROP_BIN, REPO, Daemon
+from http_raw import fetch
 
 
 def free_dual_stack_port() -> int:
-    """A port free on both 0.0.0.0 and [::] (IPv6-only socket), as `make run` binds both."""
+    """A port free on both 0.0.0.0 and [::], as `make run` listens on both (dual-stack)."""
     for _ in range(20):
         with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as v4:
             v4.bind(("0.0.0.0", 0))
@@ -50,14 +49,13 @@ def test_make_serve_serves_the_page_on_both_address_families(tmp_path):
         daemon.start()
         command_line = open(f"/proc/{daemon.pid}/cmdline", "rb").read().split(b"\0")
         assert str(FILEDROP_BIN).encode() in command_line, "make's child is not the daemon"
-        assert (daemon.port, daemon.port6) == (port, port)
+        assert f"[::]:{port}" in daemon.notification_value("X_FILEDROP_LISTEN")
         assert (daemon.save_dir / "uploads").is_dir()
-        with requests.Session() as session:
-            for base in (f"http://127.0.0.1:{port}", f"http://[::1]:{port}"):
-                response = session.get(f"{base}/", timeout=10)
-                assert response.status_code == 200
-                assert response.headers["Content-Type"] == "text/html; charset=utf-8"
-                assert b"<html" in response.content.lower()
+        for base in (f"http://127.0.0.1:{port}", f"http://[::1]:{port}"):
+            response = fetch(f"{base}/")
+            assert response.status == 200
+            assert response.header("Content-Type") == "text/html; charset=utf-8"
+            assert b"<html" in response.body.lower()
         daemon.assert_no_fd_leak()
         assert daemon.stop() == 0
     finally:
