@@ -28,9 +28,11 @@ var targets: [Target] = [
         name: "filedrop",
         dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd"]
     ),
-    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"]),
+    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"], exclude: ["Fixtures"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
+    // Runs the real binary (built as a dependency) with Foundation's URLSession as the client.
+    .testTarget(name: "IntegrationTests", dependencies: ["filedrop"]),
 ]
 
 if fuzzing {

@@ -1,5 +1,6 @@
 import FiledropCore
 import Glibc
+import Synchronization
 
 /// The text form of an event shared by the line-based sinks:
 /// `upload finished file="a b.txt" size=12 client=127.0.0.1`.
@@ -33,8 +34,20 @@ enum LogLineFormat {
 
 /// Local wall-clock time as `2026-11-30 07:00:00`, for text log lines.
 public enum LocalTimestamp {
+    /// The text of the current second, reused by every line logged within it: an access
+    /// log line per request must not cost a localtime_r and six string conversions.
+    private static let cache = Mutex<(second: Int, text: String)>((-1, ""))
+
     public static func now() -> String {
-        var seconds = time(nil)
+        let second = time(nil)
+        if let cached = cache.withLock({ $0.second == second ? $0.text : nil }) { return cached }
+        let text = format(second)
+        cache.withLock { $0 = (second, text) }
+        return text
+    }
+
+    private static func format(_ second: Int) -> String {
+        var seconds = second
         var parts = tm()
         localtime_r(&seconds, &parts)
         func twoDigits(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }

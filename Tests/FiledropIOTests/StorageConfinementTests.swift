@@ -19,10 +19,21 @@ struct StorageConfinementTests {
         #expect(throws: StorageError.notAllowed) { try storage.metadata(storagePath("evil")) }
         #expect(throws: StorageError.notAllowed) { try storage.metadata(storagePath("evil", "passwd")) }
         #expect(throws: StorageError.notAllowed) { try storage.createUpload(in: storagePath("evil")) }
-        #expect(throws: StorageError.notAllowed) { try storage.remove(storagePath("evil", "passwd")) }
-        #expect(throws: StorageError.notAllowed) { try storage.remove(storagePath("evil")) }
         #expect(try storage.list(.root).isEmpty)
-        #expect(FileManager.default.fileExists(atPath: "/etc/passwd"))
+    }
+
+    /// Against a decoy directory, never /etc: should confinement ever break, this test must
+    /// not be the thing that deletes a real system file.
+    @Test("remove never reaches through a symlink")
+    func removeThroughSymlink() throws {
+        let fixture = try SaveDirectoryFixture()
+        let decoy = try SaveDirectoryFixture()
+        #expect(FileManager.default.createFile(atPath: decoy.path + "/victim.txt", contents: Data("keep".utf8)))
+        #expect(symlink(decoy.path, fixture.path + "/evil") == 0)
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.remove(storagePath("evil", "victim.txt")) }
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.remove(storagePath("evil")) }
+        #expect(try decoy.entriesOnDisk() == ["victim.txt"])
+        #expect(try fixture.entriesOnDisk() == ["evil"])
     }
 
     @Test("Nothing is created through a symlinked directory, however deep")
@@ -35,6 +46,17 @@ struct StorageConfinementTests {
         #expect(throws: StorageError.notAllowed) { try fixture.storage.createUpload(in: storagePath("real", "escape")) }
         #expect(throws: StorageError.notAllowed) { try fixture.storage.createUpload(in: storagePath("real", "escape", "new", "dirs")) }
         #expect(try outside.entriesOnDisk().isEmpty)
+    }
+
+    @Test("A dangling symlink is not replaced by a directory, nor followed to create one")
+    func danglingSymlink() throws {
+        let fixture = try SaveDirectoryFixture()
+        let outside = try SaveDirectoryFixture()
+        #expect(symlink(outside.path + "/would-be-made", fixture.path + "/dangling") == 0)
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.createUpload(in: storagePath("dangling")) }
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.list(storagePath("dangling")) }
+        #expect(try outside.entriesOnDisk().isEmpty)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: fixture.path + "/dangling") == outside.path + "/would-be-made")
     }
 
     @Test("A symlinked file is neither served nor listed, wherever it points")

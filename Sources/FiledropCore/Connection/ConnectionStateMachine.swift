@@ -296,7 +296,7 @@ public struct ConnectionStateMachine {
     private mutating func send(_ response: Response, after: AfterResponse, now: UInt64, wallClock: Int64) -> Action {
         let version = currentRequest?.version ?? .http1_1
         let (head, framing) = ResponseHeadSerializer.serialize(
-            response, version: version, keepAlive: after == .keepAlive && !shuttingDown, date: HTTPDate.format(wallClock))
+            response, version: version, keepAlive: after == .keepAlive && !shuttingDown, date: HTTPDate.current(wallClock))
         var after = after
         if after == .keepAlive && (shuttingDown || framing == .untilClose) { after = .close }
         var body = response.body

@@ -8,10 +8,10 @@ public enum ResponseFormat: Sendable, Equatable {
             self = .json
             return
         }
-        let accepted = (accept ?? "").lowercased()
-        if accepted.contains("application/json") {
+        let accepted = accept ?? ""
+        if accepted.containsASCIICaseInsensitive("application/json") {
             self = .json
-        } else if accepted.contains("text/html") {
+        } else if accepted.containsASCIICaseInsensitive("text/html") {
             self = .html
         } else {
             self = .text

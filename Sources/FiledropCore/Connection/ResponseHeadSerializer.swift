@@ -23,30 +23,43 @@ public enum ResponseHeadSerializer {
         _ response: Response, version: HTTPVersion, keepAlive: Bool, date: String
     ) -> (head: [UInt8], framing: BodyFraming) {
         let framing = bodyFraming(of: response, version: version)
-        var text = "HTTP/1.1 \(response.status.code) \(response.status.reason)\r\n"
-        text.reserveCapacity(256)
-        text += "Date: \(date)\r\nServer: filedrop\r\n"
+        // Bytes appended directly: this runs once per response and String concatenation
+        // showed up in profiles of small-file benchmarks.
+        var head: [UInt8] = []
+        head.reserveCapacity(512)
+        head.append(contentsOf: "HTTP/1.1 ".utf8)
+        head.append(contentsOf: String(response.status.code).utf8)
+        head.append(0x20)
+        head.append(contentsOf: response.status.reason.utf8)
+        head.append(contentsOf: "\r\nDate: ".utf8)
+        head.append(contentsOf: date.utf8)
+        head.append(contentsOf: "\r\nServer: filedrop\r\n".utf8)
+        func field(_ name: String, _ value: String) {
+            head.append(contentsOf: name.utf8)
+            head.append(contentsOf: ": ".utf8)
+            head.append(contentsOf: value.utf8)
+            head.append(contentsOf: "\r\n".utf8)
+        }
         for (name, value) in response.headers
         where !name.equalsIgnoringASCIICase("content-length") && !name.equalsIgnoringASCIICase("transfer-encoding")
             && !name.equalsIgnoringASCIICase("connection") {
-            text += "\(name): \(value)\r\n"
+            field(name, value)
         }
         for (name, value) in securityHeaders where !response.headers.contains(name) {
-            text += "\(name): \(value)\r\n"
+            field(name, value)
         }
         switch framing {
-        case .contentLength(let length): text += "Content-Length: \(length)\r\n"
-        case .chunked: text += "Transfer-Encoding: chunked\r\n"
+        case .contentLength(let length): field("Content-Length", String(length))
+        case .chunked: field("Transfer-Encoding", "chunked")
         case .none, .untilClose: break
         }
-        let closes = !keepAlive || framing == .untilClose
-        if closes {
-            text += "Connection: close\r\n"
+        if !keepAlive || framing == .untilClose {
+            field("Connection", "close")
         } else if version == .http1_0 {
-            text += "Connection: keep-alive\r\n"
+            field("Connection", "keep-alive")
         }
-        text += "\r\n"
-        return (Array(text.utf8), framing)
+        head.append(contentsOf: "\r\n".utf8)
+        return (head, framing)
     }
 
     /// RFC 9110 §9.3.2: HEAD is answered with GET's response (the connection drops the body),

@@ -1,8 +1,20 @@
+import Synchronization
+
 /// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`, from and to seconds
 /// since 1970. Pure arithmetic (civil-from-days), so the core needs no C library.
 public enum HTTPDate {
     private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+    private static let cache = Mutex<(second: Int64, text: String)>((-1, ""))
+
+    /// `format`, reused within the same second: every response carries a Date header.
+    public static func current(_ secondsSince1970: Int64) -> String {
+        if let text = cache.withLock({ $0.second == secondsSince1970 ? $0.text : nil }) { return text }
+        let text = format(secondsSince1970)
+        cache.withLock { $0 = (secondsSince1970, text) }
+        return text
+    }
 
     public static func format(_ secondsSince1970: Int64) -> String {
         let days = floorDivide(secondsSince1970, 86_400)

@@ -71,6 +71,25 @@ extension StringProtocol {
         return zip(a, b).allSatisfy { lowerASCII($0) == lowerASCII($1) }
     }
 
+    /// Whether `needle` (lowercase ASCII) occurs in this string, ignoring ASCII case. A byte
+    /// loop: the generic `contains` of _StringProcessing is far too slow for a hot path.
+    public func containsASCIICaseInsensitive(_ needle: StaticString) -> Bool {
+        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        if let found = utf8.withContiguousStorageIfAvailable({ Self.search($0, for: pattern) }) { return found }
+        return Array(utf8).withUnsafeBufferPointer { Self.search($0, for: pattern) }
+    }
+
+    private static func search(_ haystack: UnsafeBufferPointer<UInt8>, for pattern: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let first = pattern.first else { return true }
+        guard haystack.count >= pattern.count else { return false }
+        for i in 0...(haystack.count - pattern.count) where lowerASCII(haystack[i]) == first {
+            var j = 1
+            while j < pattern.count && lowerASCII(haystack[i + j]) == pattern[j] { j += 1 }
+            if j == pattern.count { return true }
+        }
+        return false
+    }
+
     /// Strips optional white space (SP / HTAB, RFC 9110 §5.6.3) from both ends.
     public func trimmingOWS() -> String {
         var scalars = Substring(self)

@@ -22,6 +22,7 @@ extension String {
     /// The inside of a JSON string literal (RFC 8259 §7): `"` and `\` escaped, control
     /// characters as `\u00XX`, and U+2028/U+2029, which end a line in JavaScript source.
     public var jsonEscaped: String {
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return self }
         var result = ""
         result.reserveCapacity(utf8.count)
         for scalar in unicodeScalars {
@@ -41,6 +42,8 @@ extension String {
     /// name can neither split a log line nor send a terminal escape sequence, nor reorder
     /// what a reader sees.
     public var logEscaped: String {
+        // Fast path for the common case (plain ASCII paths and names): nothing to do.
+        if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x5C }) { return self }
         guard unicodeScalars.contains(where: Self.needsLogEscape) else { return self }
         var result = ""
         result.reserveCapacity(utf8.count + 16)

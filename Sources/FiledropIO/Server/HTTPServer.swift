@@ -25,6 +25,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let connectionCount = Atomic<Int>(0)
     private let drainDeadline = Atomic<UInt64>(0)
     private let draining = Atomic<Bool>(false)
+    private let nextLoop = Atomic<Int>(0)
 
     public init(listeners: [ListeningSocket], configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink) throws(SystemError) {
         self.listeners = listeners
@@ -116,6 +117,18 @@ public final class HTTPServer: @unchecked Sendable {
         }
         var noDelay: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
+        // Round-robin over the loops: one accept wakeup may take a whole burst of
+        // connections, which would otherwise all stay on the loop that woke.
+        let target = loops[nextLoop.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+        if target === loop {
+            adopt(fd, peer: peer, on: loop)
+        } else {
+            let box = AcceptedSocket(descriptor: fd, peer: peer)
+            target.execute { [unowned self] in self.adopt(box.descriptor, peer: box.peer, on: target) }
+        }
+    }
+
+    private func adopt(_ fd: Int32, peer: SocketAddress, on loop: EventLoop) {
         let connection = Connection(
             descriptor: fd, peer: peer, configuration: configuration.connection, responder: responder, log: log,
             onClose: { [unowned self] _ in self.connectionCount.wrappingSubtract(1, ordering: .relaxed) })
@@ -148,6 +161,12 @@ private final class Acceptor: EventHandler {
             }
         }
     }
+}
+
+/// An accepted descriptor in transit to another loop.
+private struct AcceptedSocket: Sendable {
+    let descriptor: Int32
+    let peer: SocketAddress
 }
 
 private final class ThreadBody {
