@@ -68,11 +68,12 @@ serve:
 ## test: everything, failing on the first step that fails.
 test: deps build unit-test integration-test test-fuzz
 
+# Runs after `build`: the Swift integration tests (Tests/IntegrationTests) start the release binary.
 unit-test: debian-deps
-	$(SWIFT) test
+	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test
 
 integration-test: $(VENV_STAMP) build
-	FILEDROP_BIN=$(CURDIR)/$(BIN) $(VENV)/bin/python -m pytest Tests/Integration
+	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/Integration
 
 # A bounded run of each fuzz target; skipped until the fuzz script and targets exist.
 test-fuzz:
