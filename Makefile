@@ -1,0 +1,94 @@
+# filedrop: two commands matter.
+#   make run    build and serve ./uploads on port 8080 (PORT=...)
+#   make test   unit tests, integration tests against the real binary, a short fuzz run
+# Everything the targets need is installed by `deps`, and only when missing.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := build
+
+SWIFT ?= swift
+PYTHON ?= python3
+PORT ?= 8080
+# [::] is dual-stack: IPv4 and IPv6 on one socket.
+LISTEN ?= [::]:$(PORT)
+SAVE_DIR ?= ./uploads
+WEB_ROOT ?= ./web
+RUN_FLAGS ?=
+# Seconds per fuzz target: short inside `make test`, longer for `make fuzz`.
+TEST_FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 600
+
+BIN ?= .build/release/filedrop
+VENV := .venv
+VENV_STAMP := $(VENV)/.requirements-installed
+REQUIREMENTS := Tests/Integration/requirements.txt
+DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev pkg-config curl
+FUZZ_SCRIPT := scripts/fuzz.sh
+# A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
+FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
+
+.PHONY: deps debian-deps build run serve test unit-test integration-test test-fuzz fuzz clean
+
+## deps: Debian packages and the Python test environment, each installed only when missing.
+deps: debian-deps $(VENV_STAMP)
+
+debian-deps:
+	@missing=""; \
+	for pkg in $(DEBIAN_PACKAGES); do \
+	    status=$$(dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null || true); \
+	    [ "$$status" = "install ok installed" ] || missing="$$missing $$pkg"; \
+	done; \
+	if ! $(PYTHON) -c 'import venv, ensurepip' >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
+	if [ -n "$$missing" ]; then \
+	    echo "deps: installing$$missing"; \
+	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+	    $$sudo apt-get update; \
+	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+# Rebuilt when the requirements change; a venv that already has them is only stamped.
+$(VENV_STAMP): $(REQUIREMENTS)
+	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
+	@$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $(REQUIREMENTS)
+	@touch $@
+
+## build: the release binary the daemon runs from and the integration tests start.
+build: debian-deps
+	$(SWIFT) build -c release
+
+## run: build, then serve $(SAVE_DIR) on $(PORT); the daemon prints the URLs to open.
+run: debian-deps build serve
+
+## serve: start the already built binary exactly as `make run` does (used by its test).
+serve:
+	@mkdir -p $(SAVE_DIR)
+	exec $(BIN) $(foreach address,$(LISTEN),--listen '$(address)') --save-dir $(SAVE_DIR) --web-root $(WEB_ROOT) $(RUN_FLAGS)
+
+## test: everything, failing on the first step that fails.
+test: deps build unit-test integration-test test-fuzz
+
+# Runs after `build`: the Swift integration tests (Tests/IntegrationTests) start the release binary.
+unit-test: debian-deps
+	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test
+
+integration-test: $(VENV_STAMP) build
+	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/Integration
+
+# A bounded run of each fuzz target; skipped until the fuzz script and targets exist.
+test-fuzz:
+	@if [ ! -f $(FUZZ_SCRIPT) ] || [ -z "$(FUZZ_TARGETS)" ]; then \
+	    echo "fuzz: no $(FUZZ_SCRIPT) or no Fuzz/ targets, skipping"; \
+	else \
+	    for target in $(FUZZ_TARGETS); do bash $(FUZZ_SCRIPT) "$$target" $(TEST_FUZZ_SECONDS); done; \
+	fi
+
+## fuzz: longer runs of every fuzz target (FUZZ_SECONDS each).
+fuzz: debian-deps
+	@[ -f $(FUZZ_SCRIPT) ] || { echo "fuzz: $(FUZZ_SCRIPT) is missing" >&2; exit 1; }
+	@for target in $(FUZZ_TARGETS); do bash $(FUZZ_SCRIPT) "$$target" $(FUZZ_SECONDS); done
+
+## clean: build products and the test environment; never $(SAVE_DIR).
+clean:
+	rm -rf .build $(VENV)
+	rm -f crash-* leak-* timeout-* oom-*

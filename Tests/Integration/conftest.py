@@ -1,0 +1,292 @@
+"""Fixtures that run the real filedrop binary, modeled on dufs `tests/fixtures.rs` and
+miniserve `tests/fixtures/mod.rs`.
+
+Each test gets a daemon on port 0 (IPv4 and IPv6 loopback) serving a temp save directory
+full of awkward names. Readiness and the bound ports come from a NOTIFY_SOCKET the test
+owns, as systemd would provide it. Teardown stops the daemon with SIGTERM and checks that it
+exited 0, said STOPPING=1, left no temp file and leaked no file descriptor.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from http_raw import RawConnection
+
+REPO = Path(__file__).resolve().parents[2]
+FILEDROP_BIN = Path(os.environ.get("FILEDROP_BIN", REPO / ".build" / "release" / "filedrop"))
+WEB_ROOT = REPO / "web"
+READY_TIMEOUT = 10.0
+STOP_TIMEOUT = 10.0
+TEMP_FILE_PREFIX = ".filedrop-tmp"
+
+# Names that break naive quoting, escaping, percent-decoding or path handling.
+# The daemon serves some and refuses (4xx) the ones its name policy rejects: control
+# characters, and hidden names unless --allow-hidden.
+AWKWARD_FILES: dict[str, bytes] = {
+    "file\n1.txt": b"a newline in the name\n",
+    "\N{GRINNING FACE}.bin": bytes(range(256)),
+    'quote"s.txt': b"double quote\n",
+    "%20.txt": b"percent twenty\n",
+    "..txt": b"two dots\n",
+    "plain.txt": b"hello, filedrop\n",
+    "sub dir/inner.txt": b"inside a subdirectory\n",
+}
+REFUSED_NAMES = {"file\n1.txt", "..txt"}
+SERVED_FILES = {name: content for name, content in AWKWARD_FILES.items() if name not in REFUSED_NAMES}
+
+
+def parse_notification(datagram: bytes) -> dict[str, str]:
+    """sd_notify(3): newline-separated KEY=VALUE assignments."""
+    fields = {}
+    for line in datagram.decode("utf-8", "replace").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            fields[key] = value
+    return fields
+
+
+def parse_listen_addresses(value: str) -> list[tuple[str, int]]:
+    """`127.0.0.1:8080,[::1]:8080` -> [("127.0.0.1", 8080), ("::1", 8080)]."""
+    addresses = []
+    for item in filter(None, value.split(",")):
+        host, _, port = item.strip().rpartition(":")
+        addresses.append((host.strip("[]"), int(port)))
+    return addresses
+
+
+class Daemon:
+    """One running filedrop process and everything a test needs to talk to it."""
+
+    ready_timeout_seen: str | None = None
+
+    def __init__(self, workdir: Path, extra_args: list[str], env: dict[str, str] | None = None,
+                 listen: list[str] | None = None, fill: bool = True):
+        self.workdir = workdir
+        self.save_dir = workdir / "files"
+        self.save_dir.mkdir()
+        if fill:
+            for name, content in AWKWARD_FILES.items():
+                path = self.save_dir / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(content)
+        self.extra_args = extra_args
+        self.listen = listen or ["127.0.0.1:0", "[::1]:0"]
+        self.env = env or {}
+        self.notifications: list[dict[str, str]] = []
+        self.connections: list[RawConnection] = []
+        self.process: subprocess.Popen | None = None
+        self.baseline_fds: int | None = None
+        # AF_UNIX paths are limited to 108 bytes; pytest's tmp_path can be longer.
+        self._notify_dir = tempfile.mkdtemp(prefix="fdn-", dir="/tmp")
+        self.notify_path = os.path.join(self._notify_dir, "notify")
+        self.notify_socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify_socket.bind(self.notify_path)
+        self._stderr_path = workdir / "daemon.stderr"
+        self._stdout_path = workdir / "daemon.stdout"
+
+    # Lifecycle
+
+    def command(self) -> list[str]:
+        args = [str(FILEDROP_BIN)]
+        for address in self.listen:
+            args += ["--listen", address]
+        args += ["--save-dir", str(self.save_dir), "--web-root", str(WEB_ROOT)]
+        return args + self.extra_args
+
+    def start(self) -> "Daemon":
+        if not FILEDROP_BIN.is_file():
+            pytest.fail(f"no daemon binary at {FILEDROP_BIN}: run `make build` or set FILEDROP_BIN")
+        if Daemon.ready_timeout_seen is not None:
+            # A daemon that never becomes ready would cost every remaining test the full wait.
+            pytest.fail("not started: an earlier daemon never became ready:\n" + Daemon.ready_timeout_seen)
+        env = {key: value for key, value in os.environ.items()
+               if not key.startswith(("FILEDROP_", "LISTEN_", "NOTIFY_", "WATCHDOG_", "MAKE", "MFLAGS"))}
+        env.update(self.env)
+        env["NOTIFY_SOCKET"] = self.notify_path
+        with open(self._stderr_path, "wb") as stderr, open(self._stdout_path, "wb") as stdout:
+            self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
+                                            stdout=stdout, stderr=stderr, env=env,
+                                            cwd=self.workdir)
+        self.wait_for_notification("READY", READY_TIMEOUT)
+        addresses = parse_listen_addresses(self.notification_value("X_FILEDROP_LISTEN") or "")
+        v4 = [port for host, port in addresses if ":" not in host]
+        v6 = [port for host, port in addresses if ":" in host]
+        self.port = v4[0] if v4 else None
+        self.port6 = v6[0] if v6 else None
+        self.baseline_fds = self.fd_count()
+        return self
+
+    def stop(self, check: bool = True) -> int:
+        """SIGTERM, wait, and (with `check`) require exit 0, STOPPING=1 and no temp file."""
+        for connection in self.connections:
+            connection.close()
+        if self.process is None:
+            return 0
+        if self.process.poll() is None:
+            os.kill(self.pid, signal.SIGTERM)
+        try:
+            code = self.process.wait(timeout=STOP_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=STOP_TIMEOUT)
+            pytest.fail(f"daemon ignored SIGTERM for {STOP_TIMEOUT}s\n{self.stderr_tail()}")
+        self.drain_notifications()
+        if check:
+            assert code == 0, f"daemon exited {code}\n{self.stderr_tail()}"
+            assert "1" == self.notification_value("STOPPING"), \
+                f"no STOPPING=1 notification: {self.notifications}"
+            assert self.temp_files() == [], f"temp files left behind: {self.temp_files()}"
+        return code
+
+    def cleanup(self):
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=STOP_TIMEOUT)
+        self.notify_socket.close()
+        shutil.rmtree(self._notify_dir, ignore_errors=True)
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url6(self) -> str:
+        return f"http://[::1]:{self.port6}"
+
+    def stderr_text(self) -> str:
+        return self._stderr_path.read_bytes().decode("utf-8", "replace")
+
+    def stderr_tail(self, lines: int = 40) -> str:
+        text = "daemon stderr (last lines):\n" + "\n".join(self.stderr_text().splitlines()[-lines:])
+        stdout = self._stdout_path.read_bytes().decode("utf-8", "replace").splitlines()[-lines:]
+        return text + ("\ndaemon stdout (last lines):\n" + "\n".join(stdout) if stdout else "")
+
+    # sd_notify
+
+    def drain_notifications(self):
+        self.notify_socket.setblocking(False)
+        try:
+            while True:
+                self.notifications.append(parse_notification(self.notify_socket.recv(65536)))
+        except BlockingIOError:
+            pass
+        finally:
+            self.notify_socket.setblocking(True)
+
+    def notification_value(self, key: str) -> str | None:
+        for fields in reversed(self.notifications):
+            if key in fields:
+                return fields[key]
+        return None
+
+    def wait_for_notification(self, key: str, timeout: float) -> str:
+        """Wait for a datagram carrying `key`; fail early with stderr if the daemon exits."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self.drain_notifications()
+            value = self.notification_value(key)
+            if value is not None:
+                return value
+            if self.process.poll() is not None:
+                pytest.fail(f"daemon exited with {self.process.returncode} before {key}\n"
+                            f"{self.stderr_tail()}")
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                message = f"no {key} within {timeout}s; got {self.notifications}\n{self.stderr_tail()}"
+                if key == "READY":
+                    Daemon.ready_timeout_seen = message
+                pytest.fail(message)
+            self.notify_socket.settimeout(min(0.1, remaining))
+            try:
+                self.notifications.append(parse_notification(self.notify_socket.recv(65536)))
+            except socket.timeout:
+                pass
+            finally:
+                self.notify_socket.settimeout(None)
+
+    # Connections
+
+    def connect(self, ipv6: bool = False, timeout: float = 5.0) -> RawConnection:
+        """A raw TCP connection, closed by teardown if the test does not close it."""
+        address = ("::1", self.port6) if ipv6 else ("127.0.0.1", self.port)
+        connection = RawConnection.open(address, timeout=timeout)
+        self.connections.append(connection)
+        return connection
+
+    # Leaks
+
+    def fd_count(self) -> int:
+        return len(os.listdir(f"/proc/{self.pid}/fd"))
+
+    def open_fds(self) -> list[str]:
+        targets = []
+        for fd in sorted(os.listdir(f"/proc/{self.pid}/fd"), key=int):
+            try:
+                targets.append(f"{fd} -> {os.readlink(f'/proc/{self.pid}/fd/{fd}')}")
+            except FileNotFoundError:
+                pass
+        return targets
+
+    def assert_no_fd_leak(self, timeout: float = 3.0):
+        """Call after closing every connection: the daemon closes its side asynchronously,
+        so wait (bounded) until it holds no more descriptors than right after start."""
+        for connection in self.connections:
+            connection.close()
+        deadline = time.monotonic() + timeout
+        while self.fd_count() > self.baseline_fds:
+            if time.monotonic() > deadline:
+                pytest.fail(f"daemon holds {self.fd_count()} fds, {self.baseline_fds} after start:\n"
+                            + "\n".join(self.open_fds()))
+            time.sleep(0.05)
+
+    def temp_files(self) -> list[str]:
+        return sorted(str(path.relative_to(self.save_dir)) for path in self.save_dir.rglob("*")
+                      if path.name.startswith(TEMP_FILE_PREFIX))
+
+
+@pytest.fixture
+def daemon_factory(tmp_path):
+    """Start daemons with extra flags: `daemon_factory("--max-upload-size", "1K")` (or
+    `extra_args=[...]`). Keyword arguments: env (extra environment), listen (addresses),
+    fill (awkward names)."""
+    daemons: list[Daemon] = []
+
+    def start(*args: str, extra_args: list[str] | None = None, env: dict[str, str] | None = None,
+              listen: list[str] | None = None, fill: bool = True) -> Daemon:
+        workdir = tmp_path / f"daemon{len(daemons)}"
+        workdir.mkdir()
+        daemon = Daemon(workdir, list(args) + list(extra_args or []), env=env, listen=listen, fill=fill)
+        daemons.append(daemon)
+        return daemon.start()
+
+    yield start
+    try:
+        # Only daemons that became ready are checked; a failed start has already failed the test.
+        for daemon in daemons:
+            if daemon.baseline_fds is not None:
+                if daemon.process.poll() is None:
+                    daemon.assert_no_fd_leak()
+                daemon.stop()
+    finally:
+        for daemon in daemons:
+            daemon.cleanup()
+
+
+@pytest.fixture
+def daemon(daemon_factory) -> Daemon:
+    """A daemon with default settings."""
+    return daemon_factory()
