@@ -23,12 +23,14 @@ BIN ?= .build/release/filedrop
 VENV := .venv
 VENV_STAMP := $(VENV)/.requirements-installed
 REQUIREMENTS := Tests/Integration/requirements.txt
-DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev pkg-config curl
+# dpkg-dev, debootstrap, systemd-container: the .deb and the real-systemd test;
+# chromium: the page's browser tests (driven by Playwright from PyPI, never its own browser).
+DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
 
-.PHONY: deps debian-deps build run serve test unit-test integration-test test-fuzz fuzz clean
+.PHONY: deps debian-deps build run serve test unit-test integration-test systemd-test test-fuzz fuzz deb clean
 
 ## deps: Debian packages and the Python test environment, each installed only when missing.
 deps: debian-deps $(VENV_STAMP)
@@ -66,7 +68,7 @@ serve:
 	exec $(BIN) $(foreach address,$(LISTEN),--listen '$(address)') --save-dir $(SAVE_DIR) --web-root $(WEB_ROOT) $(RUN_FLAGS)
 
 ## test: everything, failing on the first step that fails.
-test: deps build unit-test integration-test test-fuzz
+test: deps build unit-test integration-test systemd-test test-fuzz
 
 # Runs after `build`: the Swift integration tests (Tests/IntegrationTests) start the release binary.
 unit-test: debian-deps
@@ -74,6 +76,14 @@ unit-test: debian-deps
 
 integration-test: $(VENV_STAMP) build
 	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/Integration
+
+## deb: debian-build/filedrop_<version>_<arch>.deb (lintian runs if installed)
+deb: debian-deps
+	packaging/build-deb.sh
+
+## systemd-test: install the .deb in a booted Debian 12 container and check the service
+systemd-test: deb
+	Tests/Systemd/run.sh
 
 # A bounded run of each fuzz target; skipped until the fuzz script and targets exist.
 test-fuzz:
@@ -90,5 +100,5 @@ fuzz: debian-deps
 
 ## clean: build products and the test environment; never $(SAVE_DIR).
 clean:
-	rm -rf .build $(VENV)
+	rm -rf .build $(VENV) debian-build
 	rm -f crash-* leak-* timeout-* oom-*

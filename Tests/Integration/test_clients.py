@@ -206,8 +206,6 @@ def test_json_listing_names_every_visible_entry(daemon, how):
     assert not missing, f"listing lacks {missing}: {names}"
 
 
-@pytest.mark.xfail(strict=True, reason="the listing shows names the download route refuses "
-                   "(control characters, hidden names); remove this mark once it filters them")
 def test_listing_shows_only_names_that_can_be_downloaded(daemon):
     # A listed name the daemon then refuses is a dead link on the page.
     names = strings_in(json.loads(listing(daemon, "query").body))

@@ -99,7 +99,10 @@ public struct FiledropApp: HTTPResponder {
             }
             let entries: [FileMetadata]
             do {
-                entries = try store.storage.list(path)
+                // Only names the download route accepts: a listed name must never be a dead link.
+                entries = try store.storage.list(path).filter { entry in
+                    (try? store.names.storagePath(fromComponents: [entry.name])) != nil
+                }
             } catch {
                 throw error.httpError
             }
