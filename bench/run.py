@@ -239,8 +239,9 @@ def _interrupt(signum, frame):
 
 
 def main():
-    signal.signal(signal.SIGTERM, _interrupt)
-    signal.signal(signal.SIGHUP, _interrupt)
+    # SIGINT too: a shell without job control starts background commands with it ignored.
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, _interrupt)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     quick, runs, sizes = settings()
@@ -270,6 +271,8 @@ def main():
         notes.append("Interrupted: the tables hold the rounds finished before.")
         print("\ninterrupted; stopping the servers", file=sys.stderr)
     finally:
+        for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+            signal.signal(number, signal.SIG_IGN)
         for server in reversed(servers):
             server.stop()
     text = Report(workloads, CEILINGS, kinds, results,
