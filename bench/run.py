@@ -171,7 +171,7 @@ def machine_header(quick, runs, sizes, servers, tools, load_before):
              f"- filedrop commit {commit}; {runs} run(s) per server and workload, order rotated every round",
              f"- sizes: big {_size(sizes.big)}, concurrent {sizes.concurrent_count} × {_size(sizes.chunk)}, "
              f"wrk {sizes.wrk_seconds} s, {sizes.held_connections:,} held connections",
-             "- versions: " + "; ".join(f"{s.kind.label}: {s.kind.version(tools)}" for s in servers),
+             "- versions: " + "; ".join(dict.fromkeys(s.kind.version(tools) for s in servers)),
              "- MiB/s are curl's own timings (time_total) of one transfer; medians and min–max count only runs "
              "whose copy compared equal"]
     return lines

@@ -102,7 +102,7 @@ http {{
         return ["nginx", "-c", str(config), "-e", str(root / "error.log"), "-g", "daemon off;"]
 
     def version(self, tools):
-        return _first_line(["nginx", "-v"])
+        return _first_line(["nginx", "-v"]).removeprefix("nginx version: ")
 
 
 class Lighttpd(ServerKind):
@@ -127,7 +127,7 @@ webdav.activate = "enable"
         return ["lighttpd", "-D", "-f", str(config)]
 
     def version(self, tools):
-        return _first_line(["lighttpd", "-v"])
+        return _first_line(["lighttpd", "-v"]).split(" ")[0]
 
 
 class Copyparty(ServerKind):
