@@ -157,8 +157,10 @@ public struct FiledropApp: HTTPResponder {
         if let length {
             try store.checkSize(length)
         }
-        let pending = try store.begin(directory: directory, clientName: name, expectedSize: length, client: context.client)
-        return .readBody(RawUpload(upload: pending, format: ResponseFormat(head: head)))
+        let format = ResponseFormat(head: head)
+        let pending = try store.begin(directory: directory, clientName: name, expectedSize: length, client: context.client,
+                                      checksummed: format == .json)
+        return .readBody(RawUpload(upload: pending, format: format))
     }
 
     /// Content-Length when the body is framed by it (not when chunked wins).
