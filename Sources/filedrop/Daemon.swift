@@ -162,7 +162,8 @@ final class Daemon {
             throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
         }
         let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
-        return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor)
+        return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
+                           compressor: ZlibCompressor())
     }
 
     /// Sockets from systemd socket activation when there are any, else our own.
