@@ -42,10 +42,14 @@ final class MultipartByteRangesBody: ResponseBodySource, @unchecked Sendable {
         return pieces[next]
     }
 
-    /// 32 random hex digits: a file would have to contain them by chance to break framing.
+    /// 32 random hex digits (always 32, so HEAD and GET agree on Content-Length): a file
+    /// would have to contain them by chance to break the framing.
     static func randomBoundary() -> String {
         var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64, low = generator.next() as UInt64
-        return "filedrop-" + String(high, radix: 16) + String(low, radix: 16)
+        let digits = (0..<2).map { _ in
+            let hex = String(generator.next() as UInt64, radix: 16)
+            return String(repeating: "0", count: 16 - hex.count) + hex
+        }
+        return "filedrop-" + digits.joined()
     }
 }
