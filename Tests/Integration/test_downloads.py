@@ -10,12 +10,9 @@ from __future__ import annotations
 
 import email.parser
 import gzip
-import io
 import os
-import shutil
-import signal
 import subprocess
-import time
+import threading
 import urllib.parse
 import zipfile
 
@@ -213,15 +210,32 @@ def test_delete_with_allow_delete(daemon_factory):
 def fetch_zip(daemon, tmp_path, folder: str = "") -> zipfile.ZipFile:
     url = f"{daemon.url}/files/{urllib.parse.quote(folder)}?zip"
     target = tmp_path / "download.zip"
-    with requests.get(url, stream=True) as response:
-        assert response.status_code == 200
-        assert response.headers["Content-Type"] == "application/zip"
-        with open(target, "wb") as out:
-            for chunk in response.iter_content(1 << 20):
-                out.write(chunk)
+    failures: list[BaseException] = []
+
+    def download():
+        try:
+            with requests.get(url, stream=True) as response:
+                assert response.status_code == 200
+                assert response.headers["Content-Type"] == "application/zip"
+                with open(target, "wb") as out:
+                    for chunk in response.iter_content(1 << 20):
+                        out.write(chunk)
+        except BaseException as error:  # re-raised below, in the test's thread
+            failures.append(error)
+
+    # The daemon reports progress (STATUS=) over NOTIFY_SOCKET with a blocking send, as
+    # sd_notify does; systemd reads at once, so the test must too during a long download.
+    worker = threading.Thread(target=download)
+    worker.start()
+    while worker.is_alive():
+        daemon.drain_notifications()
+        worker.join(0.2)
+    if failures:
+        raise failures[0]
     subprocess.run(["unzip", "-tqq", str(target)], check=True, timeout=600)
     archive = zipfile.ZipFile(target)
     assert archive.testzip() is None
+    daemon.drain_notifications()
     return archive
 
 
@@ -258,15 +272,16 @@ def test_zip64_for_a_file_over_4_gib(daemon, tmp_path):
         out.truncate((4 << 30) + (100 << 20))
         out.seek(-5, os.SEEK_END)
         out.write(b"tail!")
-    put_file(daemon, "huge/after.txt", b"after the big one")
+    # Sorted after the big file, so its local header sits beyond 4 GiB.
+    put_file(daemon, "huge/zafter.txt", b"after the big one")
     archive = fetch_zip(daemon, tmp_path, "huge/")
     info = archive.getinfo("sparse.mp4")
     assert info.file_size == big.stat().st_size and info.compress_type == zipfile.ZIP_STORED
     with archive.open("sparse.mp4") as member:
         member.seek(info.file_size - 5)
         assert member.read() == b"tail!"
-    assert archive.read("after.txt") == b"after the big one"
-    assert archive.getinfo("after.txt").header_offset > 0xFFFFFFFF
+    assert archive.read("zafter.txt") == b"after the big one"
+    assert archive.getinfo("zafter.txt").header_offset > 0xFFFFFFFF
 
 
 @pytest.mark.skipif(not SLOW, reason="set FILEDROP_SLOW_TESTS=1 (70,000 files)")
