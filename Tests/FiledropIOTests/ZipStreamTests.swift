@@ -53,6 +53,18 @@ import Testing
         #expect(zip.entries.allSatisfy { !$0.usedZip64 })
     }
 
+    @Test func incompressibleUnknownTypesAreStored() throws {
+        let fixture = try SaveDirectoryFixture()
+        var generator = SystemRandomNumberGenerator()
+        let noise = (0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let text = Array(String(repeating: "compressible ", count: 20_000).utf8)
+        try Self.write(noise, "noise.dat", in: fixture)
+        try Self.write(text, "text.dat", in: fixture)
+        let zip = try ZipReader(Self.archive(in: fixture))
+        #expect(zip.entries.map(\.method) == [0, 8])
+        #expect(zip.entries.map(\.contents) == [noise, text])
+    }
+
     @Test func subfolderArchiveHasRelativeNames() throws {
         let fixture = try SaveDirectoryFixture()
         try Self.write(Array("a".utf8), "outer/inner/a.txt", in: fixture)

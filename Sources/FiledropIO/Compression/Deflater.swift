@@ -66,10 +66,10 @@ final class Deflater {
     }
 
     /// The whole of `bytes` compressed in one go.
-    static func compressed(_ bytes: [UInt8], format: Format) -> [UInt8] {
+    static func compressed(_ bytes: [UInt8], format: Format, level: Int32 = 6) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(bytes.count / 2 + 64)
-        let deflater = Deflater(format: format)
+        let deflater = Deflater(format: format, level: level)
         bytes.withUnsafeBytes { deflater.compress($0, finish: true, into: &output) }
         return output
     }
