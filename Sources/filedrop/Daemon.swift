@@ -181,7 +181,7 @@ final class Daemon {
         }
         let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
-                           qrEncoder: LibQREncoder())
+                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder())
     }
 
     /// Sockets from systemd socket activation when there are any, else our own.

@@ -7,6 +7,7 @@
 /// POST /upload.html  /upload            multipart/form-data, or a raw body with ?name=
 /// PUT  /files/<path>                    a raw body
 /// GET  /files/<dir>/                    listing (HTML, or JSON with ?format=json)
+/// GET  /files/<dir>/?zip                the folder as a ZIP archive, streamed
 /// GET  /files/<path>                    download (Range, ETag)
 /// DELETE /files/<path>                  only with allow-delete
 /// ```
@@ -14,12 +15,15 @@ public struct FiledropApp: HTTPResponder {
     public let configuration: Configuration
     public let store: UploadStore
     public let webRoot: any Storage
+    /// gzip and ZIP (zlib, in FiledropIO); nil sends everything uncompressed and refuses `?zip`.
+    public let compressor: (any ContentCompressor)?
     public let qrEncoder: (any QRCodeEncoder)?
 
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
-                qrEncoder: (any QRCodeEncoder)? = nil) {
+                compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
+        self.compressor = compressor
         self.qrEncoder = qrEncoder
         self.store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
@@ -28,20 +32,23 @@ public struct FiledropApp: HTTPResponder {
     }
 
     public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+        let compression = ResponseCompression(compressor: compressor, head: head)
         do {
-            return try dispatch(head, context: context)
+            let decision = try dispatch(head, context: context, compression: compression)
+            guard case .respond(let response) = decision else { return decision }
+            return .respond(compression.apply(to: response))
         } catch {
             return .respond(.error(error, format: ResponseFormat(head: head)))
         }
     }
 
-    private func dispatch(_ head: RequestHead, context: RequestContext) throws(HTTPError) -> RouteDecision {
+    private func dispatch(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         let path = head.path
         if path == "/files" {
             return .respond(redirect(to: "/files/"))
         }
         if path.hasPrefix("/files/") {
-            return try files(head, subpath: path.dropFirst("/files/".count), context: context)
+            return try files(head, subpath: path.dropFirst("/files/".count), context: context, compression: compression)
         }
         switch path {
         case "/upload.html", "/upload":
@@ -55,19 +62,20 @@ public struct FiledropApp: HTTPResponder {
             return .respond(try qrResponse(head))
         default:
             try require(head.method, in: [.get, .head])
-            return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot))
+            return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot, compression: compression))
         }
     }
 
     // MARK: - /files/
 
-    private func files(_ head: RequestHead, subpath: Substring, context: RequestContext) throws(HTTPError) -> RouteDecision {
+    private func files(_ head: RequestHead, subpath: Substring, context: RequestContext,
+                       compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         let isDirectoryURL = subpath.isEmpty || subpath.hasSuffix("/")
         let path = try storagePath(fromURL: subpath)
         let query = QueryParameters(head.query)
         switch head.method {
         case .get, .head:
-            return .respond(try download(path, isDirectoryURL: isDirectoryURL, head: head, query: query))
+            return .respond(try download(path, isDirectoryURL: isDirectoryURL, head: head, query: query, compression: compression))
         case .put:
             guard !isDirectoryURL, let name = path.name else {
                 throw .methodNotAllowed(allowed: [.get, .head])
@@ -91,7 +99,8 @@ public struct FiledropApp: HTTPResponder {
         }
     }
 
-    private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters) throws(HTTPError) -> Response {
+    private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters,
+                          compression: ResponseCompression) throws(HTTPError) -> Response {
         let metadata: FileMetadata?
         do {
             metadata = try store.storage.metadata(path)
@@ -102,6 +111,9 @@ public struct FiledropApp: HTTPResponder {
         if metadata.kind == .directory {
             guard isDirectoryURL else {
                 return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
+            }
+            if query.contains("zip") {
+                return try zipDownload(path)
             }
             let entries: [FileMetadata]
             do {
@@ -122,7 +134,12 @@ public struct FiledropApp: HTTPResponder {
         } catch {
             throw error.httpError
         }
-        return FileDownload.response(file, head: head, forceDownload: query.contains("download"))
+        return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression)
+    }
+
+    private func zipDownload(_ path: StoragePath) throws(HTTPError) -> Response {
+        guard let compressor else { throw .notImplemented("ZIP downloads") }
+        return ZipDownload.response(directory: path, storage: store.storage, title: configuration.title, compressor: compressor)
     }
 
     // MARK: - Uploads
