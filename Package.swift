@@ -16,12 +16,18 @@ var targets: [Target] = [
         pkgConfig: "zlib",
         providers: [.apt(["zlib1g-dev"])]
     ),
+    // OpenSSL's libcrypto: SHA-1 and MD5 for tus checksums (EVP digests, incremental).
+    .systemLibrary(
+        name: "CCrypto",
+        pkgConfig: "libcrypto",
+        providers: [.apt(["libssl-dev"])]
+    ),
     // Linux calls the Glibc module hides (accept4, renameat2, O_TMPFILE): header only.
     .systemLibrary(name: "CLinux"),
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CCrypto"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     .executableTarget(
