@@ -22,12 +22,18 @@ var targets: [Target] = [
         pkgConfig: "libcrypto",
         providers: [.apt(["libssl-dev"])]
     ),
+    // QR codes of the page's URL (terminal at start, /qr.svg for the page): libqrencode.
+    .systemLibrary(
+        name: "CQREncode",
+        pkgConfig: "libqrencode",
+        providers: [.apt(["libqrencode-dev"])]
+    ),
     // Linux calls the Glibc module hides (accept4, renameat2, O_TMPFILE): header only.
     .systemLibrary(name: "CLinux"),
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CCrypto"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     .executableTarget(

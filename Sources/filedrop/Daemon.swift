@@ -74,8 +74,14 @@ final class Daemon {
         log.log(LogEvent(level: .notice, kind: .started,
                          message: "filedrop serving \(configuration.saveDirectory) on \(addresses.map(\.description).joined(separator: ", "))",
                          fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
-        for url in LANURLs.urls(for: addresses) {
+        let urls = LANURLs.urls(for: addresses)
+        for url in urls {
             log.log(LogEvent(level: .notice, message: "open \(url)"))
+        }
+        // A person at a terminal gets a QR code of the first LAN address for their phone;
+        // the journal does not need the drawing.
+        if isatty(STDERR_FILENO) == 1, let first = urls.first, let code = LibQREncoder().encode(first) {
+            writeStandardError("Scan to open \(first) on a phone:\n" + code.terminalText)
         }
     }
 
@@ -185,7 +191,8 @@ final class Daemon {
             throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
         }
         let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
-        return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor, tusUploads: tusUploads)
+        return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
+                           qrEncoder: LibQREncoder(), tusUploads: tusUploads)
     }
 
     /// Resumable uploads of `storage`, with those a previous run left recovered.
