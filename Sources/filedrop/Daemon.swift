@@ -14,6 +14,8 @@ final class Daemon {
     private var responder: ReloadableResponder?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
+    private var tusUploads: TusUploads?
+    private var lastTusSweep: UInt64 = 0
     private var lastWatchdog: UInt64 = 0
     private var statusNote: String?
 
@@ -52,6 +54,7 @@ final class Daemon {
         }
         let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() })
         self.monitor = monitor
+        tusUploads = makeTusUploads(storage)
         let app = try makeApp(configuration, storage: storage, monitor: monitor)
         let responder = ReloadableResponder(app)
         self.responder = responder
@@ -101,8 +104,9 @@ final class Daemon {
             if next.listen != configuration.listen {
                 log.log(LogEvent(level: .warning, message: "listen addresses change only on restart; keeping the current sockets"))
             }
-            let storage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
-                ? self.storage! : try openSaveDirectory(next)
+            let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
+            let storage = sameStorage ? self.storage! : try openSaveDirectory(next)
+            if !sameStorage { tusUploads = makeTusUploads(storage) }
             responder?.app = try makeApp(next, storage: storage, monitor: monitor)
             self.storage = storage
             configuration = next
@@ -122,6 +126,13 @@ final class Daemon {
         if let interval = notifier.watchdogInterval, now - lastWatchdog >= nanoseconds(interval) {
             lastWatchdog = now
             notifier.watchdog()
+        }
+        if let tusUploads, now - lastTusSweep >= 60_000_000_000 {
+            lastTusSweep = now
+            let removed = tusUploads.sweep(expiration: configuration.tusExpiration)
+            if removed > 0 {
+                log.log(LogEvent(level: .notice, message: "removed \(removed) resumable upload(s) idle for \(DurationText.format(configuration.tusExpiration))"))
+            }
         }
         if notifier.isActive {
             notifier.status(statusLine())
@@ -181,7 +192,16 @@ final class Daemon {
         }
         let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
-                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder())
+                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads)
+    }
+
+    /// Resumable uploads of `storage`, with those a previous run left recovered.
+    private func makeTusUploads(_ storage: PosixStorage) -> TusUploads {
+        let uploads = TusUploads(area: storage.partialUploads, digests: LibcryptoDigests(), clock: { Clock.wallClockSeconds() })
+        if uploads.count > 0 {
+            log.log(LogEvent(level: .notice, message: "\(uploads.count) unfinished resumable upload(s) can be resumed"))
+        }
+        return uploads
     }
 
     /// Sockets from systemd socket activation when there are any, else our own.

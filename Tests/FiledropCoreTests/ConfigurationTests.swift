@@ -47,6 +47,9 @@ private func loadError(
         #expect(loaded.saveDirectory == "./uploads")
         #expect(loaded.webRoot == "./web")
         #expect(loaded.maxUploadSize == nil)
+        #expect(loaded.tusMaxPending == 10 << 30)
+        #expect(loaded.tusMaxPerClient == 20)
+        #expect(loaded.tusExpiration == .seconds(24 * 3600))
         #expect(loaded.maxRequestSize == nil)
         #expect(loaded.minFreeSpace == 64 * 1024 * 1024)
         #expect(loaded.onCollision == .rename)
@@ -121,6 +124,10 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         .init(key: "log-level", value: "debug") { $0.logLevel == .debug },
         .init(key: "log-level", value: "warning") { $0.logLevel == .warning },
         .init(key: "password-hash", value: "$scrypt$ln=15$abc$def") { $0.passwordHash == "$scrypt$ln=15$abc$def" },
+        .init(key: "tus-max-pending", value: "2G") { $0.tusMaxPending == 2 << 30 },
+        .init(key: "tus-max-pending", value: "unlimited") { $0.tusMaxPending == nil },
+        .init(key: "tus-max-per-client", value: "100000") { $0.tusMaxPerClient == 100_000 },
+        .init(key: "tus-expiration", value: "30m") { $0.tusExpiration == .seconds(1800) },
     ]
 
     /// The same setting given as a flag (both spellings), a variable and a file line must agree.
@@ -150,6 +157,7 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         ("threads", "-1"), ("threads", "1025"),
         ("title", ""), ("title", "evil\u{1B}[31m"), ("title", String(repeating: "x", count: 201)),
         ("log-level", "warn"), ("log-level", "INFO"), ("password-hash", ""), ("password-hash", "has space"),
+        ("tus-max-pending", "10X"), ("tus-max-per-client", "0"), ("tus-max-per-client", "100001"), ("tus-expiration", "0s"),
     ])
     func invalidValueIsRefusedFromEverySource(key name: String, value: String) throws {
         let key = try #require(ConfigKey.named(name))
@@ -173,6 +181,8 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         #expect(loadError(["--title", String(repeating: "x", count: 201)]) != nil)
         #expect(loadError(["--max-upload-size=16777215T"]) == nil)
         #expect(loadError(["--max-upload-size=16777216T"]) != nil)
+        #expect(loadError(["--tus-max-per-client=100000"]) == nil)
+        #expect(loadError(["--tus-max-per-client=100001"]) != nil)
     }
 
     @Test func invalidValueMessageNamesFlagAndVariable() {

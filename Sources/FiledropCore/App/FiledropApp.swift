@@ -10,6 +10,7 @@
 /// GET  /files/<dir>/?zip                the folder as a ZIP archive, streamed
 /// GET  /files/<path>                    download (Range, ETag)
 /// DELETE /files/<path>                  only with allow-delete
+/// OPTIONS, POST /files/; /files/.tus/<id> resumable uploads (tus 1.0, `TusHandler`)
 /// ```
 public struct FiledropApp: HTTPResponder {
     public let configuration: Configuration
@@ -18,13 +19,17 @@ public struct FiledropApp: HTTPResponder {
     /// gzip and ZIP (zlib, in FiledropIO); nil sends everything uncompressed and refuses `?zip`.
     public let compressor: (any ContentCompressor)?
     public let qrEncoder: (any QRCodeEncoder)?
+    /// Unfinished resumable uploads; nil switches tus off.
+    public let tusUploads: TusUploads?
 
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
-                compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil) {
+                compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
+                tusUploads: TusUploads? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
         self.qrEncoder = qrEncoder
+        self.tusUploads = tusUploads
         self.store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
             collision: configuration.onCollision, maxFileSize: configuration.maxUploadSize,
@@ -43,6 +48,9 @@ public struct FiledropApp: HTTPResponder {
     }
 
     private func dispatch(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+        if let tus = tusRoute(head, context: context) {
+            return tus
+        }
         let path = head.path
         if path == "/files" {
             return .respond(redirect(to: "/files/"))
@@ -64,6 +72,13 @@ public struct FiledropApp: HTTPResponder {
             try require(head.method, in: [.get, .head])
             return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot, compression: compression))
         }
+    }
+
+    private func tusRoute(_ head: RequestHead, context: RequestContext) -> RouteDecision? {
+        guard let tusUploads, let target = TusHandler.target(of: head) else { return nil }
+        let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
+                                 readOnly: configuration.access == .readOnly)
+        return handler.route(head, target: target, context: context)
     }
 
     // MARK: - /files/
@@ -234,7 +249,7 @@ public struct FiledropApp: HTTPResponder {
     private func configResponse() -> Response {
         let maxUpload = configuration.maxUploadSize.map(String.init) ?? "null"
         let body = "{\"title\":\"\(configuration.title.jsonEscaped)\",\"maxUploadSize\":\(maxUpload),"
-            + "\"readOnly\":\(configuration.access == .readOnly)}\n"
+            + "\"readOnly\":\(configuration.access == .readOnly),\"tus\":\(tusUploads != nil)}\n"
         return Response(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
                         body: .bytes(Array(body.utf8)))
     }
