@@ -8,7 +8,8 @@ import Glibc
 /// when NOTIFY_SOCKET is unset.
 final class Daemon {
     private var configuration: Configuration
-    private let notifier = SystemdNotifier()
+    private let notifications = NotificationQueue(notifier: SystemdNotifier())
+    private var notifier: SystemdNotifier { notifications.notifier }
     private let log: any LogSink
     private var server: HTTPServer?
     private var responder: ReloadableResponder?
@@ -37,6 +38,7 @@ final class Daemon {
             return 1
         }
         server?.run()
+        notifications.drain(timeout: 2)
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopped"))
         return 0
     }
@@ -70,7 +72,9 @@ final class Daemon {
         signal(SIGPIPE, SIG_IGN)
 
         let addresses = listeners.map(\.address)
-        notifier.ready(status: statusLine(), extra: [("X_FILEDROP_LISTEN", addresses.map(\.description).joined(separator: ","))])
+        let status = statusLine()
+        let listen = addresses.map(\.description).joined(separator: ",")
+        notifications.send { $0.ready(status: status, extra: [("X_FILEDROP_LISTEN", listen)]) }
         log.log(LogEvent(level: .notice, kind: .started,
                          message: "filedrop serving \(configuration.saveDirectory) on \(addresses.map(\.description).joined(separator: ", "))",
                          fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
@@ -88,14 +92,14 @@ final class Daemon {
     // MARK: - Signals
 
     private func stop() {
-        notifier.stopping()
+        notifications.send { $0.stopping() }
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopping: finishing requests in progress"))
         server?.beginShutdown(deadline: Clock.monotonicNanoseconds() + nanoseconds(configuration.drainTimeout))
     }
 
     /// SIGHUP: re-read everything; an invalid configuration keeps the running one.
     private func reload() {
-        notifier.reloading()
+        notifications.send { $0.reloading() }
         do {
             let command = try ConfigurationLoader.parse(
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
@@ -116,7 +120,8 @@ final class Daemon {
             statusNote = "reload failed, old configuration kept: \(error)"
             log.log(LogEvent(level: .error, kind: .configInvalid, message: "reload failed, keeping the running configuration: \(error)"))
         }
-        notifier.ready(status: statusLine())
+        let status = statusLine()
+        notifications.send { $0.ready(status: status) }
     }
 
     // MARK: - Periodic duties (on the main loop, so a hung loop stops the watchdog)
@@ -125,7 +130,7 @@ final class Daemon {
         let now = Clock.monotonicNanoseconds()
         if let interval = notifier.watchdogInterval, now - lastWatchdog >= nanoseconds(interval) {
             lastWatchdog = now
-            notifier.watchdog()
+            notifications.send { $0.watchdog() }
         }
         if let tusUploads, now - lastTusSweep >= 60_000_000_000 {
             lastTusSweep = now
@@ -135,8 +140,7 @@ final class Daemon {
             }
         }
         if notifier.isActive {
-            notifier.status(statusLine())
-            _ = notifier.flushIfDue()
+            notifications.status(statusLine())
         }
     }
 
