@@ -116,40 +116,38 @@ public struct FiledropApp: HTTPResponder {
 
     private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters,
                           compression: ResponseCompression) throws(HTTPError) -> Response {
+        // Open first: a file (the common case) costs one lookup; only a directory needs more.
+        if !isDirectoryURL && !path.isRoot {
+            do {
+                let file = try store.storage.open(path)
+                return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression)
+            } catch .isADirectory {
+                return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
+            } catch {
+                throw error.httpError
+            }
+        }
         let metadata: FileMetadata?
         do {
             metadata = try store.storage.metadata(path)
         } catch {
             throw error.httpError
         }
-        guard let metadata else { throw .notFound }
-        if metadata.kind == .directory {
-            guard isDirectoryURL else {
-                return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
-            }
-            if query.contains("zip") {
-                return try zipDownload(path)
-            }
-            let entries: [FileMetadata]
-            do {
-                // Only names the download route accepts: a listed name must never be a dead link.
-                entries = try store.storage.list(path).filter { entry in
-                    (try? store.names.storagePath(fromComponents: [entry.name])) != nil
-                }
-            } catch {
-                throw error.httpError
-            }
-            return DirectoryListing(path: path, entries: entries, title: configuration.title, query: head.query)
-                .response(format: ResponseFormat(head: head))
+        guard let metadata, metadata.kind == .directory else { throw .notFound }
+        if query.contains("zip") {
+            return try zipDownload(path)
         }
-        guard !isDirectoryURL else { throw .notFound }
-        let file: OpenedFile
+        let entries: [FileMetadata]
         do {
-            file = try store.storage.open(path)
+            // Only names the download route accepts: a listed name must never be a dead link.
+            entries = try store.storage.list(path).filter { entry in
+                (try? store.names.storagePath(fromComponents: [entry.name])) != nil
+            }
         } catch {
             throw error.httpError
         }
-        return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression)
+        return DirectoryListing(path: path, entries: entries, title: configuration.title, query: head.query)
+            .response(format: ResponseFormat(head: head))
     }
 
     private func zipDownload(_ path: StoragePath) throws(HTTPError) -> Response {
