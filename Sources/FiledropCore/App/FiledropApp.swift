@@ -14,10 +14,15 @@ public struct FiledropApp: HTTPResponder {
     public let configuration: Configuration
     public let store: UploadStore
     public let webRoot: any Storage
+    public let access: AccessControl
 
-    public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor) {
+    /// `access` defaults to the configuration's rules with no password verifier (so anything
+    /// that needs the password is refused) and no names besides `localhost` and `allowed-hosts`.
+    public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
+                access: AccessControl? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
+        self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
             collision: configuration.onCollision, maxFileSize: configuration.maxUploadSize,
@@ -33,6 +38,14 @@ public struct FiledropApp: HTTPResponder {
     }
 
     private func dispatch(_ head: RequestHead, context: RequestContext) throws(HTTPError) -> RouteDecision {
+        try access.check(head, context)
+        // Every body this app reads is an upload: each takes one of the client's upload slots.
+        let decision = try routeRequest(head, context: context)
+        guard case .readBody(let upload) = decision else { return decision }
+        return .readBody(try access.admitUpload(upload, client: context.client))
+    }
+
+    private func routeRequest(_ head: RequestHead, context: RequestContext) throws(HTTPError) -> RouteDecision {
         let path = head.path
         if path == "/files" {
             return .respond(redirect(to: "/files/"))
@@ -198,7 +211,7 @@ public struct FiledropApp: HTTPResponder {
     private func configResponse() -> Response {
         let maxUpload = configuration.maxUploadSize.map(String.init) ?? "null"
         let body = "{\"title\":\"\(configuration.title.jsonEscaped)\",\"maxUploadSize\":\(maxUpload),"
-            + "\"readOnly\":\(configuration.access == .readOnly)}\n"
+            + "\"readOnly\":\(configuration.access == .readOnly),\"access\":\"\(configuration.access.rawValue)\"}\n"
         return Response(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
                         body: .bytes(Array(body.utf8)))
     }
