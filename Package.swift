@@ -16,12 +16,18 @@ var targets: [Target] = [
         pkgConfig: "zlib",
         providers: [.apt(["zlib1g-dev"])]
     ),
+    // crypt(3) from libxcrypt: yescrypt password hashes for password-hash.
+    .systemLibrary(
+        name: "CCrypt",
+        pkgConfig: "libcrypt",
+        providers: [.apt(["libcrypt-dev"])]
+    ),
     // Linux calls the Glibc module hides (accept4, renameat2, O_TMPFILE): header only.
     .systemLibrary(name: "CLinux"),
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CCrypt"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     .executableTarget(
