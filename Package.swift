@@ -16,6 +16,12 @@ var targets: [Target] = [
         pkgConfig: "zlib",
         providers: [.apt(["zlib1g-dev"])]
     ),
+    // QR codes of the page's URL (terminal at start, /qr.svg for the page): libqrencode.
+    .systemLibrary(
+        name: "CQREncode",
+        pkgConfig: "libqrencode",
+        providers: [.apt(["libqrencode-dev"])]
+    ),
     // crypt(3) from libxcrypt: yescrypt password hashes for password-hash.
     .systemLibrary(
         name: "CCrypt",
@@ -27,7 +33,7 @@ var targets: [Target] = [
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CCrypt"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypt"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     .executableTarget(

@@ -70,8 +70,14 @@ final class Daemon {
         log.log(LogEvent(level: .notice, kind: .started,
                          message: "filedrop serving \(configuration.saveDirectory) on \(addresses.map(\.description).joined(separator: ", "))",
                          fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
-        for url in LANURLs.urls(for: addresses) {
+        let urls = LANURLs.urls(for: addresses)
+        for url in urls {
             log.log(LogEvent(level: .notice, message: "open \(url)"))
+        }
+        // A person at a terminal gets a QR code of the first LAN address for their phone;
+        // the journal does not need the drawing.
+        if isatty(STDERR_FILENO) == 1, let first = urls.first, let code = LibQREncoder().encode(first) {
+            writeStandardError("Scan to open \(first) on a phone:\n" + code.terminalText)
         }
     }
 
@@ -176,7 +182,8 @@ final class Daemon {
         let access = AccessControl(configuration: configuration, machineNames: MachineNames.current(),
                                    verifier: try passwordVerifier(configuration), records: clientRecords,
                                    now: { Clock.monotonicNanoseconds() })
-        return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor, access: access)
+        return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
+                           qrEncoder: LibQREncoder(), access: access)
     }
 
     /// The checker for password-hash; drop and private access cannot run without one.

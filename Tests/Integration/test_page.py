@@ -37,7 +37,9 @@ def chromium():
 
 
 @pytest.fixture
-def page(chromium):
+def page(chromium, daemon_factory):
+    # Depends on daemon_factory so the browser context (and its keep-alive connections)
+    # closes before the daemons' teardown counts their descriptors.
     context = chromium.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     page.problems = []
@@ -160,7 +162,7 @@ def test_cancel_leaves_nothing_on_disk(page, daemon, big_file):
 
 @pytest.mark.parametrize("checked_by", ["page", "server"])
 def test_too_large_file_shows_its_message(page, daemon_factory, tmp_path, checked_by):
-    small_daemon = daemon_factory(extra_args=SMALL_LIMIT_ARGS)
+    small_daemon = daemon_factory(extra_args=SMALL_LIMIT_ARGS, fill=False)
     source = tmp_path / "too-big.bin"
     source.write_bytes(os.urandom(2 * SMALL_LIMIT_BYTES))
     if checked_by == "server":

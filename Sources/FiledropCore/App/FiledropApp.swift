@@ -14,14 +14,16 @@ public struct FiledropApp: HTTPResponder {
     public let configuration: Configuration
     public let store: UploadStore
     public let webRoot: any Storage
+    public let qrEncoder: (any QRCodeEncoder)?
     public let access: AccessControl
 
     /// `access` defaults to the configuration's rules with no password verifier (so anything
     /// that needs the password is refused) and no names besides `localhost` and `allowed-hosts`.
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
-                access: AccessControl? = nil) {
+                qrEncoder: (any QRCodeEncoder)? = nil, access: AccessControl? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
+        self.qrEncoder = qrEncoder
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
@@ -60,6 +62,9 @@ public struct FiledropApp: HTTPResponder {
         case "/config.json":
             try require(head.method, in: [.get, .head])
             return .respond(configResponse())
+        case "/qr.svg":
+            try require(head.method, in: [.get, .head])
+            return .respond(try qrResponse(head))
         default:
             try require(head.method, in: [.get, .head])
             return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot))
@@ -206,6 +211,17 @@ public struct FiledropApp: HTTPResponder {
     private func redirect(to location: String) -> Response {
         Response(status: .movedPermanently, headers: ["Location": location, "Content-Type": "text/plain; charset=utf-8"],
                  body: .bytes(Array("Moved to \(location)\n".utf8)))
+    }
+
+    /// A QR code of the address the page was opened with, so a phone can scan it from a
+    /// laptop's screen. Only rectangles go into the SVG; the Host text itself never does.
+    private func qrResponse(_ head: RequestHead) throws(HTTPError) -> Response {
+        guard let host = head.headers["host"], let encoder = qrEncoder, let code = encoder.encode("http://\(host)/") else {
+            throw .notFound
+        }
+        return Response(status: .ok, headers: ["Content-Type": "image/svg+xml", "Cache-Control": "no-cache",
+                                               "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"],
+                        body: .bytes(Array(code.svg.utf8)))
     }
 
     private func configResponse() -> Response {
