@@ -51,6 +51,8 @@ if fuzzing {
     targets.append(.executableTarget(name: "FuzzHTTPHead", dependencies: ["FiledropCore"], path: "Fuzz/FuzzHTTPHead"))
     targets.append(.executableTarget(name: "FuzzChunked", dependencies: ["FiledropCore"], path: "Fuzz/FuzzChunked"))
     targets.append(.executableTarget(name: "FuzzMultipart", dependencies: ["FiledropCore"], path: "Fuzz/FuzzMultipart"))
+    targets.append(.executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropCore"], path: "Fuzz/FuzzConfigFile"))
+    targets.append(.executableTarget(name: "FuzzRequestText", dependencies: ["FiledropCore"], path: "Fuzz/FuzzRequestText"))
 }
 
 let package = Package(
