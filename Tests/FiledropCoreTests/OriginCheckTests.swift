@@ -19,6 +19,8 @@ import Testing
         ["Origin": "http://192.168.1.20:9999"],
         ["Origin": "http://192.168.1.20"],
         ["Origin": "null"],
+        ["Origin": "null", "Sec-Fetch-Site": "same-site"],
+        ["Origin": "null", "Sec-Fetch-Site": "none"],
         ["Origin": "file://"],
         ["Origin": "http://192.168.1.20:8080.evil.example"],
         ["Origin": "http://user@192.168.1.20:8080"],
@@ -37,6 +39,8 @@ import Testing
         ["Sec-Fetch-Site": "none"],
         ["Origin": "http://192.168.1.20:8080"],
         ["Origin": "HTTP://192.168.1.20:8080", "Sec-Fetch-Site": "same-origin"],
+        // Our own form under Referrer-Policy: no-referrer.
+        ["Origin": "null", "Sec-Fetch-Site": "same-origin"],
     ]
 
     @Test(arguments: [HTTPMethod.post, .put, .delete], accepted)

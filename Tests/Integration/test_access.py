@@ -402,3 +402,29 @@ def test_a_website_in_the_browser_cannot_upload(daemon):
     assert "own-page.txt" in after
     assert after - before == {"own-page.txt"}, f"the website planted {after - before - {'own-page.txt'}}"
     assert "POST /upload 403" in daemon.stderr_text(), "the website's requests must have reached the daemon and been refused"
+
+
+def test_the_page_works_as_a_drop_box(daemon_factory, tmp_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    from test_page import CHROMIUM
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    daemon = daemon_factory("--access", "drop", "--password-hash", password_hash())
+    source = tmp_path / "for-the-owner.txt"
+    source.write_bytes(b"dropped from the page\n")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        try:
+            page = browser.new_page()
+            page.goto(daemon.url + "/")
+            sync_api.expect(page.locator("#files-status")).to_contain_text("Listing needs a password", timeout=10_000)
+            page.set_input_files("#file-input", str(source))
+            sync_api.expect(page.locator('.upload[data-state="done"]')).to_have_count(1, timeout=30_000)
+            # The owner signs in on the HTML listing and sees the file.
+            owner = browser.new_context(http_credentials={"username": "owner", "password": PASSWORD}).new_page()
+            owner.goto(daemon.url + "/files/")
+            sync_api.expect(owner.locator("body")).to_contain_text("for-the-owner.txt")
+            owner.context.close()
+        finally:
+            browser.close()
+    assert (daemon.save_dir / "for-the-owner.txt").read_bytes() == source.read_bytes()

@@ -16,11 +16,15 @@ public enum OriginCheck {
         case .get, .head, .options: return
         default: break
         }
-        if let site = head.headers["sec-fetch-site"]?.trimmingOWS().lowercased(), site != "same-origin", site != "none" {
+        let site = head.headers["sec-fetch-site"]?.trimmingOWS().lowercased()
+        if let site, site != "same-origin", site != "none" {
             throw .forbidden("This request was sent by another website (Sec-Fetch-Site: \(String(site.prefix(40)).logEscaped)). "
                 + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
         }
-        if let origin = head.headers["origin"]?.trimmingOWS() {
+        // Fetch §3.1 (serializing a request origin): under `Referrer-Policy: no-referrer`, which
+        // we send, a browser's form POST says `Origin: null` even on our own page; then only
+        // the browser's own `Sec-Fetch-Site: same-origin` vouches for it.
+        if let origin = head.headers["origin"]?.trimmingOWS(), !(origin == "null" && site == "same-origin") {
             guard matches(origin: origin, host: head.headers["host"]) else {
                 throw .forbidden("This request was sent by another website (Origin: \(String(origin.prefix(100)).logEscaped)). "
                     + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
