@@ -25,12 +25,12 @@ VENV_STAMP := $(VENV)/.requirements-installed
 REQUIREMENTS := Tests/Integration/requirements.txt
 # dpkg-dev, debootstrap, systemd-container: the .deb and the real-systemd test;
 # chromium: the page's browser tests (driven by Playwright from PyPI, never its own browser).
-DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium
+DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
 
-.PHONY: deps debian-deps build run serve test unit-test integration-test systemd-test test-fuzz fuzz deb clean
+.PHONY: deps debian-deps build run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
 
 ## deps: Debian packages and the Python test environment, each installed only when missing.
 deps: debian-deps $(VENV_STAMP)
@@ -71,11 +71,18 @@ serve:
 test: deps build unit-test integration-test systemd-test test-fuzz
 
 # Runs after `build`: the Swift integration tests (Tests/IntegrationTests) start the release binary.
+# Two processes: some unit suites swap file descriptors 3-5 to test socket activation,
+# which must never race with the URLSession suites that start daemons.
 unit-test: debian-deps
-	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test
+	$(SWIFT) test --skip IntegrationTests
+	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter IntegrationTests
 
 integration-test: $(VENV_STAMP) build
 	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/Integration
+
+## bench: filedrop against nginx, lighttpd, copyparty and uploadserver (figures, never a test)
+bench: build
+	$(PYTHON) bench/run.py
 
 ## deb: debian-build/filedrop_<version>_<arch>.deb (lintian runs if installed)
 deb: debian-deps

@@ -16,6 +16,12 @@ var targets: [Target] = [
         pkgConfig: "zlib",
         providers: [.apt(["zlib1g-dev"])]
     ),
+    // OpenSSL's libcrypto: SHA-1 and MD5 for tus checksums (EVP digests, incremental).
+    .systemLibrary(
+        name: "CCrypto",
+        pkgConfig: "libcrypto",
+        providers: [.apt(["libssl-dev"])]
+    ),
     // QR codes of the page's URL (terminal at start, /qr.svg for the page): libqrencode.
     .systemLibrary(
         name: "CQREncode",
@@ -33,7 +39,7 @@ var targets: [Target] = [
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypt"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     .executableTarget(

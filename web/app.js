@@ -5,6 +5,10 @@
 //
 // Every string that comes from the server or from a file name reaches the page through
 // textContent or DOM properties, never innerHTML; links use the server's `url` fields as given.
+//
+// Big files go up with tus (tus.js) when the server offers it: in chunks, retried and resumed.
+
+import { TusUpload, TUS_THRESHOLD, isAborted } from './tus.js';
 
 const UPLOAD_URL = 'upload.html';
 const CONFIG_URL = 'config.json';
@@ -18,7 +22,7 @@ const $ = (id) => document.getElementById(id);
 document.documentElement.classList.add('js');
 
 /** Server limits and title; defaults hold when /config.json is missing. */
-const config = { title: 'filedrop', maxUploadSize: null, access: 'open' };
+const config = { title: 'filedrop', maxUploadSize: null, tus: false, access: 'open' };
 
 // ---------------------------------------------------------------------------------------------
 // Formatting
@@ -102,6 +106,8 @@ class UploadItem {
     this.loaded = 0;
     this.total = file.size;
     this.xhr = null;
+    this.tus = null;
+    this.resuming = false;
     this.speed = 0;
     this.sample = { time: 0, loaded: 0 };
     this.failure = null;
@@ -148,6 +154,11 @@ function start(item) {
   item.speed = 0;
   item.failure = null;
   item.sample = { time: performance.now(), loaded: 0 };
+  if (config.tus && item.file.size >= TUS_THRESHOLD) {
+    startResumable(item);
+    renderRow(item);
+    return;
+  }
 
   // The relativePath field must precede its file part: the server reads it first.
   const body = new FormData();
@@ -167,6 +178,23 @@ function start(item) {
   xhr.addEventListener('abort', () => settleCancel(item));
   xhr.send(body);
   renderRow(item);
+}
+
+/** A big file over tus: survives dropped connections and page reloads ("resuming"). */
+function startResumable(item) {
+  const upload = new TusUpload(item.file, {
+    relativePath: item.relativePath,
+    onProgress: (loaded) => progress(item, loaded, item.total),
+    onResuming: (resuming) => { item.resuming = resuming; scheduleRender(item); },
+  });
+  item.tus = upload;
+  upload.start().then(
+    () => { item.resuming = false; settle(item, 201, ''); },
+    (error) => {
+      item.resuming = false;
+      if (!isAborted(error)) settleFailure(item, error.status || 0, error.status ? error.message : '');
+    },
+  );
 }
 
 function progress(item, loaded, total) {
@@ -236,11 +264,15 @@ function settleCancel(item) {
 function finish(item) {
   running -= 1;
   item.xhr = null;
+  item.tus = null;
   item.speed = 0;
 }
 
 function cancel(item) {
-  if (item.state === 'uploading') {
+  if (item.state === 'uploading' && item.tus) {
+    item.tus.cancel();
+    settleCancel(item);
+  } else if (item.state === 'uploading') {
     item.xhr.abort();
   } else if (item.state === 'queued') {
     item.state = 'cancelled';
@@ -350,6 +382,7 @@ function renderRow(item) {
   row.bar.value = item.state === 'done' ? row.bar.max : item.loaded;
 
   const parts = [];
+  if (item.state === 'uploading' && item.resuming) parts.push('resuming…');
   if (item.state === 'uploading') {
     parts.push(`${formatBytes(item.loaded)} of ${formatBytes(item.total)}`);
     if (item.speed > 0) {
@@ -753,6 +786,7 @@ async function loadConfig() {
     const reply = await response.json();
     if (typeof reply.title === 'string' && reply.title.trim()) config.title = reply.title.trim();
     if (Number.isFinite(reply.maxUploadSize) && reply.maxUploadSize > 0) config.maxUploadSize = reply.maxUploadSize;
+    config.tus = reply.tus === true;
     if (typeof reply.access === 'string') config.access = reply.access;
   } catch {
     // No configuration: keep the defaults.

@@ -8,12 +8,15 @@ import Glibc
 /// when NOTIFY_SOCKET is unset.
 final class Daemon {
     private var configuration: Configuration
-    private let notifier = SystemdNotifier()
+    private let notifications = NotificationQueue(notifier: SystemdNotifier())
+    private var notifier: SystemdNotifier { notifications.notifier }
     private let log: any LogSink
     private var server: HTTPServer?
     private var responder: ReloadableResponder?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
+    private var tusUploads: TusUploads?
+    private var lastTusSweep: UInt64 = 0
     private var lastWatchdog: UInt64 = 0
     private var statusNote: String?
     /// Login failures and upload slots per client, kept across reloads.
@@ -37,6 +40,7 @@ final class Daemon {
             return 1
         }
         server?.run()
+        notifications.drain(timeout: 2)
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopped"))
         return 0
     }
@@ -51,6 +55,7 @@ final class Daemon {
         }
         let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() })
         self.monitor = monitor
+        tusUploads = makeTusUploads(storage)
         let app = try makeApp(configuration, storage: storage, monitor: monitor)
         let responder = ReloadableResponder(app)
         self.responder = responder
@@ -66,7 +71,9 @@ final class Daemon {
         signal(SIGPIPE, SIG_IGN)
 
         let addresses = listeners.map(\.address)
-        notifier.ready(status: statusLine(), extra: [("X_FILEDROP_LISTEN", addresses.map(\.description).joined(separator: ","))])
+        let status = statusLine()
+        let listen = addresses.map(\.description).joined(separator: ",")
+        notifications.send { $0.ready(status: status, extra: [("X_FILEDROP_LISTEN", listen)]) }
         log.log(LogEvent(level: .notice, kind: .started,
                          message: "filedrop serving \(configuration.saveDirectory) on \(addresses.map(\.description).joined(separator: ", "))",
                          fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
@@ -84,14 +91,14 @@ final class Daemon {
     // MARK: - Signals
 
     private func stop() {
-        notifier.stopping()
+        notifications.send { $0.stopping() }
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopping: finishing requests in progress"))
         server?.beginShutdown(deadline: Clock.monotonicNanoseconds() + nanoseconds(configuration.drainTimeout))
     }
 
     /// SIGHUP: re-read everything; an invalid configuration keeps the running one.
     private func reload() {
-        notifier.reloading()
+        notifications.send { $0.reloading() }
         do {
             let command = try ConfigurationLoader.parse(
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
@@ -100,8 +107,9 @@ final class Daemon {
             if next.listen != configuration.listen {
                 log.log(LogEvent(level: .warning, message: "listen addresses change only on restart; keeping the current sockets"))
             }
-            let storage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
-                ? self.storage! : try openSaveDirectory(next)
+            let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
+            let storage = sameStorage ? self.storage! : try openSaveDirectory(next)
+            if !sameStorage { tusUploads = makeTusUploads(storage) }
             responder?.app = try makeApp(next, storage: storage, monitor: monitor)
             self.storage = storage
             configuration = next
@@ -111,7 +119,8 @@ final class Daemon {
             statusNote = "reload failed, old configuration kept: \(error)"
             log.log(LogEvent(level: .error, kind: .configInvalid, message: "reload failed, keeping the running configuration: \(error)"))
         }
-        notifier.ready(status: statusLine())
+        let status = statusLine()
+        notifications.send { $0.ready(status: status) }
     }
 
     // MARK: - Periodic duties (on the main loop, so a hung loop stops the watchdog)
@@ -120,11 +129,17 @@ final class Daemon {
         let now = Clock.monotonicNanoseconds()
         if let interval = notifier.watchdogInterval, now - lastWatchdog >= nanoseconds(interval) {
             lastWatchdog = now
-            notifier.watchdog()
+            notifications.send { $0.watchdog() }
+        }
+        if let tusUploads, now - lastTusSweep >= 60_000_000_000 {
+            lastTusSweep = now
+            let removed = tusUploads.sweep(expiration: configuration.tusExpiration)
+            if removed > 0 {
+                log.log(LogEvent(level: .notice, message: "removed \(removed) resumable upload(s) idle for \(DurationText.format(configuration.tusExpiration))"))
+            }
         }
         if notifier.isActive {
-            notifier.status(statusLine())
-            _ = notifier.flushIfDue()
+            notifications.status(statusLine())
         }
     }
 
@@ -183,7 +198,7 @@ final class Daemon {
                                    verifier: try passwordVerifier(configuration), records: clientRecords,
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
-                           qrEncoder: LibQREncoder(), access: access)
+                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access)
     }
 
     /// The checker for password-hash; drop and private access cannot run without one.
@@ -203,6 +218,15 @@ final class Daemon {
         } catch {
             throw StartupError(message: "password-hash: \(error)", exitCode: 2)
         }
+    }
+
+    /// Resumable uploads of `storage`, with those a previous run left recovered.
+    private func makeTusUploads(_ storage: PosixStorage) -> TusUploads {
+        let uploads = TusUploads(area: storage.partialUploads, digests: LibcryptoDigests(), clock: { Clock.wallClockSeconds() })
+        if uploads.count > 0 {
+            log.log(LogEvent(level: .notice, message: "\(uploads.count) unfinished resumable upload(s) can be resumed"))
+        }
+        return uploads
     }
 
     /// Sockets from systemd socket activation when there are any, else our own.

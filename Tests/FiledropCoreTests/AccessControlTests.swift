@@ -12,7 +12,7 @@ final class FakeVerifier: PasswordVerifier {
 }
 
 /// A monotonic clock the test moves by hand.
-final class ManualClock: Sendable {
+final class AccessTestClock: Sendable {
     private let nanoseconds = Atomic<UInt64>(1_000_000_000)
     var now: UInt64 { nanoseconds.load(ordering: .relaxed) }
     func advance(seconds: UInt64) { nanoseconds.add(seconds * 1_000_000_000, ordering: .relaxed) }
@@ -28,7 +28,7 @@ final class ManualClock: Sendable {
         let app: FiledropApp
         let storage: InMemoryStorage
         let verifier = FakeVerifier()
-        let clock = ManualClock()
+        let clock = AccessTestClock()
 
         init(_ configure: (inout Configuration) -> Void = { _ in }) {
             var configuration = Configuration()
@@ -61,6 +61,12 @@ final class ManualClock: Sendable {
         #expect(drop.requirement(method: .get, path: "/files") == .password)
         #expect(drop.requirement(method: .head, path: "/files/a.txt") == .password)
         #expect(drop.requirement(method: .delete, path: "/files/a.txt") == .password)
+        // tus: creation, offset, append and termination are parts of an upload.
+        #expect(drop.requirement(method: .post, path: "/files/") == .anyone)
+        #expect(drop.requirement(method: .head, path: "/files/.tus/abc") == .anyone)
+        #expect(drop.requirement(method: .patch, path: "/files/.tus/abc") == .anyone)
+        #expect(drop.requirement(method: .delete, path: "/files/.tus/abc") == .anyone)
+        #expect(AccessPolicy(mode: .private, hasPassword: true).requirement(method: .patch, path: "/files/.tus/abc") == .password)
         let secret = AccessPolicy(mode: .private, hasPassword: true)
         #expect(secret.requirement(method: .get, path: "/") == .password)
         #expect(secret.requirement(method: .post, path: "/upload") == .password)

@@ -47,6 +47,9 @@ private func loadError(
         #expect(loaded.saveDirectory == "./uploads")
         #expect(loaded.webRoot == "./web")
         #expect(loaded.maxUploadSize == nil)
+        #expect(loaded.tusMaxPending == 10 << 30)
+        #expect(loaded.tusMaxPerClient == 20)
+        #expect(loaded.tusExpiration == .seconds(24 * 3600))
         #expect(loaded.maxRequestSize == nil)
         #expect(loaded.minFreeSpace == 64 * 1024 * 1024)
         #expect(loaded.onCollision == .rename)
@@ -132,6 +135,10 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         .init(key: "upload-quota-per-hour", value: "unlimited") { $0.uploadQuotaPerHour == nil },
         .init(key: "allowed-hosts", value: "nas.lan,Files.Home.") { $0.allowedHosts == ["nas.lan", "Files.Home."] },
         .init(key: "allowed-hosts", value: "a, b") { $0.allowedHosts == ["a", "b"] },
+        .init(key: "tus-max-pending", value: "2G") { $0.tusMaxPending == 2 << 30 },
+        .init(key: "tus-max-pending", value: "unlimited") { $0.tusMaxPending == nil },
+        .init(key: "tus-max-per-client", value: "100000") { $0.tusMaxPerClient == 100_000 },
+        .init(key: "tus-expiration", value: "30m") { $0.tusExpiration == .seconds(1800) },
     ]
 
     /// The same setting given as a flag (both spellings), a variable and a file line must agree.
@@ -164,6 +171,7 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         ("max-connections-per-client", "0"), ("max-connections-per-client", "1000001"), ("max-uploads-per-client", "0"),
         ("upload-quota-per-hour", "lots"), ("allowed-hosts", "evil.example/x"), ("allowed-hosts", "-bad.lan"),
         ("allowed-hosts", "a..b"), ("allowed-hosts", "nas.lan:8080"), ("allowed-hosts", "über.lan"),
+        ("tus-max-pending", "10X"), ("tus-max-per-client", "0"), ("tus-max-per-client", "100001"), ("tus-expiration", "0s"),
     ])
     func invalidValueIsRefusedFromEverySource(key name: String, value: String) throws {
         let key = try #require(ConfigKey.named(name))
@@ -193,6 +201,8 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         #expect(loadError(["--allowed-hosts", String(repeating: "a", count: 64)]) != nil)
         #expect(loadError(["--max-upload-size=16777215T"]) == nil)
         #expect(loadError(["--max-upload-size=16777216T"]) != nil)
+        #expect(loadError(["--tus-max-per-client=100000"]) == nil)
+        #expect(loadError(["--tus-max-per-client=100001"]) != nil)
     }
 
     @Test func invalidValueMessageNamesFlagAndVariable() {

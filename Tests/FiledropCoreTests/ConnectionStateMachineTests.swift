@@ -246,3 +246,14 @@ extension ConnectionStateMachine.Action: Equatable {
         }
     }
 }
+
+extension ConnectionStateMachineTests {
+    @Test(arguments: ["Content-Length: 0\r\n", ""])
+    func emptyBodyFinishesWithoutWaitingForInput(framingHeader: String) {
+        let responder = TestResponder()
+        var driver = Driver(responder: responder)
+        driver.receive("PUT /empty HTTP/1.1\r\nHost: x\r\n\(framingHeader)\r\n")
+        #expect(responder.consumers.first?.finished == true)
+        #expect(driver.sent.first?.hasPrefix("HTTP/1.1 201 Created") == true)
+    }
+}

@@ -48,7 +48,11 @@ final class DaemonProcess {
 
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["--listen", "127.0.0.1:0", "--save-dir", saveDirectory.path, "--web-root", Self.webRoot, "--config="] + arguments
-        var environment = ProcessInfo.processInfo.environment
+        // Other suites in this process set LISTEN_FDS and friends while they test socket
+        // activation; the daemon must not inherit them.
+        var environment = ProcessInfo.processInfo.environment.filter { key, _ in
+            !["LISTEN_", "NOTIFY_", "WATCHDOG_", "FILEDROP_", "JOURNAL_STREAM"].contains { key.hasPrefix($0) }
+        }
         environment["NOTIFY_SOCKET"] = notifyPath
         process.environment = environment
         process.standardError = stderrPipe

@@ -1,7 +1,8 @@
 /// Which requests need the password, by access mode (`access`):
 ///
 /// ```
-///             page, config.json   uploads (POST /upload, PUT /files/..)   listing, downloads   DELETE
+///             page, config.json   uploads (POST /upload, PUT /files/..,   listing, downloads   DELETE
+///                                 tus under /files/ and /files/.tus/)
 /// open        anyone              anyone                                  anyone               password if one is set
 /// drop        anyone              anyone                                  password             password
 /// private     password            password                                password             password
@@ -26,10 +27,15 @@ public struct AccessPolicy: Sendable, Equatable {
 
     public func requirement(method: HTTPMethod, path: Substring) -> Requirement {
         if mode == .private { return .password }
+        // Resumable uploads (tus, `/files/.tus/<id>`) are uploads: each random id is the
+        // capability of whoever created it, and terminating one removes no stored file.
+        if path.hasPrefix(TusHandler.uploadPrefix) { return .anyone }
         if method == .delete && (hasPassword || mode == .drop) { return .password }
         guard mode == .drop, path == "/files" || path.hasPrefix("/files/") else { return .anyone }
         switch method {
         case .put, .options: return .anyone
+        // tus creation (`POST /files/`); a POST anywhere else under /files/ is refused by the routes.
+        case .post: return .anyone
         default: return .password
         }
     }

@@ -7,12 +7,17 @@ public enum FileResponse {
     }
 
     public static func make(
-        _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String, extraHeaders: HTTPHeaders = HTTPHeaders()
+        _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String, extraHeaders: HTTPHeaders = HTTPHeaders(),
+        encoding: FileEncoding = .identity
     ) -> Response {
         let metadata = file.metadata
-        let etag = etag(for: metadata)
-        let modifiedSeconds = metadata.modified / 1_000_000_000
+        var etag = etag(for: metadata)
         var headers = extraHeaders
+        if case .identity = encoding {} else {
+            etag = ResponseCompression.gzipETag(etag)
+            headers.addVary("Accept-Encoding")
+        }
+        let modifiedSeconds = metadata.modified / 1_000_000_000
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Last-Modified", value: HTTPDate.format(modifiedSeconds))
@@ -21,8 +26,19 @@ public enum FileResponse {
         if isNotModified(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
             return Response(status: .notModified, headers: headers)
         }
-        return Response(status: .ok, headers: headers,
-                        body: .file(FileRegion(file: file.handle, offset: 0, length: metadata.size)))
+        let region = FileRegion(file: file.handle, offset: 0, length: metadata.size)
+        switch encoding {
+        case .identity:
+            return Response(status: .ok, headers: headers, body: .file(region))
+        case .gzipCached(let compressor, let cacheKey):
+            headers.add(name: "Content-Encoding", value: "gzip")
+            let body = compressor.cachedGzip(of: region, cacheKey: cacheKey).map(ResponseBody.bytes)
+                ?? .stream(compressor.gzipStream(of: region))
+            return Response(status: .ok, headers: headers, body: body)
+        case .gzipStreamed(let compressor):
+            headers.add(name: "Content-Encoding", value: "gzip")
+            return Response(status: .ok, headers: headers, body: .stream(compressor.gzipStream(of: region)))
+        }
     }
 
     /// RFC 9110 §13.1.2 and §13.1.3: If-None-Match wins; If-Modified-Since only without it.

@@ -7,23 +7,32 @@
 /// POST /upload.html  /upload            multipart/form-data, or a raw body with ?name=
 /// PUT  /files/<path>                    a raw body
 /// GET  /files/<dir>/                    listing (HTML, or JSON with ?format=json)
+/// GET  /files/<dir>/?zip                the folder as a ZIP archive, streamed
 /// GET  /files/<path>                    download (Range, ETag)
 /// DELETE /files/<path>                  only with allow-delete
+/// OPTIONS, POST /files/; /files/.tus/<id> resumable uploads (tus 1.0, `TusHandler`)
 /// ```
 public struct FiledropApp: HTTPResponder {
     public let configuration: Configuration
     public let store: UploadStore
     public let webRoot: any Storage
+    /// gzip and ZIP (zlib, in FiledropIO); nil sends everything uncompressed and refuses `?zip`.
+    public let compressor: (any ContentCompressor)?
     public let qrEncoder: (any QRCodeEncoder)?
+    /// Unfinished resumable uploads; nil switches tus off.
+    public let tusUploads: TusUploads?
     public let access: AccessControl
 
     /// `access` defaults to the configuration's rules with no password verifier (so anything
     /// that needs the password is refused) and no names besides `localhost` and `allowed-hosts`.
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
-                qrEncoder: (any QRCodeEncoder)? = nil, access: AccessControl? = nil) {
+                compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
+                tusUploads: TusUploads? = nil, access: AccessControl? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
+        self.compressor = compressor
         self.qrEncoder = qrEncoder
+        self.tusUploads = tusUploads
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
@@ -32,28 +41,34 @@ public struct FiledropApp: HTTPResponder {
     }
 
     public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+        let compression = ResponseCompression(compressor: compressor, head: head)
         do {
-            return try dispatch(head, context: context)
+            let decision = try dispatch(head, context: context, compression: compression)
+            guard case .respond(let response) = decision else { return decision }
+            return .respond(compression.apply(to: response))
         } catch {
             return .respond(.error(error, format: ResponseFormat(head: head)))
         }
     }
 
-    private func dispatch(_ head: RequestHead, context: RequestContext) throws(HTTPError) -> RouteDecision {
+    private func dispatch(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         try access.check(head, context)
         // Every body this app reads is an upload: each takes one of the client's upload slots.
-        let decision = try routeRequest(head, context: context)
+        let decision = try routeRequest(head, context: context, compression: compression)
         guard case .readBody(let upload) = decision else { return decision }
         return .readBody(try access.admitUpload(upload, client: context.client))
     }
 
-    private func routeRequest(_ head: RequestHead, context: RequestContext) throws(HTTPError) -> RouteDecision {
+    private func routeRequest(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+        if let tus = tusRoute(head, context: context) {
+            return tus
+        }
         let path = head.path
         if path == "/files" {
             return .respond(redirect(to: "/files/"))
         }
         if path.hasPrefix("/files/") {
-            return try files(head, subpath: path.dropFirst("/files/".count), context: context)
+            return try files(head, subpath: path.dropFirst("/files/".count), context: context, compression: compression)
         }
         switch path {
         case "/upload.html", "/upload":
@@ -67,19 +82,27 @@ public struct FiledropApp: HTTPResponder {
             return .respond(try qrResponse(head))
         default:
             try require(head.method, in: [.get, .head])
-            return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot))
+            return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot, compression: compression))
         }
+    }
+
+    private func tusRoute(_ head: RequestHead, context: RequestContext) -> RouteDecision? {
+        guard let tusUploads, let target = TusHandler.target(of: head) else { return nil }
+        let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
+                                 readOnly: configuration.access == .readOnly)
+        return handler.route(head, target: target, context: context)
     }
 
     // MARK: - /files/
 
-    private func files(_ head: RequestHead, subpath: Substring, context: RequestContext) throws(HTTPError) -> RouteDecision {
+    private func files(_ head: RequestHead, subpath: Substring, context: RequestContext,
+                       compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         let isDirectoryURL = subpath.isEmpty || subpath.hasSuffix("/")
         let path = try storagePath(fromURL: subpath)
         let query = QueryParameters(head.query)
         switch head.method {
         case .get, .head:
-            return .respond(try download(path, isDirectoryURL: isDirectoryURL, head: head, query: query))
+            return .respond(try download(path, isDirectoryURL: isDirectoryURL, head: head, query: query, compression: compression))
         case .put:
             guard !isDirectoryURL, let name = path.name else {
                 throw .methodNotAllowed(allowed: [.get, .head])
@@ -103,7 +126,8 @@ public struct FiledropApp: HTTPResponder {
         }
     }
 
-    private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters) throws(HTTPError) -> Response {
+    private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters,
+                          compression: ResponseCompression) throws(HTTPError) -> Response {
         let metadata: FileMetadata?
         do {
             metadata = try store.storage.metadata(path)
@@ -114,6 +138,9 @@ public struct FiledropApp: HTTPResponder {
         if metadata.kind == .directory {
             guard isDirectoryURL else {
                 return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
+            }
+            if query.contains("zip") {
+                return try zipDownload(path)
             }
             let entries: [FileMetadata]
             do {
@@ -134,7 +161,12 @@ public struct FiledropApp: HTTPResponder {
         } catch {
             throw error.httpError
         }
-        return FileDownload.response(file, head: head, forceDownload: query.contains("download"))
+        return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression)
+    }
+
+    private func zipDownload(_ path: StoragePath) throws(HTTPError) -> Response {
+        guard let compressor else { throw .notImplemented("ZIP downloads") }
+        return ZipDownload.response(directory: path, storage: store.storage, title: configuration.title, compressor: compressor)
     }
 
     // MARK: - Uploads
@@ -169,8 +201,10 @@ public struct FiledropApp: HTTPResponder {
         if let length {
             try store.checkSize(length)
         }
-        let pending = try store.begin(directory: directory, clientName: name, expectedSize: length, client: context.client)
-        return .readBody(RawUpload(upload: pending, format: ResponseFormat(head: head)))
+        let format = ResponseFormat(head: head)
+        let pending = try store.begin(directory: directory, clientName: name, expectedSize: length, client: context.client,
+                                      checksummed: format == .json)
+        return .readBody(RawUpload(upload: pending, format: format))
     }
 
     /// Content-Length when the body is framed by it (not when chunked wins).
@@ -227,7 +261,8 @@ public struct FiledropApp: HTTPResponder {
     private func configResponse() -> Response {
         let maxUpload = configuration.maxUploadSize.map(String.init) ?? "null"
         let body = "{\"title\":\"\(configuration.title.jsonEscaped)\",\"maxUploadSize\":\(maxUpload),"
-            + "\"readOnly\":\(configuration.access == .readOnly),\"access\":\"\(configuration.access.rawValue)\"}\n"
+            + "\"readOnly\":\(configuration.access == .readOnly),\"tus\":\(tusUploads != nil),"
+            + "\"access\":\"\(configuration.access.rawValue)\"}\n"
         return Response(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
                         body: .bytes(Array(body.utf8)))
     }

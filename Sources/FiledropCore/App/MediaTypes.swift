@@ -45,4 +45,19 @@ public enum MediaTypes {
         return base.hasPrefix("text/") || base == "application/json" || base == "application/xml"
             || base == "image/svg+xml" || base == "application/wasm"
     }
+
+    /// Formats that carry their own compression (images, audio, video, archives, office
+    /// files that are ZIPs inside): a ZIP download stores them instead of deflating again.
+    public static func isAlreadyCompressed(_ type: String) -> Bool {
+        let base = type.split(separator: ";").first.map { $0.trimmingOWS().lowercased() } ?? ""
+        if base.hasPrefix("image/") { return base != "image/svg+xml" && base != "image/bmp" && base != "image/tiff" }
+        if base.hasPrefix("video/") { return true }
+        if base.hasPrefix("audio/") { return base != "audio/wav" }
+        return base.hasPrefix("font/woff") || base.hasSuffix("+zip") || base.hasPrefix("application/vnd.openxmlformats")
+            || base.hasPrefix("application/vnd.oasis") || [
+                "application/zip", "application/gzip", "application/x-bzip2", "application/x-xz", "application/zstd",
+                "application/x-7z-compressed", "application/vnd.rar", "application/pdf",
+                "application/vnd.debian.binary-package", "application/vnd.android.package-archive",
+            ].contains(base)
+    }
 }

@@ -5,7 +5,8 @@ enum StaticSite {
     static let pagePolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
         + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
 
-    static func response(for path: Substring, head: RequestHead, webRoot: any Storage) throws(HTTPError) -> Response {
+    static func response(for path: Substring, head: RequestHead, webRoot: any Storage,
+                         compression: ResponseCompression) throws(HTTPError) -> Response {
         let name = path == "/" ? "index.html" : String(path.dropFirst())
         // Names are ours: one component of safe characters, nothing hidden.
         guard !name.isEmpty, !name.hasPrefix("."), name.utf8.allSatisfy(isSafeNameByte) else { throw .notFound }
@@ -21,8 +22,10 @@ enum StaticSite {
         headers.add(name: "Content-Security-Policy", value: pagePolicy)
         // Revalidate with the ETag each time: cheap 304s for phones, and a new release is
         // picked up at once.
-        return FileResponse.make(file, head: head, contentType: MediaTypes.type(forFileName: name),
-                                 cacheControl: "no-cache", extraHeaders: headers)
+        let type = MediaTypes.type(forFileName: name)
+        let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size,
+                                                cacheKey: name + FileResponse.etag(for: file.metadata), head: head)
+        return FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache", extraHeaders: headers, encoding: encoding)
     }
 
     private static func isSafeNameByte(_ byte: UInt8) -> Bool {

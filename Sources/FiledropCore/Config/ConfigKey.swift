@@ -109,6 +109,22 @@ public struct ConfigKey: Sendable {
             configuration.access = mode
             return true
         },
+        ConfigKey(name: "tus-max-pending", kind: .value(placeholder: "SIZE"), defaultText: "10G",
+                  meaning: "Space all unfinished resumable (tus) uploads may hold together; 0 or unlimited for no limit.",
+                  expected: "a size such as 10G, or unlimited") { configuration, value in
+            guard let size = parseOptionalSize(value) else { return false }
+            configuration.tusMaxPending = size
+            return true
+        },
+        ConfigKey(name: "tus-max-per-client", kind: .value(placeholder: "N"), defaultText: "20",
+                  meaning: "Unfinished resumable (tus) uploads one client address may have at once.",
+                  expected: "a whole number from 1 to 100000") { configuration, value in
+            guard let number = parseInteger(value, in: 1...100_000) else { return false }
+            configuration.tusMaxPerClient = number
+            return true
+        },
+        durationKey("tus-expiration", default: .seconds(24 * 3600),
+                    meaning: "An unfinished resumable (tus) upload idle this long is deleted.", \.tusExpiration),
         booleanKey("fsync", default: true, meaning: "Flush each upload to disk before it becomes visible.", \.fsync),
         booleanKey("allow-hidden", default: false, meaning: "List, serve and accept names starting with a dot.", \.allowHidden),
         booleanKey("allow-delete", default: false, meaning: "Let clients delete files (subject to access).", \.allowDelete),

@@ -39,6 +39,12 @@ public struct Configuration: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     /// Hash checked by access control; nil means no password.
     public var passwordHash: String? = nil
+    /// Bytes all unfinished resumable (tus) uploads may hold together; nil means no limit.
+    public var tusMaxPending: UInt64? = 10 << 30
+    /// Unfinished resumable uploads one client address may have at once.
+    public var tusMaxPerClient: Int = 20
+    /// An unfinished resumable upload nobody writes to for this long is deleted.
+    public var tusExpiration: Duration = .seconds(24 * 3600)
     /// The configuration file that was read, for messages; nil when none was.
     public var configFile: String? = nil
 

@@ -271,9 +271,9 @@ public struct ConnectionStateMachine {
             return send(response, after: after, now: now, wallClock: wallClock)
         case .readBody(let consumer):
             let after: AfterResponse = keepAlive ? .keepAlive : .close
-            var decoder = BodyDecoder(framing: framing, limits: configuration.limits)
-            if framing == .none {
-                _ = decoder.decode(UnsafeRawBufferPointer(start: nil, count: 0))
+            let decoder = BodyDecoder(framing: framing, limits: configuration.limits)
+            // No body, or an empty one: nothing will arrive to drive the decoder, so finish now.
+            if framing == .none || framing == .length(0) {
                 return send(consumer.finish(trailers: HTTPHeaders()), after: after, now: now, wallClock: wallClock)
             }
             state = .readingBody(BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now))

@@ -2,8 +2,9 @@
 /// implements it with openat/O_NOFOLLOW so nothing ever resolves outside the save directory;
 /// tests use an in-memory fake.
 public protocol Storage: Sendable {
-    /// Starts an invisible upload in `directory`, creating missing directories.
-    func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile
+    /// Starts an invisible upload in `directory`, creating missing directories; with
+    /// `checksummed`, a CRC-32 of the bytes is kept as they are written.
+    func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile
     /// Opens a regular file for reading.
     func open(_ path: StoragePath) throws(StorageError) -> OpenedFile
     /// Metadata of a file or directory, nil when it does not exist.
@@ -15,11 +16,18 @@ public protocol Storage: Sendable {
     func availableSpace() -> UInt64?
 }
 
+extension Storage {
+    /// A checksummed upload.
+    public func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile {
+        try createUpload(in: directory, checksummed: true)
+    }
+}
+
 /// An upload being written: invisible until `publish` succeeds.
 public protocol UploadFile: AnyObject {
     var bytesWritten: UInt64 { get }
-    /// CRC-32 (zlib's) of every byte written so far.
-    var crc32: UInt32 { get }
+    /// CRC-32 (zlib's) of every byte written so far; nil unless created `checksummed`.
+    var crc32: UInt32? { get }
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError)
     /// Makes the file visible as `name` in its directory. Without `replacing`, an existing
     /// entry makes it fail with `.exists` and nothing changes. With `durable`, the file and

@@ -34,12 +34,12 @@ public final class PosixStorage: Storage {
 
     // MARK: Storage
 
-    public func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile {
+    public func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile {
         if options.minFreeSpace > 0, let free = availableSpace(), free < options.minFreeSpace {
             throw .noSpace
         }
         let parent = try openDirectory(directory, creating: true)
-        return try PosixUploadFile(in: parent, options: options, anonymous: anonymousTemporaries)
+        return try PosixUploadFile(in: parent, options: options, anonymous: anonymousTemporaries, checksummed: checksummed)
     }
 
     public func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {

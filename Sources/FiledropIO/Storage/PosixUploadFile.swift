@@ -23,7 +23,8 @@ final class PosixUploadFile: UploadFile {
     private let file: FileDescriptor
     private let options: StorageOptions
     private var state = State.writing
-    private var checksum = CRC32()
+    /// nil when nobody will read the checksum: CRC-32 costs as much CPU as the write itself.
+    private var checksum: CRC32?
     private(set) var bytesWritten: UInt64 = 0
     /// Start of the bytes not yet handed to write-back.
     private var writebackStart: UInt64 = 0
@@ -33,11 +34,12 @@ final class PosixUploadFile: UploadFile {
     private var writebackAvailable = true
     private var nextSpaceCheck: UInt64
 
-    var crc32: UInt32 { checksum.value }
+    var crc32: UInt32? { checksum?.value }
 
     /// Creates the temporary in `directory`, anonymous when `anonymous` and the file system
     /// allows it.
-    init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool) throws(StorageError) {
+    init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool, checksummed: Bool) throws(StorageError) {
+        checksum = checksummed ? CRC32() : nil
         self.directory = directory
         self.options = options
         self.nextSpaceCheck = UInt64(options.spaceCheckInterval)
@@ -97,7 +99,7 @@ final class PosixUploadFile: UploadFile {
             // write(2) may write less than asked (a signal, a nearly full disk): go on from there.
             offset += try storageCall("write") { Glibc.write(file.descriptor, base + offset, bytes.count - offset) }
         }
-        checksum.update(bytes)
+        checksum?.update(bytes)
         bytesWritten += UInt64(bytes.count)
         if options.fsync, options.writebackChunk > 0, bytesWritten - writebackStart >= UInt64(options.writebackChunk) {
             try startWriteback()

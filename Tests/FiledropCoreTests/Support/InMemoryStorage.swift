@@ -16,7 +16,7 @@ final class InMemoryStorage: Storage, Sendable {
 
     let state = Mutex(State())
 
-    func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile {
+    func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile {
         state.withLock { state in
             var path = StoragePath.root
             for component in directory.components {
@@ -73,7 +73,7 @@ final class MemoryUpload: UploadFile {
     }
 
     var bytesWritten: UInt64 { UInt64(bytes.count) }
-    var crc32: UInt32 { 0 }
+    var crc32: UInt32? { 0 }
 
     func write(_ chunk: UnsafeRawBufferPointer) throws(StorageError) {
         let stored = storage.state.withLock { $0.files.values.reduce(0) { $0 + UInt64($1.count) } }

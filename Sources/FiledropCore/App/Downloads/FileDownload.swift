@@ -5,14 +5,16 @@ enum FileDownload {
     /// Even a file shown inline can do nothing: no script, no plugins, no forms.
     static let sandboxPolicy = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'"
 
-    static func response(_ file: OpenedFile, head: RequestHead, forceDownload: Bool) -> Response {
+    static func response(_ file: OpenedFile, head: RequestHead, forceDownload: Bool, compression: ResponseCompression) -> Response {
         let name = file.metadata.name
         let type = MediaTypes.type(forFileName: name)
         let attachment = forceDownload || MediaTypes.isActiveContent(type)
         var headers = HTTPHeaders()
         headers.add(name: "Content-Disposition", value: contentDispositionValue(filename: name, disposition: attachment ? .attachment : .inline))
         headers.add(name: "Content-Security-Policy", value: sandboxPolicy)
-        var response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache", extraHeaders: headers)
+        let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size, cacheKey: nil, head: head)
+        var response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache",
+                                         extraHeaders: headers, encoding: encoding)
         guard response.status == .ok, case .file(let whole) = response.body else { return response }
         let etag = FileResponse.etag(for: file.metadata)
         guard ifRangeHolds(head.headers["if-range"], etag: etag, modified: file.metadata.modified / 1_000_000_000) else {
@@ -23,13 +25,20 @@ enum FileDownload {
             return response
         case .unsatisfiable:
             return .error(.rangeNotSatisfiable(size: whole.length), format: ResponseFormat(head: head))
-        case .ranges(let ranges):
-            // One range is a plain 206; several are answered whole until multipart/byteranges
-            // lands (RFC 9110 §14.2 lets a server ignore Range).
-            guard ranges.count == 1, let range = ranges.first else { return response }
+        case .ranges(let requested):
+            let ranges = ByteRangeSet(requested).ranges
             response.status = .partialContent
-            response.headers.add(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(whole.length)")
-            response.body = .file(FileRegion(file: whole.file, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
+            if ranges.count == 1, let range = ranges.first {
+                response.headers.add(name: "Content-Range", value: "bytes \(range.lowerBound)-\(range.upperBound)/\(whole.length)")
+                response.body = .file(FileRegion(file: whole.file, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
+            } else {
+                // RFC 9110 §14.6: several ranges go as multipart/byteranges, each part with
+                // its own Content-Type and Content-Range.
+                let body = MultipartByteRangesBody(file: whole.file, size: whole.length, contentType: type,
+                                                   ranges: ranges, boundary: MultipartByteRangesBody.randomBoundary())
+                response.headers.replaceOrAdd(name: "Content-Type", value: body.contentType)
+                response.body = .stream(body)
+            }
             return response
         }
     }

@@ -86,7 +86,8 @@ final class MultipartUpload: RequestBodyConsumer {
         }
         do {
             let (directory, name) = try placement(filename: filename, relativePath: relativePath)
-            current = try store.begin(directory: directory, clientName: name, expectedSize: nil, client: client)
+            current = try store.begin(directory: directory, clientName: name, expectedSize: nil, client: client,
+                                      checksummed: format == .json)
         } catch {
             try recordFailure(name: relativePath ?? filename, error)
         }

@@ -39,7 +39,7 @@ public struct UploadReport: Sendable {
     private var json: String {
         let files = stored.map { file in
             "{\"name\":\"\(file.path.description.jsonEscaped)\",\"size\":\(file.size),"
-                + "\"crc32\":\"\(hex8(file.crc32))\",\"url\":\"\(file.url.jsonEscaped)\"}"
+                + (file.crc32.map { "\"crc32\":\"\(hex8($0))\"," } ?? "") + "\"url\":\"\(file.url.jsonEscaped)\"}"
         }
         let errors = failures.map { failure in
             "{\"name\":\"\(failure.name.jsonEscaped)\",\"status\":\(failure.error.status.code),"
@@ -50,7 +50,7 @@ public struct UploadReport: Sendable {
 
     private var text: String {
         var lines = stored.map { file in
-            "stored \(file.path.description.logEscaped) \(file.size) bytes crc32=\(hex8(file.crc32)) \(file.url)\n"
+            "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
         }
         lines += failures.map { "failed \($0.name.logEscaped): \($0.error.status.code) \($0.error.message)\n" }
         return lines.joined()

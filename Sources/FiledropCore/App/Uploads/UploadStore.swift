@@ -25,7 +25,9 @@ public struct UploadStore: Sendable {
 
     /// Checks what can be checked before any byte arrives, then opens an invisible file.
     /// `expectedSize` is the Content-Length when the client sent one.
-    public func begin(directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String) throws(HTTPError) -> PendingUpload {
+    /// `checksummed`: keep a CRC-32 while streaming (for clients that asked for JSON).
+    public func begin(directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String,
+                      checksummed: Bool) throws(HTTPError) -> PendingUpload {
         let name = try names.storedName(from: clientName)
         try checkSize(expectedSize ?? 0)
         if let available = storage.availableSpace(), available < (expectedSize ?? 0) + minFreeSpace {
@@ -33,7 +35,7 @@ public struct UploadStore: Sendable {
         }
         let file: any UploadFile
         do {
-            file = try storage.createUpload(in: directory)
+            file = try storage.createUpload(in: directory, checksummed: checksummed)
         } catch {
             throw error.httpError
         }
@@ -154,9 +156,9 @@ public final class PendingUpload {
 public struct StoredFile: Sendable, Equatable {
     public var path: StoragePath
     public var size: UInt64
-    public var crc32: UInt32
+    public var crc32: UInt32?
 
-    public init(path: StoragePath, size: UInt64, crc32: UInt32) {
+    public init(path: StoragePath, size: UInt64, crc32: UInt32?) {
         self.path = path
         self.size = size
         self.crc32 = crc32

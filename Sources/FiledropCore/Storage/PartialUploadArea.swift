@@ -1,0 +1,48 @@
+/// Where resumable (tus) uploads wait for their remaining bytes: per upload a partial file
+/// and a small record, kept across daemon restarts and never listed or served.
+/// `FiledropIO.PosixPartialUploadArea` keeps them in a hidden folder of the save directory;
+/// tests use an in-memory fake.
+public protocol PartialUploadArea: Sendable {
+    /// Every upload left from before, for recovery at start. Records without a partial file
+    /// and partial files without a record (a crash between the two) are removed, not returned.
+    func recover() -> [RecoveredPartialUpload]
+    /// Creates the record and an empty partial file; `.exists` when `id` is taken.
+    func create(id: String, record: [UInt8]) throws(StorageError)
+    /// Replaces the record so that a crash leaves either the old one or the new one.
+    func saveRecord(id: String, _ record: [UInt8]) throws(StorageError)
+    /// Opens the partial file for appending.
+    func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile
+    /// Forgets an upload: record and partial file. Missing pieces are not an error.
+    func remove(id: String)
+    /// Hands a complete partial file to the storage policy: the returned file publishes into
+    /// `directory` of the save directory without replacing unless asked (the same
+    /// link/rename as every other upload), and `discard` deletes the partial file.
+    func adopt(id: String, into directory: StoragePath) throws(StorageError) -> any UploadFile
+}
+
+/// One upload found by `PartialUploadArea.recover()`.
+public struct RecoveredPartialUpload: Sendable, Equatable {
+    public var id: String
+    public var record: [UInt8]
+    /// Bytes in the partial file: the upload's offset.
+    public var size: UInt64
+    /// Last change of the partial file, seconds since 1970: when it was last written to.
+    public var modified: Int64
+
+    public init(id: String, record: [UInt8], size: UInt64, modified: Int64) {
+        self.id = id
+        self.record = record
+        self.size = size
+        self.modified = modified
+    }
+}
+
+/// A partial file open for one PATCH.
+public protocol PartialUploadFile: AnyObject {
+    var size: UInt64 { get }
+    func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError)
+    /// Cuts the file back, dropping a chunk that failed its checksum.
+    func truncate(to size: UInt64) throws(StorageError)
+    /// Flushes to disk: an offset the client was told must survive a crash.
+    func synchronize() throws(StorageError)
+}

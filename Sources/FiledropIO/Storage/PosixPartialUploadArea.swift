@@ -1,0 +1,281 @@
+import FiledropCore
+import Glibc
+
+/// Resumable uploads on disk: `<save>/.filedrop-tus/<id>.part` holds the bytes received so
+/// far and `<id>.info` the record. The folder's name starts with `.filedrop`, so the storage
+/// never lists, serves or accepts it (`StorageNames.isReserved`), and
+/// `removeStaleTemporaries()` only deletes `.filedrop-tmp-*` files, never this folder.
+///
+/// Crash safety: the record is written to `<id>.info.tmp`, fsync'ed and renamed over
+/// `<id>.info` (rename(2) is atomic), so a crash leaves the old record or the new one; the
+/// offset is the partial file's size, fsync'ed before a PATCH is acknowledged. Pieces a crash
+/// separates (a partial file without a record, or the reverse) are removed at recovery.
+public final class PosixPartialUploadArea: PartialUploadArea {
+    static let folderName = ".filedrop-tus"
+    static let partSuffix = ".part"
+    static let recordSuffix = ".info"
+    static let temporarySuffix = ".info.tmp"
+    /// Records are a few hundred bytes; anything much larger is not ours.
+    static let maxRecordSize = 64 << 10
+
+    let storage: PosixStorage
+
+    public init(storage: PosixStorage) {
+        self.storage = storage
+    }
+
+    public func recover() -> [RecoveredPartialUpload] {
+        guard let folder = try? openFolder(creating: false), let names = try? DirectoryEntries.names(in: folder) else { return [] }
+        var parts: Set<String> = []
+        var records: Set<String> = []
+        for name in names {
+            if name.hasSuffix(Self.temporarySuffix) {
+                unlink(name, in: folder)
+            } else if name.hasSuffix(Self.partSuffix) {
+                parts.insert(String(name.dropLast(Self.partSuffix.count)))
+            } else if name.hasSuffix(Self.recordSuffix) {
+                records.insert(String(name.dropLast(Self.recordSuffix.count)))
+            }
+        }
+        for orphan in parts.symmetricDifference(records) {
+            unlink(orphan + Self.partSuffix, in: folder)
+            unlink(orphan + Self.recordSuffix, in: folder)
+        }
+        var found: [RecoveredPartialUpload] = []
+        for id in parts.intersection(records).sorted() {
+            var status = stat()
+            guard (try? syscall("fstatat") { fstatat(folder.descriptor, id + Self.partSuffix, &status, AT_SYMLINK_NOFOLLOW) }) != nil,
+                  status.isRegularFile, let record = try? readRecord(id + Self.recordSuffix, in: folder) else {
+                unlink(id + Self.partSuffix, in: folder)
+                unlink(id + Self.recordSuffix, in: folder)
+                continue
+            }
+            found.append(RecoveredPartialUpload(id: id, record: record, size: UInt64(status.st_size), modified: Int64(status.st_mtim.tv_sec)))
+        }
+        return found
+    }
+
+    public func create(id: String, record: [UInt8]) throws(StorageError) {
+        try checkID(id)
+        let folder = try openFolder(creating: true)
+        let part = try storageCall("openat") {
+            openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        }
+        _ = Glibc.close(part)
+        do throws(StorageError) {
+            try writeRecord(id: id, record, in: folder)
+        } catch {
+            unlink(id + Self.partSuffix, in: folder)
+            throw error
+        }
+    }
+
+    public func saveRecord(id: String, _ record: [UInt8]) throws(StorageError) {
+        try checkID(id)
+        try writeRecord(id: id, record, in: try openFolder(creating: false))
+    }
+
+    public func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile {
+        try checkID(id)
+        let folder = try openFolder(creating: false)
+        let descriptor = try storageCall("openat") {
+            openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
+        }
+        return PosixPartialFile(FileDescriptor(owning: descriptor), fsync: storage.options.fsync)
+    }
+
+    public func remove(id: String) {
+        guard (try? checkID(id)) != nil, let folder = try? openFolder(creating: false) else { return }
+        for suffix in [Self.partSuffix, Self.recordSuffix, Self.temporarySuffix] {
+            unlink(id + suffix, in: folder)
+        }
+    }
+
+    public func adopt(id: String, into directory: StoragePath) throws(StorageError) -> any UploadFile {
+        try checkID(id)
+        let folder = try openFolder(creating: false)
+        let target = try storage.openDirectory(directory, creating: true)
+        let descriptor = try storageCall("openat") {
+            openat(folder.descriptor, id + Self.partSuffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        }
+        return try PosixAdoptedUpload(file: FileDescriptor(owning: descriptor), folder: folder, partName: id + Self.partSuffix,
+                                      target: target, fsync: storage.options.fsync)
+    }
+
+    // MARK: Files
+
+    /// The hidden folder, made (mode 0700: partial uploads are nobody else's business) when
+    /// asked and missing.
+    private func openFolder(creating: Bool) throws(StorageError) -> FileDescriptor {
+        do throws(SystemError) {
+            return FileDescriptor(owning: try syscall("openat") { openat(storage.root.descriptor, Self.folderName, PosixStorage.directoryFlags) })
+        } catch where error.errno == ENOENT && creating {
+            do throws(SystemError) {
+                try syscall("mkdirat") { mkdirat(storage.root.descriptor, Self.folderName, 0o700) }
+                if storage.options.fsync {
+                    try syscall("fsync") { fsync(storage.root.descriptor) }
+                }
+            } catch where error.errno == EEXIST {
+            } catch {
+                throw StorageError(error)
+            }
+            return try openFolder(creating: false)
+        } catch {
+            throw StorageError(error)
+        }
+    }
+
+    /// Temp name, fsync, rename over the old record, fsync the folder.
+    private func writeRecord(id: String, _ record: [UInt8], in folder: FileDescriptor) throws(StorageError) {
+        let temporary = id + Self.temporarySuffix
+        let file = FileDescriptor(owning: try storageCall("openat") {
+            openat(folder.descriptor, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        })
+        do throws(StorageError) {
+            var written = 0
+            while written < record.count {
+                written += try storageCall("write") {
+                    record.withUnsafeBytes { Glibc.write(file.descriptor, $0.baseAddress! + written, $0.count - written) }
+                }
+            }
+            if storage.options.fsync {
+                try storageCall("fsync") { fsync(file.descriptor) }
+            }
+            file.close()
+            try storageCall("renameat") { renameat(folder.descriptor, temporary, folder.descriptor, id + Self.recordSuffix) }
+        } catch {
+            unlink(temporary, in: folder)
+            throw error
+        }
+        if storage.options.fsync {
+            try storageCall("fsync") { fsync(folder.descriptor) }
+        }
+    }
+
+    private func readRecord(_ name: String, in folder: FileDescriptor) throws(StorageError) -> [UInt8] {
+        let file = FileDescriptor(owning: try storageCall("openat") { openat(folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) })
+        var bytes = [UInt8](repeating: 0, count: Self.maxRecordSize + 1)
+        var count = 0
+        while count < bytes.count {
+            let read = try storageCall("read") {
+                bytes.withUnsafeMutableBytes { Glibc.read(file.descriptor, $0.baseAddress! + count, $0.count - count) }
+            }
+            if read == 0 { break }
+            count += read
+        }
+        guard count <= Self.maxRecordSize else { throw .notAllowed }
+        return Array(bytes.prefix(count))
+    }
+
+    private func unlink(_ name: String, in folder: FileDescriptor) {
+        _ = try? syscall("unlinkat") { unlinkat(folder.descriptor, name, 0) }
+    }
+
+    /// Ids come from the core as 32 hex digits; anything else never reaches a file name.
+    private func checkID(_ id: String) throws(StorageError) {
+        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+            throw .notAllowed
+        }
+    }
+}
+
+/// write(2) until every byte is out (it may write less than asked).
+func writeAll(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor) throws(StorageError) {
+    guard let base = bytes.baseAddress else { return }
+    var offset = 0
+    while offset < bytes.count {
+        offset += try storageCall("write") { Glibc.write(file.descriptor, base + offset, bytes.count - offset) }
+    }
+}
+
+/// A partial file open (O_APPEND) for one PATCH.
+final class PosixPartialFile: PartialUploadFile {
+    private let file: FileDescriptor
+    private let fsyncEnabled: Bool
+
+    init(_ file: FileDescriptor, fsync: Bool) {
+        self.file = file
+        self.fsyncEnabled = fsync
+    }
+
+    var size: UInt64 {
+        (try? file.status()).map { UInt64($0.st_size) } ?? 0
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        try writeAll(bytes, to: file)
+    }
+
+    func truncate(to size: UInt64) throws(StorageError) {
+        try storageCall("ftruncate") { ftruncate(file.descriptor, off_t(size)) }
+    }
+
+    func synchronize() throws(StorageError) {
+        guard fsyncEnabled else { return }
+        try storageCall("fsync") { fsync(file.descriptor) }
+    }
+}
+
+/// A complete partial file handed to the storage policy: `publish` moves it from the tus
+/// folder into its target directory with the same no-replace rename as every other upload.
+final class PosixAdoptedUpload: UploadFile {
+    private let file: FileDescriptor
+    private let folder: FileDescriptor
+    private let partName: String
+    private let target: FileDescriptor
+    private let fsyncEnabled: Bool
+    private var done = false
+    let bytesWritten: UInt64
+
+    init(file: FileDescriptor, folder: FileDescriptor, partName: String, target: FileDescriptor, fsync: Bool) throws(StorageError) {
+        self.file = file
+        self.folder = folder
+        self.partName = partName
+        self.target = target
+        self.fsyncEnabled = fsync
+        self.bytesWritten = UInt64(try mappingSystemErrors { () throws(SystemError) in try file.status() }.st_size)
+    }
+
+    /// Not computed: the bytes arrived over many requests, maybe before a restart, and the
+    /// tus response carries no upload report.
+    /// tus verifies with its own per-PATCH checksums; no CRC-32 is kept.
+    var crc32: UInt32? { nil }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        throw .notAllowed
+    }
+
+    func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
+        precondition(!done, "publish after publish or discard")
+        guard StorageNames.isClientName(name) else { throw .notAllowed }
+        let durable = durable && fsyncEnabled
+        if durable {
+            try storageCall("fsync") { fsync(file.descriptor) }
+        }
+        if replacing {
+            try storageCall("renameat") { renameat(folder.descriptor, partName, target.descriptor, name) }
+        } else {
+            try storageCall("renameat2") {
+                LinuxFileCalls.renameat2(folder.descriptor, partName, target.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
+            }
+        }
+        done = true
+        file.close()
+        if durable {
+            try storageCall("fsync") { fsync(target.descriptor) }
+            try storageCall("fsync") { fsync(folder.descriptor) }
+        }
+    }
+
+    func discard() {
+        guard !done else { return }
+        done = true
+        _ = try? syscall("unlinkat") { unlinkat(folder.descriptor, partName, 0) }
+        file.close()
+    }
+}
+
+extension PosixStorage {
+    /// The resumable-upload area of this save directory.
+    public var partialUploads: PosixPartialUploadArea { PosixPartialUploadArea(storage: self) }
+}

@@ -1,0 +1,147 @@
+import Synchronization
+@testable import FiledropCore
+
+/// A `PartialUploadArea` in memory whose `adopt` publishes into an `InMemoryStorage` with the
+/// same no-replace rule as the real one, so tus tests run the whole path without a disk.
+final class InMemoryPartialUploadArea: PartialUploadArea {
+    struct Entry {
+        var record: [UInt8]
+        var bytes: [UInt8]
+        var modified: Int64
+    }
+
+    let storage: InMemoryStorage
+    let entries = Mutex<[String: Entry]>([:])
+
+    init(storage: InMemoryStorage) {
+        self.storage = storage
+    }
+
+    func recover() -> [RecoveredPartialUpload] {
+        entries.withLock { all in
+            all.map { RecoveredPartialUpload(id: $0.key, record: $0.value.record, size: UInt64($0.value.bytes.count), modified: $0.value.modified) }
+        }
+    }
+
+    func create(id: String, record: [UInt8]) throws(StorageError) {
+        let created = entries.withLock { all in
+            guard all[id] == nil else { return false }
+            all[id] = Entry(record: record, bytes: [], modified: 0)
+            return true
+        }
+        if !created { throw .exists }
+    }
+
+    func saveRecord(id: String, _ record: [UInt8]) throws(StorageError) {
+        try update(id) { $0.record = record }
+    }
+
+    func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile {
+        guard entries.withLock({ $0[id] }) != nil else { throw .notFound }
+        return MemoryPartialFile(area: self, id: id)
+    }
+
+    func remove(id: String) {
+        _ = entries.withLock { $0.removeValue(forKey: id) }
+    }
+
+    func adopt(id: String, into directory: StoragePath) throws(StorageError) -> any UploadFile {
+        guard let entry = entries.withLock({ $0[id] }) else { throw .notFound }
+        let upload = try storage.createUpload(in: directory)
+        let failure: StorageError? = entry.bytes.withUnsafeBytes { bytes in
+            do throws(StorageError) { try upload.write(bytes); return nil } catch { return error }
+        }
+        if let failure { throw failure }
+        return AdoptedMemoryUpload(upload: upload, area: self, id: id)
+    }
+
+    func update(_ id: String, _ change: (inout Entry) -> Void) throws(StorageError) {
+        let found = entries.withLock { all in
+            guard var entry = all[id] else { return false }
+            change(&entry)
+            all[id] = entry
+            return true
+        }
+        if !found { throw .notFound }
+    }
+
+    func bytes(_ id: String) -> [UInt8]? { entries.withLock { $0[id]?.bytes } }
+    var ids: [String] { entries.withLock { Array($0.keys) } }
+}
+
+final class MemoryPartialFile: PartialUploadFile {
+    let area: InMemoryPartialUploadArea
+    let id: String
+
+    init(area: InMemoryPartialUploadArea, id: String) {
+        self.area = area
+        self.id = id
+    }
+
+    var size: UInt64 { UInt64(area.bytes(id)?.count ?? 0) }
+
+    func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        try area.update(id) { $0.bytes.append(contentsOf: bytes) }
+    }
+
+    func truncate(to size: UInt64) throws(StorageError) {
+        try area.update(id) { $0.bytes.removeLast($0.bytes.count - Int(size)) }
+    }
+
+    func synchronize() throws(StorageError) {}
+}
+
+/// The partial file handed to the policy: publishing moves it out of the area.
+final class AdoptedMemoryUpload: UploadFile {
+    let upload: any UploadFile
+    let area: InMemoryPartialUploadArea
+    let id: String
+
+    init(upload: any UploadFile, area: InMemoryPartialUploadArea, id: String) {
+        self.upload = upload
+        self.area = area
+        self.id = id
+    }
+
+    var bytesWritten: UInt64 { upload.bytesWritten }
+    var crc32: UInt32? { upload.crc32 }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) { throw .notAllowed }
+
+    func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
+        try upload.publish(as: name, replacing: replacing, durable: durable)
+        area.remove(id: id)
+    }
+
+    func discard() {
+        upload.discard()
+        area.remove(id: id)
+    }
+}
+
+/// A stand-in for libcrypto: "sum8" is the byte sum modulo 256, enough to tell a matching
+/// body from another.
+struct ByteSumDigests: DigestProvider {
+    var algorithms: [String] { ["sum8"] }
+
+    func makeDigest(algorithm: String) -> (any IncrementalDigest)? {
+        algorithm == "sum8" ? ByteSum() : nil
+    }
+
+    final class ByteSum: IncrementalDigest {
+        var sum: UInt8 = 0
+        func update(_ bytes: UnsafeRawBufferPointer) { for byte in bytes { sum &+= byte } }
+        func finish() -> [UInt8] { [sum] }
+    }
+
+    static func header(_ body: [UInt8]) -> String {
+        "sum8 " + Base64.encode([body.reduce(0, &+)])
+    }
+}
+
+/// Wall-clock seconds a test moves by hand.
+final class ManualClock: Sendable {
+    private let seconds = Atomic<Int64>(1_700_000_000)
+    var now: Int64 { seconds.load(ordering: .relaxed) }
+    func advance(by delta: Int64) { seconds.add(delta, ordering: .relaxed) }
+}

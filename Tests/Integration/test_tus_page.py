@@ -1,0 +1,133 @@
+"""The page's resumable uploads (web/tus.js) in a real browser: a 50 MB upload whose
+connection breaks mid-way resumes and lands byte-identical, and so does one whose page is
+reloaded; both show "resuming" while they do. Chromium comes from Debian (/usr/bin/chromium).
+"""
+
+import hashlib
+import os
+from pathlib import Path
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+CHROMIUM = os.environ.get("FILEDROP_CHROMIUM", "/usr/bin/chromium")
+BIG_FILE_BYTES = 50 * 1024 * 1024
+CHUNK = 8 * 1024 * 1024
+UPLOAD_TIMEOUT_MS = 120_000
+SAW_RESUMING = """
+    window.sawResuming = false;
+    new MutationObserver(() => {
+        if (document.body && document.body.innerText.includes('resuming')) window.sawResuming = true;
+    }).observe(document, { subtree: true, childList: true, characterData: true });
+"""
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium, daemon_factory):
+    # Closed before the daemons' teardown counts their descriptors.
+    context = chromium.new_context()
+    page = context.new_page()
+    page.add_init_script(SAW_RESUMING)
+    yield page
+    context.close()
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tus-big") / "holiday.mov"
+    path.write_bytes(os.urandom(BIG_FILE_BYTES))
+    return path
+
+
+def digest(path):
+    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+
+
+def open_page(page, daemon):
+    page.goto(daemon.url + "/")
+    expect(page.locator("#dropzone")).to_be_visible()
+    page.wait_for_function("() => fetch('config.json').then(r => r.json()).then(c => c.tus === true)")
+
+
+def patch_offsets(page):
+    offsets = []
+    page.on("request", lambda request: offsets.append(int(request.headers["upload-offset"]))
+            if request.method == "PATCH" else None)
+    return offsets
+
+
+def test_broken_connection_mid_upload_resumes_byte_identical(page, daemon, big_file):
+    open_page(page, daemon)
+    broken = []
+
+    def break_one_patch(route):
+        offset = int(route.request.headers.get("upload-offset", "0"))
+        if route.request.method == "PATCH" and offset >= 2 * CHUNK and not broken:
+            broken.append(offset)
+            route.abort("connectionreset")
+        else:
+            route.continue_()
+
+    page.route("**/files/.tus/**", break_one_patch)
+    page.set_input_files("#file-input", str(big_file))
+
+    row = page.locator(".upload").first
+    expect(row).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
+    assert broken, "no PATCH was interrupted"
+    assert page.evaluate("window.sawResuming"), "the page never said it was resuming"
+    assert digest(daemon.save_dir / big_file.name) == digest(big_file)
+    assert not list((daemon.save_dir / ".filedrop-tus").iterdir())
+
+
+def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):
+    open_page(page, daemon)
+    # The network dies after three chunks: the upload keeps retrying, the person reloads.
+    page.route("**/files/.tus/**", lambda route: route.abort("internetdisconnected")
+               if route.request.method == "PATCH" and int(route.request.headers["upload-offset"]) >= 3 * CHUNK
+               else route.continue_())
+    page.set_input_files("#file-input", str(big_file))
+    page.wait_for_function("() => window.sawResuming", timeout=60_000)
+    page.unroute("**/files/.tus/**")
+    page.reload()
+    open_page(page, daemon)
+    offsets = patch_offsets(page)
+
+    page.set_input_files("#file-input", str(big_file))
+
+    row = page.locator(".upload").first
+    expect(row).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
+    assert page.evaluate("window.sawResuming"), "the page never said it was resuming"
+    assert offsets and offsets[0] == 3 * CHUNK, offsets
+    stored = [path for path in daemon.save_dir.iterdir() if path.name.startswith("holiday")]
+    assert [path.name for path in stored] == [big_file.name]
+    assert digest(stored[0]) == digest(big_file)
+
+
+def test_cancel_terminates_the_upload_on_the_server(page, daemon, big_file):
+    open_page(page, daemon)
+    page.route("**/files/.tus/**", lambda route: route.abort("internetdisconnected")
+               if route.request.method == "PATCH" and int(route.request.headers["upload-offset"]) >= CHUNK
+               else route.continue_())
+    page.set_input_files("#file-input", str(big_file))
+    page.wait_for_function("() => window.sawResuming", timeout=60_000)
+    page.locator(".upload").first.get_by_role("button", name="Cancel").click()
+    expect(page.locator(".upload").first).to_have_attribute("data-state", "cancelled")
+    folder = daemon.save_dir / ".filedrop-tus"
+    deadline = 50
+    while list(folder.iterdir()) and deadline:
+        page.wait_for_timeout(100)
+        deadline -= 1
+    assert not list(folder.iterdir())
+    assert not (daemon.save_dir / big_file.name).exists()

@@ -1,0 +1,187 @@
+// A small tus 1.0.0 client (https://tus.io/protocols/resumable-upload) for big files over
+// flaky WiFi: the file goes up in chunks (one PATCH each); a failed chunk is retried with
+// growing pauses after asking the server (HEAD) how much it really has; and the upload URL is
+// remembered in localStorage, keyed by name, size, modification time and folder, so a reload
+// (or a browser restart) resumes where it stopped instead of starting over.
+
+export const TUS_ENDPOINT = new URL('files/', document.baseURI).pathname;
+/** Files at least this big go up with tus; smaller ones in one plain request. */
+export const TUS_THRESHOLD = 8 * 1024 * 1024;
+const CHUNK_SIZE = 8 * 1024 * 1024;
+const VERSION = '1.0.0';
+/** Pauses before retrying a failed chunk; the last one repeats until MAX_FAILURES. */
+const BACKOFF_MS = [1000, 2000, 4000, 8000, 15000, 30000];
+const MAX_FAILURES = 30;
+const STORAGE_PREFIX = 'filedrop-tus:';
+
+/** A failure the server meant (a 4xx other than conflicts): retrying would not help. */
+export class TusRefused extends Error {
+  constructor(status, message) {
+    super(message || `status ${status}`);
+    this.status = status;
+  }
+}
+
+class Aborted extends Error {}
+
+function base64(text) {
+  return btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+}
+
+function wait(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener('abort', () => { clearTimeout(timer); reject(new Aborted()); }, { once: true });
+  });
+}
+
+/** Uploads one file; `start()` resolves when the server has it all. */
+export class TusUpload {
+  /**
+   * @param {File} file
+   * @param {{relativePath?: string, onProgress?: (loaded: number) => void,
+   *          onResuming?: (resuming: boolean) => void}} options
+   */
+  constructor(file, { relativePath = '', onProgress = () => {}, onResuming = () => {} } = {}) {
+    this.file = file;
+    this.relativePath = relativePath;
+    this.onProgress = onProgress;
+    this.onResuming = onResuming;
+    this.url = null;
+    this.offset = 0;
+    this.xhr = null;
+    this.controller = new AbortController();
+    this.key = STORAGE_PREFIX + JSON.stringify([file.name, file.size, file.lastModified, relativePath]);
+  }
+
+  async start() {
+    const { signal } = this.controller;
+    if (await this.resumeStored()) this.onResuming(true);
+    else await this.create();
+    let failures = 0;
+    let offsetUnknown = false;
+    while (this.offset < this.file.size) {
+      try {
+        if (offsetUnknown) await this.refreshOffset();
+        offsetUnknown = false;
+        await this.sendChunk();
+        failures = 0;
+        this.onResuming(false);
+      } catch (error) {
+        if (signal.aborted || error instanceof Aborted) throw new Aborted();
+        if (error instanceof TusRefused && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 423) {
+          if (error.status === 404 || error.status === 410) this.forget();
+          throw error;
+        }
+        // The network or the server failed: wait, ask where the upload stands, go on from there.
+        failures += 1;
+        if (failures > MAX_FAILURES) throw new TusRefused(0, 'the connection kept failing');
+        this.onResuming(true);
+        await wait(BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] * (0.75 + Math.random() / 2), signal);
+        offsetUnknown = true;
+      }
+    }
+    this.forget();
+  }
+
+  /** Stops, and tells the server to drop what it has (tus termination). */
+  cancel() {
+    this.controller.abort();
+    if (this.xhr) this.xhr.abort();
+    if (this.url) {
+      fetch(this.url, { method: 'DELETE', headers: { 'Tus-Resumable': VERSION } }).catch(() => {});
+    }
+    this.forget();
+  }
+
+  forget() {
+    try { localStorage.removeItem(this.key); } catch { /* storage unavailable */ }
+  }
+
+  /** A URL stored by an earlier visit still valid on the server: go on from its offset. */
+  async resumeStored() {
+    let stored = null;
+    try { stored = localStorage.getItem(this.key); } catch { return false; }
+    if (!stored) return false;
+    this.url = stored;
+    try {
+      await this.refreshOffset();
+      return true;
+    } catch {
+      this.url = null;
+      this.forget();
+      return false;
+    }
+  }
+
+  async create() {
+    const metadata = [`filename ${base64(this.file.name)}`];
+    if (this.relativePath) metadata.push(`relativePath ${base64(this.relativePath)}`);
+    const response = await fetch(TUS_ENDPOINT, {
+      method: 'POST',
+      headers: { 'Tus-Resumable': VERSION, 'Upload-Length': String(this.file.size), 'Upload-Metadata': metadata.join(',') },
+      signal: this.controller.signal,
+    });
+    if (response.status !== 201 || !response.headers.get('Location')) {
+      throw new TusRefused(response.status, await errorText(response));
+    }
+    this.url = new URL(response.headers.get('Location'), document.baseURI).href;
+    this.offset = 0;
+    try { localStorage.setItem(this.key, this.url); } catch { /* resuming after reload is lost, uploading is not */ }
+  }
+
+  /** HEAD: what the server really has. A vanished upload is final (TusRefused 404). */
+  async refreshOffset() {
+    const response = await fetch(this.url, {
+      method: 'HEAD', headers: { 'Tus-Resumable': VERSION }, cache: 'no-store', signal: this.controller.signal,
+    });
+    const offset = response.headers.get('Upload-Offset');
+    if (!response.ok || offset === null) throw new TusRefused(response.status, '');
+    this.offset = Number(offset);
+    this.onProgress(this.offset);
+  }
+
+  /** One PATCH of up to CHUNK_SIZE bytes from the current offset (XHR for upload progress). */
+  sendChunk() {
+    const start = this.offset;
+    const chunk = this.file.slice(start, Math.min(this.file.size, start + CHUNK_SIZE));
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      this.xhr = xhr;
+      xhr.open('PATCH', this.url);
+      xhr.setRequestHeader('Tus-Resumable', VERSION);
+      xhr.setRequestHeader('Upload-Offset', String(start));
+      xhr.setRequestHeader('Content-Type', 'application/offset+octet-stream');
+      xhr.upload.addEventListener('progress', (event) => this.onProgress(start + event.loaded));
+      xhr.addEventListener('load', () => {
+        this.xhr = null;
+        const offset = xhr.getResponseHeader('Upload-Offset');
+        if (xhr.status === 204 && offset !== null) {
+          this.offset = Number(offset);
+          this.onProgress(this.offset);
+          resolve();
+        } else if (xhr.status >= 500 || xhr.status === 0) {
+          reject(new Error(`status ${xhr.status}`));
+        } else {
+          reject(new TusRefused(xhr.status, xhr.responseText.replace(/^\d+ [^:]*: /, '').trim()));
+        }
+      });
+      xhr.addEventListener('error', () => { this.xhr = null; reject(new Error('network error')); });
+      xhr.addEventListener('timeout', () => { this.xhr = null; reject(new Error('timeout')); });
+      xhr.addEventListener('abort', () => { this.xhr = null; reject(new Aborted()); });
+      xhr.send(chunk);
+    });
+  }
+}
+
+async function errorText(response) {
+  try {
+    return (await response.text()).replace(/^\d+ [^:]*: /, '').trim();
+  } catch {
+    return '';
+  }
+}
+
+export function isAborted(error) {
+  return error instanceof Aborted;
+}
