@@ -1,6 +1,6 @@
 """Access control and hostile input against the real daemon: passwords (drop, private,
-read-only modes), brute force, cross-site requests, DNS rebinding, per-client limits, and
-file names made to run script in a page.
+read-only modes), brute force, DNS rebinding, per-client limits, and file names made to run
+script in a page (cross-site requests: `test_attack_cross_origin.py`).
 
 One test per attack; each checks both that the attack fails and that the honest request
 next to it still works, so a test cannot pass by the daemon refusing everything.
@@ -13,10 +13,8 @@ import html
 import json
 import socket
 import subprocess
-import threading
 import time
 from functools import lru_cache
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import quote
 
@@ -178,44 +176,6 @@ def test_brute_force_is_slowed_to_429(daemon_factory):
     assert fetch(daemon.url + "/files/", headers=basic("wrong")).status == 401
 
 
-# Cross-site requests
-
-@pytest.mark.parametrize("hostile", [
-    {"Sec-Fetch-Site": "cross-site"},
-    {"Sec-Fetch-Site": "same-site"},
-    {"Origin": "http://evil.example"},
-    {"Origin": "null"},
-    {"Sec-Fetch-Site": "cross-site", "Origin": "http://evil.example"},
-])
-def test_cross_site_writes_are_refused(daemon, hostile):
-    headers, body = multipart("csrf.txt", b"planted")
-    refused = fetch(daemon.url + "/upload", "POST", headers={**headers, **hostile}, body=body)
-    assert refused.status == 403
-    assert b"another website" in refused.body
-    assert fetch(daemon.url + "/files/csrf.txt", "PUT", headers=hostile, body=b"planted").status == 403
-    assert "csrf.txt" not in stored_names(daemon)
-
-
-def test_our_own_page_and_plain_clients_may_write(daemon):
-    headers, body = multipart("same-origin.txt", b"ok")
-    own = {"Origin": daemon.url, "Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors"}
-    assert fetch(daemon.url + "/upload", "POST", headers={**headers, **own}, body=body).status == 201
-    curl = subprocess.run(["curl", "--silent", "--max-time", "20", "-o", "/dev/null", "-w", "%{http_code}",
-                           "-F", "file=@-;filename=by-curl.txt", daemon.url + "/upload"],
-                          input=b"curl body", capture_output=True, timeout=30)
-    assert curl.stdout == b"201"
-    assert {"same-origin.txt", "by-curl.txt"} <= stored_names(daemon)
-
-
-def test_no_cors_headers_are_ever_sent(daemon):
-    for path in ("/", "/files/", "/files/plain.txt", "/config.json", "/nothing"):
-        response = fetch(daemon.url + path, headers={"Origin": "http://evil.example"})
-        assert not any(name.lower().startswith("access-control-") for name, _ in response.headers), path
-    preflight = fetch(daemon.url + "/upload", "OPTIONS", headers={
-        "Origin": "http://evil.example", "Access-Control-Request-Method": "POST"})
-    assert preflight.header("Access-Control-Allow-Origin") is None
-
-
 # DNS rebinding
 
 @pytest.mark.parametrize("host", ["evil.example", "evil.example:{port}", "127.0.0.1.evil.example", "localhost.evil.example:{port}"])
@@ -337,71 +297,6 @@ def test_refusals_are_html_with_a_policy_too(daemon_factory):
     assert refused.status == 401
     assert "default-src 'none'" in refused.header("Content-Security-Policy")
     assert refused.header("X-Frame-Options") == "DENY"
-
-
-# A real browser on a hostile page
-
-EVIL_PAGE = """<!doctype html><html><body><form id="f" method="post" enctype="multipart/form-data"
- action="{target}/upload" target="sink"><input type="hidden" name="x" value="1"></form>
-<iframe name="sink"></iframe><script>
-const data = new FormData();
-data.append('file', new Blob(['planted by a website']), 'planted-fetch.txt');
-fetch('{target}/upload', {{method: 'POST', mode: 'no-cors', body: data}})
-  .then(() => {{ document.title = 'fetch-sent'; }}, () => {{ document.title = 'fetch-failed'; }});
-fetch('{target}/files/planted-put.txt', {{method: 'PUT', mode: 'no-cors', body: 'planted'}}).catch(() => {{}});
-document.getElementById('f').submit();
-</script></body></html>"""
-
-
-def serve_page(html: str) -> ThreadingHTTPServer:
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self):
-            payload = html.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "text/html")
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server
-
-
-def test_a_website_in_the_browser_cannot_upload(daemon):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    from test_page import CHROMIUM
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    before = stored_names(daemon)
-    # Another port of the same address: same-site for the browser, but not our origin.
-    evil = serve_page(EVIL_PAGE.format(target=daemon.url))
-    try:
-        with sync_api.sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM)
-            try:
-                page = browser.new_page()
-                page.goto(f"http://127.0.0.1:{evil.server_address[1]}/")
-                page.wait_for_function("document.title === 'fetch-sent' || document.title === 'fetch-failed'", timeout=10_000)
-                page.wait_for_timeout(1000)
-                # The same browser on our own page can still upload: the refusal is about the origin.
-                page.goto(daemon.url + "/")
-                page.evaluate("""async () => {
-                    const data = new FormData();
-                    data.append('file', new Blob(['from our own page']), 'own-page.txt');
-                    await fetch('/upload', {method: 'POST', body: data});
-                }""")
-            finally:
-                browser.close()
-    finally:
-        evil.shutdown()
-    after = stored_names(daemon)
-    assert "own-page.txt" in after
-    assert after - before == {"own-page.txt"}, f"the website planted {after - before - {'own-page.txt'}}"
-    assert "POST /upload 403" in daemon.stderr_text(), "the website's requests must have reached the daemon and been refused"
 
 
 def test_the_page_works_as_a_drop_box(daemon_factory, tmp_path):
