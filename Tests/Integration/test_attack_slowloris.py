@@ -57,7 +57,7 @@ def test_trickled_heads_are_closed_at_the_head_timeout(daemon_factory):
     for connection in connections:
         connection.wait_closed(timeout=1)
         assert connection.buffer == b"" or connection.buffer.startswith(b"HTTP/1.1 408 "), connection.buffer[:100]
-    assert legit.slowest < 1.0, f"an honest request took {legit.slowest:.2f}s next to the slow heads"
+    assert legit.slowest < 2.0, f"an honest request took {legit.slowest:.2f}s next to the slow heads"
 
 
 def test_a_body_that_trickles_then_stalls_is_closed_at_the_body_timeout(daemon_factory):
@@ -76,7 +76,7 @@ def test_a_body_that_trickles_then_stalls_is_closed_at_the_body_timeout(daemon_f
         for connection in connections:
             assert connection.wait_closed(timeout=BODY_TIMEOUT + MARGIN), "a stalled body outlived the body timeout"
         assert time.monotonic() - stalled >= BODY_TIMEOUT - 0.5
-    assert legit.slowest < 1.0
+    assert legit.slowest < 2.0
     assert not any(path.name.startswith("slow") for path in daemon.save_dir.iterdir())
     deadline = time.monotonic() + 3
     while daemon.temp_files() and time.monotonic() < deadline:
