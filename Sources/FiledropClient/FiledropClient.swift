@@ -46,7 +46,7 @@ public struct FiledropClient: Sendable {
     public var tusChunkSize: Int64 = 64 << 20
     /// Bytes per download request (see `download`): the most received data that can wait
     /// in memory for the disk.
-    public var downloadChunkSize: Int64 = 8 << 20
+    public var downloadChunkSize: Int64 = 4 << 20
     /// Where unfinished tus uploads are remembered; nil resumes only within one call.
     public var resumeStore: TusResumeStore?
 

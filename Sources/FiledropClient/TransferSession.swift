@@ -100,6 +100,19 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(body?.makeInputStream() ?? InputStream(data: Data()))
     }
 
+    /// A 401 is an answer to report, not a prompt: the credentials (if any) went with the
+    /// request. swift-corelibs-foundation asks here only after the whole 401 arrived, and
+    /// never completes the task on `.performDefaultHandling` without a stored credential,
+    /// so the challenge is cancelled and the server's sentence kept as the failure.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let status = (challenge.failureResponse as? HTTPURLResponse)?.statusCode ?? 401
+        lock.withLock {
+            if failure == nil { failure = FiledropClientError.from(status: status, body: received) }
+        }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
                     totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
         guard let progress else { return }

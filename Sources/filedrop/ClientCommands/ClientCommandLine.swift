@@ -1,5 +1,7 @@
 import FiledropClient
 import Foundation
+import CLinux
+import Glibc
 
 /// `filedrop send FILE... [--to URL]`, `filedrop get NAME [--from URL] [-o PATH]` and
 /// `filedrop ls [DIR] [--from URL]`: the client commands, recognised by their first word
@@ -123,6 +125,10 @@ struct ClientCommandLine {
 
     /// Runs the command to its end and returns the exit code.
     func run() -> Int32 {
+        // URLSession allocates received and sent buffers on libcurl's thread and frees them
+        // on the delegate queue's; glibc's per-thread arenas then keep megabytes of freed
+        // buffers each. One arena holds the client's peak near its working set.
+        _ = mallopt(M_ARENA_MAX, 1)
         let result = ExitCodeBox()
         let semaphore = DispatchSemaphore(value: 0)
         let command = self
