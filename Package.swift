@@ -28,12 +28,18 @@ var targets: [Target] = [
         pkgConfig: "libqrencode",
         providers: [.apt(["libqrencode-dev"])]
     ),
+    // crypt(3) from libxcrypt: yescrypt password hashes for password-hash.
+    .systemLibrary(
+        name: "CCrypt",
+        pkgConfig: "libcrypt",
+        providers: [.apt(["libcrypt-dev"])]
+    ),
     // Linux calls the Glibc module hides (accept4, renameat2, O_TMPFILE): header only.
     .systemLibrary(name: "CLinux"),
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     // A client for Swift apps and the `filedrop send/get/ls` commands: Foundation only
@@ -55,6 +61,8 @@ if fuzzing {
     targets.append(.executableTarget(name: "FuzzHTTPHead", dependencies: ["FiledropCore"], path: "Fuzz/FuzzHTTPHead"))
     targets.append(.executableTarget(name: "FuzzChunked", dependencies: ["FiledropCore"], path: "Fuzz/FuzzChunked"))
     targets.append(.executableTarget(name: "FuzzMultipart", dependencies: ["FiledropCore"], path: "Fuzz/FuzzMultipart"))
+    targets.append(.executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropCore"], path: "Fuzz/FuzzConfigFile"))
+    targets.append(.executableTarget(name: "FuzzRequestText", dependencies: ["FiledropCore"], path: "Fuzz/FuzzRequestText"))
 }
 
 let package = Package(

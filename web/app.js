@@ -22,7 +22,7 @@ const $ = (id) => document.getElementById(id);
 document.documentElement.classList.add('js');
 
 /** Server limits and title; defaults hold when /config.json is missing. */
-const config = { title: 'filedrop', maxUploadSize: null, tus: false };
+const config = { title: 'filedrop', maxUploadSize: null, tus: false, access: 'open' };
 
 // ---------------------------------------------------------------------------------------------
 // Formatting
@@ -613,8 +613,15 @@ async function refreshListing() {
   const url = new URL(folder, location.href);
   url.searchParams.set('format', 'json');
   try {
-    const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: controller.signal, cache: 'no-store' });
+    // A drop box lists only for its owner: ask without credentials, so visitors get the
+    // sentence below instead of a browser password prompt on every poll.
+    const credentials = config.access === 'drop' ? 'omit' : 'same-origin';
+    const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: controller.signal, cache: 'no-store', credentials });
     const text = await response.text();
+    if (response.status === 401) {
+      showListingStatus('Listing needs a password: open /files/ to sign in.');
+      return;
+    }
     if (!response.ok) {
       const reply = parseJSON(text);
       if (response.status === 404 && folder !== ROOT_LISTING_URL) {
@@ -780,6 +787,7 @@ async function loadConfig() {
     if (typeof reply.title === 'string' && reply.title.trim()) config.title = reply.title.trim();
     if (Number.isFinite(reply.maxUploadSize) && reply.maxUploadSize > 0) config.maxUploadSize = reply.maxUploadSize;
     config.tus = reply.tus === true;
+    if (typeof reply.access === 'string') config.access = reply.access;
   } catch {
     // No configuration: keep the defaults.
   }
@@ -791,5 +799,5 @@ async function loadConfig() {
 setUpPickers();
 setUpPolling();
 currentFolderUrl = folderFromHash();
-refreshListing();
-loadConfig();
+// The access mode decides how the listing is asked for, so the configuration comes first.
+loadConfig().finally(refreshListing);

@@ -19,6 +19,8 @@ final class Daemon {
     private var lastTusSweep: UInt64 = 0
     private var lastWatchdog: UInt64 = 0
     private var statusNote: String?
+    /// Login failures and upload slots per client, kept across reloads.
+    private let clientRecords = AccessControl.ClientRecords()
 
     init(configuration: Configuration) {
         self.configuration = configuration
@@ -44,9 +46,6 @@ final class Daemon {
     }
 
     private func start() throws {
-        if configuration.access == .drop || configuration.access == .private {
-            throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs password support, which this build does not have yet; use open or read-only", exitCode: 2)
-        }
         raiseOpenFileLimit()
         let storage = try openSaveDirectory(configuration)
         self.storage = storage
@@ -195,8 +194,30 @@ final class Daemon {
             throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
         }
         let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
+        let access = AccessControl(configuration: configuration, machineNames: MachineNames.current(),
+                                   verifier: try passwordVerifier(configuration), records: clientRecords,
+                                   now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
-                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads)
+                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access)
+    }
+
+    /// The checker for password-hash; drop and private access cannot run without one.
+    private func passwordVerifier(_ configuration: Configuration) throws -> CryptPassword? {
+        guard let hash = configuration.passwordHash else {
+            if configuration.access == .drop || configuration.access == .private {
+                throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs a password: "
+                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
+            }
+            if configuration.allowDelete && configuration.access == .open {
+                log.log(LogEvent(level: .warning, message: "allow-delete without password-hash: anyone on the network may delete files"))
+            }
+            return nil
+        }
+        do {
+            return try CryptPassword(hash: hash)
+        } catch {
+            throw StartupError(message: "password-hash: \(error)", exitCode: 2)
+        }
     }
 
     /// Resumable uploads of `storage`, with those a previous run left recovered.
@@ -226,6 +247,7 @@ final class Daemon {
     private func serverConfiguration(_ configuration: Configuration) -> ServerConfiguration {
         var server = ServerConfiguration()
         server.maxConnections = configuration.maxConnections
+        server.maxConnectionsPerClient = configuration.maxConnectionsPerClient
         server.threads = configuration.threads
         server.connection.headTimeout = nanoseconds(configuration.headTimeout)
         server.connection.bodyTimeout = nanoseconds(configuration.bodyTimeout)

@@ -28,8 +28,7 @@ case .help(let text):
 case .version(let text):
     print(text)
 case .passwd:
-    writeStandardError("filedrop passwd: password hashing arrives with access control; nothing to do yet.\n")
-    exit(2)
+    exit(PasswdCommand.run())
 case .run(let configuration):
     exit(Daemon(configuration: configuration).run())
 }

@@ -58,6 +58,10 @@ private func loadError(
         #expect(loaded.allowHidden == false)
         #expect(loaded.allowDelete == false)
         #expect(loaded.maxConnections == 1024)
+        #expect(loaded.maxConnectionsPerClient == 64)
+        #expect(loaded.maxUploadsPerClient == 8)
+        #expect(loaded.uploadQuotaPerHour == nil)
+        #expect(loaded.allowedHosts == [])
         #expect(loaded.headTimeout == .seconds(10))
         #expect(loaded.bodyTimeout == .seconds(60))
         #expect(loaded.idleTimeout == .seconds(60))
@@ -124,6 +128,13 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         .init(key: "log-level", value: "debug") { $0.logLevel == .debug },
         .init(key: "log-level", value: "warning") { $0.logLevel == .warning },
         .init(key: "password-hash", value: "$scrypt$ln=15$abc$def") { $0.passwordHash == "$scrypt$ln=15$abc$def" },
+        .init(key: "max-connections-per-client", value: "1") { $0.maxConnectionsPerClient == 1 },
+        .init(key: "max-connections-per-client", value: "1000000") { $0.maxConnectionsPerClient == 1_000_000 },
+        .init(key: "max-uploads-per-client", value: "2") { $0.maxUploadsPerClient == 2 },
+        .init(key: "upload-quota-per-hour", value: "10G") { $0.uploadQuotaPerHour == 10 << 30 },
+        .init(key: "upload-quota-per-hour", value: "unlimited") { $0.uploadQuotaPerHour == nil },
+        .init(key: "allowed-hosts", value: "nas.lan,Files.Home.") { $0.allowedHosts == ["nas.lan", "Files.Home."] },
+        .init(key: "allowed-hosts", value: "a, b") { $0.allowedHosts == ["a", "b"] },
         .init(key: "tus-max-pending", value: "2G") { $0.tusMaxPending == 2 << 30 },
         .init(key: "tus-max-pending", value: "unlimited") { $0.tusMaxPending == nil },
         .init(key: "tus-max-per-client", value: "100000") { $0.tusMaxPerClient == 100_000 },
@@ -157,6 +168,9 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         ("threads", "-1"), ("threads", "1025"),
         ("title", ""), ("title", "evil\u{1B}[31m"), ("title", String(repeating: "x", count: 201)),
         ("log-level", "warn"), ("log-level", "INFO"), ("password-hash", ""), ("password-hash", "has space"),
+        ("max-connections-per-client", "0"), ("max-connections-per-client", "1000001"), ("max-uploads-per-client", "0"),
+        ("upload-quota-per-hour", "lots"), ("allowed-hosts", "evil.example/x"), ("allowed-hosts", "-bad.lan"),
+        ("allowed-hosts", "a..b"), ("allowed-hosts", "nas.lan:8080"), ("allowed-hosts", "über.lan"),
         ("tus-max-pending", "10X"), ("tus-max-per-client", "0"), ("tus-max-per-client", "100001"), ("tus-expiration", "0s"),
     ])
     func invalidValueIsRefusedFromEverySource(key name: String, value: String) throws {
@@ -179,6 +193,12 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         #expect(loadError(["--max-connections=1000001"]) != nil)
         #expect(loadError(["--title", String(repeating: "x", count: 200)]) == nil)
         #expect(loadError(["--title", String(repeating: "x", count: 201)]) != nil)
+        #expect(loadError(["--max-connections-per-client=1000000"]) == nil)
+        #expect(loadError(["--max-connections-per-client=1000001"]) != nil)
+        #expect(loadError(["--max-uploads-per-client=1000000"]) == nil)
+        #expect(loadError(["--max-uploads-per-client=1000001"]) != nil)
+        #expect(loadError(["--allowed-hosts", String(repeating: "a", count: 63)]) == nil)
+        #expect(loadError(["--allowed-hosts", String(repeating: "a", count: 64)]) != nil)
         #expect(loadError(["--max-upload-size=16777215T"]) == nil)
         #expect(loadError(["--max-upload-size=16777216T"]) != nil)
         #expect(loadError(["--tus-max-per-client=100000"]) == nil)

@@ -16,7 +16,7 @@ import Testing
     }
 
     static func head(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:]) -> RequestHead {
-        var all: HTTPHeaders = ["Host": "x"]
+        var all: HTTPHeaders = ["Host": "localhost"]
         for (name, value) in headers { all.add(name: name, value: value) }
         return RequestHead(method: method, target: target, version: .http1_1, headers: all)
     }

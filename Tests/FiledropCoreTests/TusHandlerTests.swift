@@ -38,7 +38,7 @@ import Testing
         }
 
         func route(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders, client: String = "10.0.0.1") -> RouteDecision {
-            var all: HTTPHeaders = ["Host": "x"]
+            var all: HTTPHeaders = ["Host": "localhost"]
             for (name, value) in headers { all.add(name: name, value: value) }
             return app.route(RequestHead(method: method, target: target, version: .http1_1, headers: all),
                              context: RequestContext(client: client, wallClockSeconds: clock.now))

@@ -128,31 +128,31 @@ def test_transfer_encoding_with_content_length_uses_chunked_and_closes(daemon):
 
 
 MALFORMED_REQUESTS = {
-    "duplicate content-length": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\n"
+    "duplicate content-length": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\n"
                                 b"Content-Length: 5\r\nContent-Length: 5\r\n\r\nhello",
-    "conflicting content-length": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\n"
+    "conflicting content-length": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\n"
                                   b"Content-Length: 5\r\nContent-Length: 6\r\n\r\nhello!",
-    "content-length with plus sign": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\n"
+    "content-length with plus sign": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\n"
                                      b"Content-Length: +5\r\n\r\nhello",
-    "content-length list": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\n"
+    "content-length list": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\n"
                            b"Content-Length: 5, 6\r\n\r\nhello",
-    "obs-fold": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\nX-Folded: a\r\n b\r\n"
+    "obs-fold": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\nX-Folded: a\r\n b\r\n"
                 b"Content-Length: 5\r\n\r\nhello",
-    "bare CR in a header": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\nX-Bad: a\rb\r\n"
+    "bare CR in a header": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\nX-Bad: a\rb\r\n"
                            b"Content-Length: 5\r\n\r\nhello",
-    "space before colon": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\nContent-Length : 5\r\n\r\nhello",
-    "chunk size with 0x prefix": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\n"
+    "space before colon": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\nContent-Length : 5\r\n\r\nhello",
+    "chunk size with 0x prefix": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\n"
                                  b"Transfer-Encoding: chunked\r\n\r\n0x10\r\n0123456789abcdef\r\n0\r\n\r\n",
-    "chunk size not hex": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\n"
+    "chunk size not hex": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\n"
                           b"Transfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n0\r\n\r\n",
-    "chunk size overflows 64 bits": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\n"
+    "chunk size overflows 64 bits": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\n"
                                     b"Transfer-Encoding: chunked\r\n\r\n"
                                     b"10000000000000005\r\nhello\r\n0\r\n\r\n",
-    "no CRLF after chunk data": b"PUT /files/bad.txt HTTP/1.1\r\nHost: x\r\n"
+    "no CRLF after chunk data": b"PUT /files/bad.txt HTTP/1.1\r\nHost: localhost\r\n"
                                 b"Transfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n",
     "missing Host in HTTP/1.1": b"GET / HTTP/1.1\r\n\r\n",
     "two Host headers": b"GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n",
-    "malformed request line": b"GET  / HTTP/1.1\r\nHost: x\r\n\r\n",
+    "malformed request line": b"GET  / HTTP/1.1\r\nHost: localhost\r\n\r\n",
 }
 
 

@@ -226,9 +226,11 @@ def test_drop_zone_opens_the_picker_from_the_keyboard(page, daemon, tmp_path):
     before = stored_files(daemon.save_dir)
     open_page(page, daemon)
 
-    page.locator("#dropzone").focus()
+    dropzone = page.locator("#dropzone")
+    dropzone.focus()
+    expect(dropzone).to_be_focused()
     with page.expect_file_chooser() as chooser:
-        page.keyboard.press("Enter")
+        dropzone.press("Enter")
     chooser.value.set_files(str(source))
 
     expect(page.locator('.upload[data-state="done"]')).to_have_count(1, timeout=30_000)

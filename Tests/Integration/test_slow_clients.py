@@ -51,7 +51,8 @@ def open_slow_clients(port: int, count: int) -> list[SlowClient]:
 
 def test_slow_header_senders_neither_starve_others_nor_outlive_the_head_timeout(daemon_factory):
     raise_open_file_limit(4 * SLOW_CONNECTIONS)
-    daemon = daemon_factory("--head-timeout", "5s", "--max-connections", "2000")
+    daemon = daemon_factory("--head-timeout", "5s", "--max-connections", "2000",
+                            "--max-connections-per-client", "2000")
     clients = open_slow_clients(daemon.port, SLOW_CONNECTIONS)
     selector = selectors.DefaultSelector()
     for client in clients:

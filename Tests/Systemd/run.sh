@@ -21,11 +21,6 @@ CACHE_DIR="$REPO_ROOT/.build/systemd-root"
 MACHINE="$CACHE_DIR/machine"
 BOOT_LOG="$CACHE_DIR/boot.log"
 SUITE=bookworm
-# The package's dependencies beyond minbase (procps: /bin/kill for ExecReload=) and
-# the test's tools. The container has no network, so dpkg -i finds them installed.
-INCLUDE=systemd,systemd-sysv,dbus,curl,procps,libstdc++6
-# A changed package list makes a new tarball rather than reusing a stale one.
-ROOTFS_TAR="$CACHE_DIR/$SUITE-minbase-$(echo "$INCLUDE" | md5sum | cut -c1-8).tar"
 CONTAINER_PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
 PASSED=0
@@ -64,6 +59,13 @@ if [ -z "$DEB" ]; then
     DEB=$(ls -t "$REPO_ROOT"/debian-build/filedrop_*.deb 2>/dev/null | head -n 1 || true)
 fi
 [ -n "$DEB" ] && [ -f "$DEB" ] || fail_setup "no package: run packaging/build-deb.sh (make deb) first, or pass the .deb"
+# The test's tools plus the package's own Depends (read from the .deb, so a new library
+# dependency is never forgotten here). The container has no network, so dpkg -i must find
+# them installed.
+DEB_DEPENDS=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | grep -v '^$' | sort -u | paste -sd, -)
+INCLUDE="systemd,systemd-sysv,dbus,curl,$DEB_DEPENDS"
+# A changed package list makes a new tarball rather than reusing a stale one.
+ROOTFS_TAR="$CACHE_DIR/$SUITE-minbase-$(echo "$INCLUDE" | md5sum | cut -c1-8).tar"
 
 # ---------------------------------------------------------------------------
 # The root file system, cached

@@ -21,15 +21,19 @@ public struct FiledropApp: HTTPResponder {
     public let qrEncoder: (any QRCodeEncoder)?
     /// Unfinished resumable uploads; nil switches tus off.
     public let tusUploads: TusUploads?
+    public let access: AccessControl
 
+    /// `access` defaults to the configuration's rules with no password verifier (so anything
+    /// that needs the password is refused) and no names besides `localhost` and `allowed-hosts`.
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
-                tusUploads: TusUploads? = nil) {
+                tusUploads: TusUploads? = nil, access: AccessControl? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
         self.qrEncoder = qrEncoder
         self.tusUploads = tusUploads
+        self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
             collision: configuration.onCollision, maxFileSize: configuration.maxUploadSize,
@@ -48,6 +52,14 @@ public struct FiledropApp: HTTPResponder {
     }
 
     private func dispatch(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+        try access.check(head, context)
+        // Every body this app reads is an upload: each takes one of the client's upload slots.
+        let decision = try routeRequest(head, context: context, compression: compression)
+        guard case .readBody(let upload) = decision else { return decision }
+        return .readBody(try access.admitUpload(upload, client: context.client))
+    }
+
+    private func routeRequest(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         if let tus = tusRoute(head, context: context) {
             return tus
         }
@@ -116,40 +128,38 @@ public struct FiledropApp: HTTPResponder {
 
     private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters,
                           compression: ResponseCompression) throws(HTTPError) -> Response {
+        // Open first: a file (the common case) costs one lookup; only a directory needs more.
+        if !isDirectoryURL && !path.isRoot {
+            do {
+                let file = try store.storage.open(path)
+                return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression)
+            } catch .isADirectory {
+                return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
+            } catch {
+                throw error.httpError
+            }
+        }
         let metadata: FileMetadata?
         do {
             metadata = try store.storage.metadata(path)
         } catch {
             throw error.httpError
         }
-        guard let metadata else { throw .notFound }
-        if metadata.kind == .directory {
-            guard isDirectoryURL else {
-                return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
-            }
-            if query.contains("zip") {
-                return try zipDownload(path)
-            }
-            let entries: [FileMetadata]
-            do {
-                // Only names the download route accepts: a listed name must never be a dead link.
-                entries = try store.storage.list(path).filter { entry in
-                    (try? store.names.storagePath(fromComponents: [entry.name])) != nil
-                }
-            } catch {
-                throw error.httpError
-            }
-            return DirectoryListing(path: path, entries: entries, title: configuration.title, query: head.query)
-                .response(format: ResponseFormat(head: head))
+        guard let metadata, metadata.kind == .directory else { throw .notFound }
+        if query.contains("zip") {
+            return try zipDownload(path)
         }
-        guard !isDirectoryURL else { throw .notFound }
-        let file: OpenedFile
+        let entries: [FileMetadata]
         do {
-            file = try store.storage.open(path)
+            // Only names the download route accepts: a listed name must never be a dead link.
+            entries = try store.storage.list(path).filter { entry in
+                (try? store.names.storagePath(fromComponents: [entry.name])) != nil
+            }
         } catch {
             throw error.httpError
         }
-        return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression)
+        return DirectoryListing(path: path, entries: entries, title: configuration.title, query: head.query)
+            .response(format: ResponseFormat(head: head))
     }
 
     private func zipDownload(_ path: StoragePath) throws(HTTPError) -> Response {
@@ -249,7 +259,8 @@ public struct FiledropApp: HTTPResponder {
     private func configResponse() -> Response {
         let maxUpload = configuration.maxUploadSize.map(String.init) ?? "null"
         let body = "{\"title\":\"\(configuration.title.jsonEscaped)\",\"maxUploadSize\":\(maxUpload),"
-            + "\"readOnly\":\(configuration.access == .readOnly),\"tus\":\(tusUploads != nil)}\n"
+            + "\"readOnly\":\(configuration.access == .readOnly),\"tus\":\(tusUploads != nil),"
+            + "\"access\":\"\(configuration.access.rawValue)\"}\n"
         return Response(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
                         body: .bytes(Array(body.utf8)))
     }

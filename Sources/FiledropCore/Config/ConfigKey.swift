@@ -135,6 +135,35 @@ public struct ConfigKey: Sendable {
             configuration.maxConnections = number
             return true
         },
+        ConfigKey(name: "max-connections-per-client", kind: .value(placeholder: "N"), defaultText: "64",
+                  meaning: "Connections one client address may hold at once; more are closed at accept.",
+                  expected: "a whole number from 1 to 1000000") { configuration, value in
+            guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
+            configuration.maxConnectionsPerClient = number
+            return true
+        },
+        ConfigKey(name: "max-uploads-per-client", kind: .value(placeholder: "N"), defaultText: "8",
+                  meaning: "Uploads one client address may run at once; more are answered 429.",
+                  expected: "a whole number from 1 to 1000000") { configuration, value in
+            guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
+            configuration.maxUploadsPerClient = number
+            return true
+        },
+        ConfigKey(name: "upload-quota-per-hour", kind: .value(placeholder: "SIZE"), defaultText: "unlimited",
+                  meaning: "Bytes one client address may upload per hour, then 429; 0 or unlimited for no limit.",
+                  expected: "a size such as 10G, or unlimited") { configuration, value in
+            guard let size = parseOptionalSize(value) else { return false }
+            configuration.uploadQuotaPerHour = size
+            return true
+        },
+        ConfigKey(name: "allowed-hosts", kind: .value(placeholder: "NAMES"), defaultText: "none",
+                  meaning: "Comma-separated host names clients may use besides IP addresses, localhost, the hostname and hostname.local (others get 421).",
+                  expected: "host names separated by commas, such as nas.lan,files.home") { configuration, value in
+            let names = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
+            guard names.allSatisfy(isHostName) else { return false }
+            configuration.allowedHosts = names
+            return true
+        },
         durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
         durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
         durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),
@@ -212,6 +241,17 @@ public struct ConfigKey: Sendable {
         guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let number = Int(text), range.contains(number) else { return nil }
         return number
+    }
+
+    /// RFC 1123 §2.1 host names: dot-separated labels of letters, digits and hyphens, not
+    /// starting or ending with a hyphen; a trailing dot is allowed.
+    private static func isHostName(_ text: String) -> Bool {
+        let name = text.hasSuffix(".") ? text.dropLast() : Substring(text)
+        guard !name.isEmpty, name.utf8.count <= 253 else { return false }
+        return name.split(separator: ".", omittingEmptySubsequences: false).allSatisfy { label in
+            !label.isEmpty && label.utf8.count <= 63 && label.first != "-" && label.last != "-"
+                && label.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) || ($0 | 0x20 >= 0x61 && $0 | 0x20 <= 0x7A) }
+        }
     }
 
     /// Non-empty and free of control characters, which have no business in paths or titles.

@@ -17,6 +17,14 @@ public struct Configuration: Sendable, Equatable {
     public var allowHidden: Bool = false
     public var allowDelete: Bool = false
     public var maxConnections: Int = 1024
+    /// Connections one client address may hold at once.
+    public var maxConnectionsPerClient: Int = 64
+    /// Uploads one client address may run at once.
+    public var maxUploadsPerClient: Int = 8
+    /// Bytes one client address may upload per hour; nil means no limit.
+    public var uploadQuotaPerHour: UInt64? = nil
+    /// Names accepted in `Host` besides IP literals, `localhost` and the machine's own names.
+    public var allowedHosts: [String] = []
     /// Time allowed for a request line and header section to arrive.
     public var headTimeout: Duration = .seconds(10)
     /// Inactivity allowed while a body is arriving.

@@ -33,6 +33,12 @@ extension Response {
         if case .rangeNotSatisfiable(let size) = error {
             headers.add(name: "Content-Range", value: "bytes */\(size)")
         }
+        if case .unauthorized = error {
+            headers.add(name: "WWW-Authenticate", value: BasicCredentials.challenge)
+        }
+        if case .tooManyRequests(_, let seconds) = error {
+            headers.add(name: "Retry-After", value: String(seconds))
+        }
         let status = error.status
         let body: String
         switch format {

@@ -17,6 +17,9 @@ public enum ResponseHeadSerializer {
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
         ("X-Frame-Options", "DENY"),
+        // Responses that set no policy of their own (JSON, text, redirects, 304s) may run
+        // nothing and be framed by nobody, should a browser ever render one as a document.
+        ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'"),
     ]
 
     public static func serialize(

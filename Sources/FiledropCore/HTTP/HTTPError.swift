@@ -26,6 +26,12 @@ public enum HTTPError: Error, Equatable, Sendable {
     case contentTooLarge(limit: UInt64)
     case conflict(String)
     case forbidden(String)
+    /// RFC 9110 §15.5.2: credentials are missing or wrong; sent with a `WWW-Authenticate` challenge.
+    case unauthorized(String)
+    /// RFC 6585 §4: the client must wait `retryAfterSeconds` (sent as `Retry-After`).
+    case tooManyRequests(String, retryAfterSeconds: UInt64)
+    /// RFC 9110 §15.5.20: the Host names a site this server does not serve (DNS rebinding).
+    case misdirectedRequest(String)
     case preconditionFailed(String)
     case rangeNotSatisfiable(size: UInt64)
     case insufficientStorage(String)
@@ -50,6 +56,9 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .contentTooLarge: .contentTooLarge
         case .conflict: .conflict
         case .forbidden: .forbidden
+        case .unauthorized: .unauthorized
+        case .tooManyRequests: .tooManyRequests
+        case .misdirectedRequest: .misdirectedRequest
         case .preconditionFailed: .preconditionFailed
         case .rangeNotSatisfiable: .rangeNotSatisfiable
         case .insufficientStorage: .insufficientStorage
@@ -83,6 +92,9 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .contentTooLarge(let limit): "The upload is larger than this server accepts (\(ByteCount.format(limit)) at most)."
         case .conflict(let why): why
         case .forbidden(let why): why
+        case .unauthorized(let why): why
+        case .tooManyRequests(let why, _): why
+        case .misdirectedRequest(let why): why
         case .preconditionFailed(let why): why
         case .rangeNotSatisfiable: "The requested range is outside the file."
         case .insufficientStorage(let why): why

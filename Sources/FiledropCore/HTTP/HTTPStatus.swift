@@ -35,6 +35,8 @@ public struct HTTPStatus: Equatable, Hashable, Sendable, CustomStringConvertible
     public static let unsupportedMediaType = HTTPStatus(code: 415, reason: "Unsupported Media Type")
     public static let rangeNotSatisfiable = HTTPStatus(code: 416, reason: "Range Not Satisfiable")
     public static let expectationFailed = HTTPStatus(code: 417, reason: "Expectation Failed")
+    public static let misdirectedRequest = HTTPStatus(code: 421, reason: "Misdirected Request")
+    public static let tooManyRequests = HTTPStatus(code: 429, reason: "Too Many Requests")
     public static let headerFieldsTooLarge = HTTPStatus(code: 431, reason: "Request Header Fields Too Large")
     public static let internalServerError = HTTPStatus(code: 500, reason: "Internal Server Error")
     public static let notImplemented = HTTPStatus(code: 501, reason: "Not Implemented")

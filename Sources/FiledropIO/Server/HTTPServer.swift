@@ -8,6 +8,9 @@ public struct ServerConfiguration: Sendable {
     public var connection = ConnectionConfiguration()
     /// Connections beyond this are closed at once after accept.
     public var maxConnections = 1024
+    /// Connections one client address may hold; further ones are closed at once after accept,
+    /// so one machine cannot take every slot of `maxConnections`.
+    public var maxConnectionsPerClient = 64
     /// Event-loop threads; 0 means one per CPU.
     public var threads = 0
 
@@ -26,6 +29,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let drainDeadline = Atomic<UInt64>(0)
     private let draining = Atomic<Bool>(false)
     private let nextLoop = Atomic<Int>(0)
+    /// Open connections per client address; an address leaves the map when its last one closes.
+    private let connectionsPerClient = Mutex<[String: Int]>([:])
 
     public init(listeners: [ListeningSocket], configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink) throws(SystemError) {
         self.listeners = listeners
@@ -115,6 +120,11 @@ public final class HTTPServer: @unchecked Sendable {
             Glibc.close(fd)
             return
         }
+        guard claimClientSlot(peer.host) else {
+            connectionCount.wrappingSubtract(1, ordering: .relaxed)
+            Glibc.close(fd)
+            return
+        }
         var noDelay: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         // Round-robin over the loops: one accept wakeup may take a whole burst of
@@ -131,12 +141,33 @@ public final class HTTPServer: @unchecked Sendable {
     private func adopt(_ fd: Int32, peer: SocketAddress, on loop: EventLoop) {
         let connection = Connection(
             descriptor: fd, peer: peer, configuration: configuration.connection, responder: responder, log: log,
-            onClose: { [unowned self] _ in self.connectionCount.wrappingSubtract(1, ordering: .relaxed) })
+            onClose: { [unowned self] _ in
+                self.connectionCount.wrappingSubtract(1, ordering: .relaxed)
+                self.releaseClientSlot(peer.host)
+            })
         do {
             try loop.register(connection, events: EPOLLIN.rawValue)
         } catch {
             connectionCount.wrappingSubtract(1, ordering: .relaxed)
+            releaseClientSlot(peer.host)
             Glibc.close(fd)
+        }
+    }
+
+    /// Counts a connection against its client's limit; false when the client is at it.
+    private func claimClientSlot(_ client: String) -> Bool {
+        connectionsPerClient.withLock { counts in
+            let open = counts[client, default: 0]
+            guard open < configuration.maxConnectionsPerClient else { return false }
+            counts[client] = open + 1
+            return true
+        }
+    }
+
+    private func releaseClientSlot(_ client: String) {
+        connectionsPerClient.withLock { counts in
+            let open = counts[client, default: 1] - 1
+            counts[client] = open > 0 ? open : nil
         }
     }
 }

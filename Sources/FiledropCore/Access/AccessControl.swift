@@ -1,0 +1,90 @@
+/// Every access decision filedrop makes about a request, from its head alone, before any
+/// body byte is read (so a refusal goes out instead of `100 Continue`):
+///
+/// 1. `Host` must name this server (`HostValidator`: DNS rebinding);
+/// 2. a state-changing request must not come from another website (`OriginCheck`: CSRF);
+/// 3. the password, where the access mode asks for one (`AccessPolicy`), checked with
+///    brute-force slowing (`LoginThrottle`) and a short cache of verified headers
+///    (`CredentialCache`, because the hash check is slow on purpose);
+/// 4. per-client upload slots and the hourly upload quota (`UploadCounters`).
+public struct AccessControl: Sendable {
+    /// What survives a configuration reload: per-client failure and upload records.
+    public final class ClientRecords: Sendable {
+        public let throttle: LoginThrottle
+        public let uploads: UploadCounters
+
+        public init(throttle: LoginThrottle = LoginThrottle(), uploads: UploadCounters = UploadCounters()) {
+            self.throttle = throttle
+            self.uploads = uploads
+        }
+    }
+
+    public let policy: AccessPolicy
+    public let hosts: HostValidator
+    public let records: ClientRecords
+    public let cache: CredentialCache
+    public let maxUploadsPerClient: Int
+    public let hourlyUploadQuota: UInt64?
+    private let verifier: (any PasswordVerifier)?
+    private let now: @Sendable () -> UInt64
+
+    /// - Parameters:
+    ///   - machineNames: the machine's own names (`hostname`, `hostname.local`), accepted in `Host`
+    ///     besides IP literals, `localhost` and `allowed-hosts`.
+    ///   - verifier: checks passwords against `password-hash`; without one, nothing that needs
+    ///     the password is ever allowed.
+    ///   - now: monotonic nanoseconds, injected so tests control time.
+    public init(configuration: Configuration, machineNames: [String] = [], verifier: (any PasswordVerifier)? = nil,
+                records: ClientRecords = ClientRecords(), cache: CredentialCache = CredentialCache(),
+                now: @escaping @Sendable () -> UInt64) {
+        policy = AccessPolicy(mode: configuration.access, hasPassword: configuration.passwordHash != nil)
+        hosts = HostValidator(names: configuration.allowedHosts + machineNames)
+        maxUploadsPerClient = configuration.maxUploadsPerClient
+        hourlyUploadQuota = configuration.uploadQuotaPerHour
+        self.verifier = verifier
+        self.records = records
+        self.cache = cache
+        self.now = now
+    }
+
+    /// Throws the refusal (421, 403, 401 or 429) when the request may not proceed.
+    public func check(_ head: RequestHead, _ context: RequestContext) throws(HTTPError) {
+        try hosts.check(head)
+        try OriginCheck.check(head)
+        guard policy.requirement(method: head.method, path: head.path) == .password else { return }
+        try authenticate(head.headers["authorization"], client: context.client)
+    }
+
+    /// Takes an upload slot for the client and wraps the upload so the slot is given back
+    /// when it ends; on refusal the upload is aborted (nothing of it stays) and 429 thrown.
+    public func admitUpload(_ upload: any RequestBodyConsumer, client: String) throws(HTTPError) -> any RequestBodyConsumer {
+        do {
+            try records.uploads.admit(client: client, maxActive: maxUploadsPerClient, hourlyQuota: hourlyUploadQuota, now: now())
+        } catch {
+            upload.abort()
+            throw error
+        }
+        return CountedUpload(upload, counters: records.uploads, client: client, hourlyQuota: hourlyUploadQuota, now: now)
+    }
+
+    private func authenticate(_ authorization: String?, client: String) throws(HTTPError) {
+        let time = now()
+        let wait = records.throttle.remainingLockout(client: client, now: time)
+        guard wait == 0 else {
+            throw .tooManyRequests("Too many wrong passwords from your address; try again later.",
+                                   retryAfterSeconds: (wait + 999_999_999) / 1_000_000_000)
+        }
+        // A browser asks without credentials first and prompts on the 401: not a failure.
+        guard let authorization else {
+            throw .unauthorized("A password is needed for this. Any user name will do.")
+        }
+        if cache.contains(authorization, now: time) { return }
+        guard let credentials = BasicCredentials(authorization: authorization), let verifier,
+              verifier.verify(credentials.password) else {
+            records.throttle.recordFailure(client: client, now: time)
+            throw .unauthorized("The password is wrong.")
+        }
+        records.throttle.recordSuccess(client: client)
+        cache.insert(authorization, now: time)
+    }
+}

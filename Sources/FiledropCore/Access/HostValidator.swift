@@ -1,0 +1,144 @@
+/// Accepts a request only when it names this server: an IP literal, `localhost`, or one of
+/// the configured names. This defeats DNS rebinding, where a website the user visits makes
+/// its own name resolve to the LAN address of the daemon: the browser then sends
+/// `Host: evil.example`, which no legitimate client of a LAN file drop does.
+public struct HostValidator: Sendable {
+    /// Lowercased names without a trailing dot (`localhost` always among them).
+    public let allowedNames: Set<String>
+
+    /// `names`: configured names (`allowed-hosts`) and the machine's own (`hostname`,
+    /// `hostname.local`); compared without case and without a trailing dot.
+    public init(names: [String]) {
+        var allowed: Set<String> = ["localhost"]
+        for name in names where !name.isEmpty {
+            allowed.insert(Self.normalized(Substring(name)))
+        }
+        allowedNames = allowed
+    }
+
+    /// Whether the request may be served. RFC 9112 §3.2.2: with an absolute-form target
+    /// the target's authority replaces `Host`. An HTTP/1.0 request may come without a Host
+    /// (the parser already refuses HTTP/1.1 without one, RFC 9112 §3.2).
+    public func check(_ head: RequestHead) throws(HTTPError) {
+        let authority: Substring
+        if let absolute = Self.authority(ofAbsoluteTarget: head.target) {
+            authority = absolute
+        } else if let host = head.headers["host"] {
+            authority = Substring(host.trimmingOWS())
+        } else {
+            return
+        }
+        guard accepts(authority: authority) else {
+            let shown = String(authority.prefix(100)).logEscaped
+            throw .misdirectedRequest(
+                "This server does not answer to the name \"\(shown)\". Open it by its IP address, "
+                    + "or add the name to allowed-hosts (--allowed-hosts).")
+        }
+    }
+
+    /// `host[:port]` as RFC 9110 §7.2 and RFC 3986 §3.2.2 write it.
+    public func accepts<S: StringProtocol>(authority: S) -> Bool {
+        guard let (host, _) = Self.split(authority: Substring(authority)) else { return false }
+        if host.hasPrefix("[") { return true }  // split() checked the IPv6 literal
+        if IPLiteral.isIPv4(host) { return true }
+        return allowedNames.contains(Self.normalized(host))
+    }
+
+    /// Splits `host[:port]`; nil when the port is not 0-65535 digits or an IPv6 literal is malformed.
+    static func split(authority: Substring) -> (host: Substring, port: Substring?)? {
+        guard !authority.isEmpty else { return nil }
+        let host: Substring
+        let rest: Substring
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return nil }
+            host = authority[...close]
+            guard IPLiteral.isIPv6(host.dropFirst().dropLast()) else { return nil }
+            rest = authority[authority.index(after: close)...]
+        } else if let colon = authority.firstIndex(of: ":") {
+            host = authority[..<colon]
+            rest = authority[colon...]
+        } else {
+            host = authority
+            rest = ""
+        }
+        guard !host.isEmpty else { return nil }
+        if rest.isEmpty { return (host, nil) }
+        let port = rest.dropFirst()
+        guard rest.first == ":", port.count <= 5, port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+              port.isEmpty || Int(port)! <= 65535 else { return nil }
+        return (host, port)
+    }
+
+    /// The authority of `http://authority/path`, or nil for origin-form and other targets.
+    static func authority(ofAbsoluteTarget target: String) -> Substring? {
+        guard !target.hasPrefix("/"), let schemeEnd = target.firstRange(of: "://") else { return nil }
+        let afterScheme = target[schemeEnd.upperBound...]
+        let end = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? afterScheme.endIndex
+        return afterScheme[..<end]
+    }
+
+    static func normalized(_ name: Substring) -> String {
+        let trimmed = name.hasSuffix(".") ? name.dropLast() : name
+        return trimmed.lowercased()
+    }
+}
+
+/// Recognizes textual IP addresses without the C library (the core has none).
+enum IPLiteral {
+    /// Dotted-decimal `a.b.c.d`, each part 0-255 without leading zeros (RFC 3986 §3.2.2 `IPv4address`).
+    static func isIPv4<S: StringProtocol>(_ text: S) -> Bool {
+        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4 else { return false }
+        return parts.allSatisfy { part in
+            guard (1...3).contains(part.count), part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                  part.count == 1 || part.first != "0", let value = Int(part) else { return false }
+            return value <= 255
+        }
+    }
+
+    /// RFC 4291 §2.2 text forms: eight groups of 1-4 hex digits, one `::` standing for one
+    /// or more zero groups, an optional trailing dotted IPv4. Zone identifiers are refused.
+    static func isIPv6<S: StringProtocol>(_ text: S) -> Bool {
+        guard text.count >= 2, text.count <= 45 else { return false }
+        let halves = splitAtDoubleColons(String(text))
+        guard halves.count <= 2 else { return false }
+        var groups = 0
+        for (index, half) in halves.enumerated() where !half.isEmpty {
+            let pieces = half.split(separator: ":", omittingEmptySubsequences: false)
+            for (position, piece) in pieces.enumerated() {
+                let isLast = index == halves.count - 1 && position == pieces.count - 1
+                if isLast, piece.contains(".") {
+                    guard isIPv4(piece) else { return false }
+                    groups += 2
+                    continue
+                }
+                guard (1...4).contains(piece.count), piece.utf8.allSatisfy(isHexDigit) else { return false }
+                groups += 1
+            }
+        }
+        return halves.count == 2 ? groups <= 7 : groups == 8
+    }
+
+    /// Splits at each `::`; a valid address has at most one, so at most two pieces.
+    private static func splitAtDoubleColons(_ text: String) -> [Substring] {
+        var pieces: [Substring] = []
+        var start = text.startIndex
+        var index = text.startIndex
+        while index < text.endIndex {
+            let next = text.index(after: index)
+            if text[index] == ":", next < text.endIndex, text[next] == ":" {
+                pieces.append(text[start..<index])
+                start = text.index(after: next)
+                index = start
+                continue
+            }
+            index = next
+        }
+        pieces.append(text[start...])
+        return pieces
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
+    }
+}
