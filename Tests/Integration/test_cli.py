@@ -291,3 +291,30 @@ def test_usage_errors_and_unreachable_servers(tmp_path):
     assert code == 0 and "Exit codes" in out
     code, _, err, _ = run(["ls"], env, tmp_path)
     assert code == 1 and "no answer from the server" in err
+
+
+def test_real_daemon_password(daemon_factory, tmp_path):
+    """Access control on main: `--access private` wants the password for everything."""
+    done = subprocess.run([str(FILEDROP_BIN), "passwd"], input=b"correct horse\n", capture_output=True, timeout=30)
+    assert done.returncode == 0, done.stderr
+    daemon = daemon_factory("--access", "private", "--password-hash", done.stdout.decode().strip(), fill=False)
+    env = client_env(tmp_path, daemon.url)
+    source = tmp_path / "secret.txt"
+    source.write_bytes(b"for the right eyes only\n")
+
+    code, out, err, _ = run(["send", str(source)], env, tmp_path)
+    assert code == 4, err
+    assert "wants a password (401)" in err and out == ""
+    env["FILEDROP_PASSWORD"] = "wrong horse"
+    code, _, err, _ = run(["ls"], env, tmp_path)
+    assert code == 4 and "(401)" in err, err
+    assert not (daemon.save_dir / "secret.txt").exists()
+
+    env["FILEDROP_PASSWORD"] = "correct horse"
+    for method in ["multipart", "tus"]:
+        code, out, err, _ = run(["send", "--method", method, "--as", f"{method}.txt", str(source)], env, tmp_path)
+        assert code == 0, err
+        assert (daemon.save_dir / f"{method}.txt").read_bytes() == source.read_bytes()
+    code, out, err, _ = run(["get", "tus.txt", "-o", str(tmp_path / "back.txt")], env, tmp_path)
+    assert code == 0, err
+    assert (tmp_path / "back.txt").read_bytes() == source.read_bytes()
