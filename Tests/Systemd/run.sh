@@ -270,14 +270,14 @@ page_served() { http_get / | grep -i '<html' >/dev/null; }
 check "the page is served from /usr/share/filedrop/web" page_served
 check "IPv4 and IPv6 both reach [::]:8080" in_container 15 curl -fsS --max-time 10 "http://[::1]:8080/config.json"
 
-ready_info() {
-    local started active
-    started=$(property filedrop.service ExecMainStartTimestampMonotonic)
-    active=$(property filedrop.service ActiveEnterTimestampMonotonic)
-    [ -n "$started" ] && [ -n "$active" ] && [ "$active" -ge "$started" ] || return 1
-    log "info start to READY=1: $(( (active - started) / 1000 )) ms"
-}
-check "time from start to READY=1 is known" ready_info
+# Figures for people (printed, not asserted): how long from exec to READY=1.
+started=$(property filedrop.service ExecMainStartTimestampMonotonic || true)
+active=$(property filedrop.service ActiveEnterTimestampMonotonic || true)
+if [ -n "$started" ] && [ -n "$active" ] && [ "$active" -ge "$started" ] 2>/dev/null; then
+    pass "start to READY=1 took $(( (active - started) / 1000 )) ms"
+else
+    fail "start and READY=1 timestamps should be known" "$started -> $active"
+fi
 
 # 3. An upload lands in the DynamicUser state directory.
 check "curl -F uploads a file" in_container 20 curl -fsS --max-time 15 -F file=@/etc/os-release http://127.0.0.1:8080/upload
@@ -292,11 +292,9 @@ else
 fi
 download_matches() { http_get /files/os-release | cmp - "$MACHINE/etc/os-release"; }
 check "the upload downloads again" download_matches
-journal_for_upload() {
-    log "info the journal for that upload:"
-    in_container 10 journalctl --no-pager -o short-iso -u filedrop.service | grep -E "upload|POST /upload" | sed 's/^/       /'
-}
-check "the journal shows the upload" journal_for_upload
+check "the journal shows the upload" journal_has "upload finished: os-release"
+log "the journal for that upload (journalctl -u filedrop):"
+in_container 10 journalctl --no-pager -o short-iso -u filedrop.service | grep -E "upload|POST /upload" | sed 's/^/       /' || true
 
 # 4. The journal: native entries with a MESSAGE_ID and FILEDROP_* fields.
 check "journal entries carry a MESSAGE_ID" journal_has "MESSAGE_ID=35c6d7a76943405cbbdbc8dd6c3d481f"
