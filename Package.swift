@@ -42,13 +42,17 @@ var targets: [Target] = [
     .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
+    // A client for Swift apps and the `filedrop send/get/ls` commands: Foundation only
+    // (URLSession; FoundationNetworking on Linux), so it builds for iOS and macOS too.
+    .target(name: "FiledropClient"),
     .executableTarget(
         name: "filedrop",
-        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd"]
+        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd", "FiledropClient"]
     ),
     .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"], exclude: ["Fixtures"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
+    .testTarget(name: "FiledropClientTests", dependencies: ["FiledropClient"]),
     // Runs the real binary (built as a dependency) with Foundation's URLSession as the client.
     .testTarget(name: "IntegrationTests", dependencies: ["filedrop"]),
 ]
@@ -63,7 +67,10 @@ if fuzzing {
 
 let package = Package(
     name: "filedrop",
-    products: [.executable(name: "filedrop", targets: ["filedrop"])],
+    products: [
+        .executable(name: "filedrop", targets: ["filedrop"]),
+        .library(name: "FiledropClient", targets: ["FiledropClient"]),
+    ],
     targets: targets,
     swiftLanguageModes: [.v6]
 )
