@@ -16,8 +16,8 @@ import Testing
 
         init(_ configure: @escaping (inout Configuration) -> Void = { _ in }) {
             self.configure = configure
-            area = InMemoryPartialUploadArea(storage: storage)
             let clock = clock
+            area = InMemoryPartialUploadArea(storage: storage, clock: { clock.now })
             uploads = TusUploads(area: area, digests: ByteSumDigests(), clock: { clock.now })
             app = Self.makeApp(storage: storage, uploads: uploads, configure)
         }
