@@ -42,6 +42,9 @@ var targets: [Target] = [
     .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
+    // A client for Swift apps and the `filedrop send/get/ls` commands: Foundation only
+    // (URLSession; FoundationNetworking on Linux), so it builds for iOS and macOS too.
+    .target(name: "FiledropClient"),
     .executableTarget(
         name: "filedrop",
         dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd"]
@@ -49,6 +52,9 @@ var targets: [Target] = [
     .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"], exclude: ["Fixtures"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
+    // `filedrop send|get|ls`, exec'ed by `filedrop`: the daemon stays free of Foundation.
+    .executableTarget(name: "filedrop-client", dependencies: ["FiledropClient", "FiledropCore", "CLinux"]),
+    .testTarget(name: "FiledropClientTests", dependencies: ["FiledropClient"]),
     // Runs the real binary (built as a dependency) with Foundation's URLSession as the client.
     .testTarget(name: "IntegrationTests", dependencies: ["filedrop"]),
 ]
@@ -63,7 +69,11 @@ if fuzzing {
 
 let package = Package(
     name: "filedrop",
-    products: [.executable(name: "filedrop", targets: ["filedrop"])],
+    products: [
+        .executable(name: "filedrop", targets: ["filedrop"]),
+        .executable(name: "filedrop-client", targets: ["filedrop-client"]),
+        .library(name: "FiledropClient", targets: ["FiledropClient"]),
+    ],
     targets: targets,
     swiftLanguageModes: [.v6]
 )

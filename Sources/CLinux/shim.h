@@ -5,6 +5,7 @@
  * SwiftGlibc's, so the GNU prototypes are declared as glibc declares them instead.
  * Header only: they live in libc, nothing more to link. */
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>

@@ -270,6 +270,15 @@ page_served() { http_get / | grep -i '<html' >/dev/null; }
 check "the page is served from /usr/share/filedrop/web" page_served
 check "IPv4 and IPv6 both reach [::]:8080" in_container 15 curl -fsS --max-time 10 "http://[::1]:8080/config.json"
 
+# Figures for people (printed, not asserted): how long from exec to READY=1.
+started=$(property filedrop.service ExecMainStartTimestampMonotonic || true)
+active=$(property filedrop.service ActiveEnterTimestampMonotonic || true)
+if [ -n "$started" ] && [ -n "$active" ] && [ "$active" -ge "$started" ] 2>/dev/null; then
+    pass "start to READY=1 took $(( (active - started) / 1000 )) ms"
+else
+    fail "start and READY=1 timestamps should be known" "$started -> $active"
+fi
+
 # 3. An upload lands in the DynamicUser state directory.
 check "curl -F uploads a file" in_container 20 curl -fsS --max-time 15 -F file=@/etc/os-release http://127.0.0.1:8080/upload
 check "the upload is in /var/lib/private/filedrop" in_container 10 cmp /etc/os-release /var/lib/private/filedrop/os-release
@@ -283,6 +292,9 @@ else
 fi
 download_matches() { http_get /files/os-release | cmp - "$MACHINE/etc/os-release"; }
 check "the upload downloads again" download_matches
+check "the journal shows the upload" journal_has "upload finished: os-release"
+log "the journal for that upload (journalctl -u filedrop):"
+in_container 10 journalctl --no-pager -o short-iso -u filedrop.service | grep -E "upload|POST /upload" | sed 's/^/       /' || true
 
 # 4. The journal: native entries with a MESSAGE_ID and FILEDROP_* fields.
 check "journal entries carry a MESSAGE_ID" journal_has "MESSAGE_ID=35c6d7a76943405cbbdbc8dd6c3d481f"
@@ -314,6 +326,17 @@ if [ -n "$last_ping" ] && [ "$last_ping" != "${first_ping:-}" ] && [ "$last_ping
 else
     fail "WatchdogTimestampMonotonic should advance" "$first_ping -> $last_ping"
 fi
+# A hung event loop (SIGSTOP) sends no more pings: systemd aborts and restarts the service.
+hung_pid=$(property filedrop.service MainPID || true)
+check "SIGSTOP freezes the main process" in_container 10 kill -STOP "$hung_pid"
+restarted() {
+    local pid
+    pid=$(property filedrop.service MainPID)
+    [ -n "$pid" ] && [ "$pid" != 0 ] && [ "$pid" != "$hung_pid" ] && unit_is filedrop.service active
+}
+check "the watchdog restarts a hung service with a new process" wait_until 30 restarted
+check "the restart is counted" property_is filedrop.service NRestarts 1
+check "the journal records the watchdog timeout" wait_until 10 journal_has "Watchdog timeout"
 check "the drop-in is removed again" in_container 30 sh -c 'rm -rf /run/systemd/system/filedrop.service.d && systemctl daemon-reload'
 
 # 7. Stop drains: an upload in flight when SIGTERM arrives completes, and systemd

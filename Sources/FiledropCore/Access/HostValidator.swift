@@ -86,18 +86,26 @@ public struct HostValidator: Sendable {
 /// Recognizes textual IP addresses without the C library (the core has none).
 enum IPLiteral {
     /// Dotted-decimal `a.b.c.d`, each part 0-255 without leading zeros (RFC 3986 §3.2.2 `IPv4address`).
+    /// Dotted quad, four decimal parts 0-255 without leading zeros; one pass over the bytes
+    /// (it runs on every request's Host).
     static func isIPv4<S: StringProtocol>(_ text: S) -> Bool {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return false }
-        return parts.allSatisfy { part in
-            guard (1...3).contains(part.count), part.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-                  part.count == 1 || part.first != "0", let value = Int(part) else { return false }
-            return value <= 255
+        var dots = 0, digits = 0, value = 0
+        for byte in text.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                dots += 1
+                digits = 0
+                value = 0
+                continue
+            }
+            guard byte >= 0x30 && byte <= 0x39, !(digits == 1 && value == 0) else { return false }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+            guard digits <= 3, value <= 255 else { return false }
         }
+        return dots == 3 && digits > 0
     }
 
-    /// RFC 4291 §2.2 text forms: eight groups of 1-4 hex digits, one `::` standing for one
-    /// or more zero groups, an optional trailing dotted IPv4. Zone identifiers are refused.
     static func isIPv6<S: StringProtocol>(_ text: S) -> Bool {
         guard text.count >= 2, text.count <= 45 else { return false }
         let halves = splitAtDoubleColons(String(text))

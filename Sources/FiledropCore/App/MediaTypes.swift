@@ -32,8 +32,18 @@ public enum MediaTypes {
 
     /// Types a browser could run script from if rendered on our origin: uploaded files of
     /// these kinds are sent as attachments, never inline.
+    /// `text/html; charset=utf-8` -> `text/html`, lowercased only when it has to be (these
+    /// checks run on every download).
+    static func baseType(_ type: String) -> String {
+        var base = Substring(type)
+        if let semicolon = base.utf8.firstIndex(of: UInt8(ascii: ";")) { base = base[..<semicolon] }
+        while base.last == " " || base.last == "\t" { base = base.dropLast() }
+        while base.first == " " || base.first == "\t" { base = base.dropFirst() }
+        return base.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? base.lowercased() : String(base)
+    }
+
     public static func isActiveContent(_ type: String) -> Bool {
-        let base = type.split(separator: ";").first.map { $0.trimmingOWS().lowercased() } ?? ""
+        let base = baseType(type)
         return base == "text/html" || base == "image/svg+xml" || base == "application/xml" || base == "text/xml"
             || base.hasSuffix("+xml") || base == "text/javascript" || base == "application/javascript"
             || base == "application/xhtml+xml" || base == "application/wasm"
@@ -41,7 +51,7 @@ public enum MediaTypes {
 
     /// Already compressed: gzip would waste CPU for nothing.
     public static func isCompressible(_ type: String) -> Bool {
-        let base = type.split(separator: ";").first.map { $0.trimmingOWS().lowercased() } ?? ""
+        let base = baseType(type)
         return base.hasPrefix("text/") || base == "application/json" || base == "application/xml"
             || base == "image/svg+xml" || base == "application/wasm"
     }
@@ -49,7 +59,7 @@ public enum MediaTypes {
     /// Formats that carry their own compression (images, audio, video, archives, office
     /// files that are ZIPs inside): a ZIP download stores them instead of deflating again.
     public static func isAlreadyCompressed(_ type: String) -> Bool {
-        let base = type.split(separator: ";").first.map { $0.trimmingOWS().lowercased() } ?? ""
+        let base = baseType(type)
         if base.hasPrefix("image/") { return base != "image/svg+xml" && base != "image/bmp" && base != "image/tiff" }
         if base.hasPrefix("video/") { return true }
         if base.hasPrefix("audio/") { return base != "audio/wav" }

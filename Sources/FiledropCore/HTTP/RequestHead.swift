@@ -2,31 +2,32 @@
 public struct RequestHead: Sendable, Equatable {
     public var method: HTTPMethod
     /// The request-target exactly as sent (origin-form `/path?query` or absolute-form).
-    public var target: String
+    public let target: String
     public var version: HTTPVersion
     public var headers: HTTPHeaders
+    /// The path part of the target, still percent-encoded. Split once here: routing reads
+    /// it several times per request.
+    public let path: Substring
+    /// The query (after `?`), still percent-encoded, or nil.
+    public let query: Substring?
 
     public init(method: HTTPMethod, target: String, version: HTTPVersion, headers: HTTPHeaders) {
         self.method = method
         self.target = target
         self.version = version
         self.headers = headers
-    }
-
-    /// The path part of the target, still percent-encoded.
-    public var path: Substring {
-        let pathAndQuery = originForm
-        return pathAndQuery.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? pathAndQuery
-    }
-
-    /// The query (after `?`), still percent-encoded, or nil.
-    public var query: Substring? {
-        guard let mark = originForm.firstIndex(of: "?") else { return nil }
-        return originForm[originForm.index(after: mark)...]
+        let pathAndQuery = Self.originForm(of: target)
+        if let mark = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = pathAndQuery[..<mark]
+            query = pathAndQuery[pathAndQuery.index(after: mark)...]
+        } else {
+            path = pathAndQuery
+            query = nil
+        }
     }
 
     /// RFC 9112 §3.2.2: a server must accept absolute-form; reduce it to path + query.
-    private var originForm: Substring {
+    private static func originForm(of target: String) -> Substring {
         let whole = Substring(target)
         guard !whole.hasPrefix("/"), let colon = whole.firstIndex(of: ":") else { return whole }
         let afterScheme = whole[whole.index(after: colon)...]

@@ -1,0 +1,162 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// A client for a filedrop server (or any server with the same routes): upload a file as a
+/// form, a raw PUT or resumably with tus; download with resume; list the drop. Files are
+/// streamed from and to disk, never held in memory whole.
+///
+/// ```swift
+/// let client = FiledropClient(baseURL: URL(string: "http://192.168.1.20:8080")!)
+/// let stored = try await client.upload(URL(fileURLWithPath: "photo.jpg")) { print($0.bytes) }
+/// try await client.download("photo.jpg", to: URL(fileURLWithPath: "copy.jpg"))
+/// ```
+public struct FiledropClient: Sendable {
+    /// How a file goes up.
+    public enum UploadMethod: String, Sendable, CaseIterable {
+        /// tus for files of `tusThreshold` and more, a form below (what the page does).
+        case automatic
+        /// `POST /upload.html` as `multipart/form-data`, like a browser form or `curl -F`.
+        case multipart
+        /// `PUT /files/NAME` with the file as the body, like `curl -T`.
+        case put
+        /// tus 1.0 (`POST /files/`, `PATCH`, `HEAD`): resumes after a failure or a restart.
+        case tus
+    }
+
+    /// What the server stored.
+    public struct UploadResult: Sendable, Equatable {
+        /// The name the server chose (it may differ from the one sent, on a collision).
+        public var name: String
+        public var size: Int64
+        /// Bytes the server already had from an earlier, interrupted attempt (tus only).
+        public var resumedFrom: Int64
+    }
+
+    public var baseURL: URL
+    /// Sent as HTTP Basic credentials (RFC 7617) when set; filedrop ignores the user name.
+    public var password: String?
+    public var userName: String
+    /// Seconds without progress before a request fails.
+    public var timeout: TimeInterval
+    /// Files at least this big go up with tus when the method is `.automatic`.
+    public var tusThreshold: Int64 = 8 << 20
+    /// Bytes per tus PATCH: what a failure can cost at most.
+    public var tusChunkSize: Int64 = 64 << 20
+    /// Bytes per download request (see `download`): the most received data that can wait
+    /// in memory for the disk.
+    public var downloadChunkSize: Int64 = 4 << 20
+    /// Where unfinished tus uploads are remembered; nil resumes only within one call.
+    public var resumeStore: TusResumeStore?
+
+    public init(baseURL: URL, password: String? = nil, userName: String = "filedrop", timeout: TimeInterval = 60,
+                resumeStore: TusResumeStore? = TusResumeStore.userCache()) {
+        self.baseURL = baseURL
+        self.password = password
+        self.userName = userName
+        self.timeout = timeout
+        self.resumeStore = resumeStore
+    }
+
+    // MARK: - Uploads
+
+    /// Uploads `file` under `name` (default: its own name) and returns what was stored.
+    public func upload(_ file: URL, as name: String? = nil, method: UploadMethod = .automatic,
+                       progress: ProgressHandler? = nil) async throws(FiledropClientError) -> UploadResult {
+        let size = try Self.fileSize(file)
+        let name = name ?? file.lastPathComponent
+        let meter = ProgressMeter(handler: progress)
+        switch method {
+        case .tus:
+            return try await TusUploader(client: self, file: file, size: size, name: name, meter: meter).run()
+        case .automatic where size >= tusThreshold:
+            return try await TusUploader(client: self, file: file, size: size, name: name, meter: meter).run()
+        case .automatic, .multipart:
+            meter.start(at: 0, total: size)
+            let body = StreamedBody.multipartForm(file: file, size: size, fileName: name)
+            let leading = body.segments.first?.length ?? 0
+            var request = makeRequest(path: "/upload.html", method: "POST")
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size))
+            meter.update(size, force: true)
+            return try Self.storedFile(in: result, size: size, fallbackName: name)
+        case .put:
+            meter.start(at: 0, total: size)
+            let body = StreamedBody.fileRange(file, offset: 0, length: size, contentType: "application/octet-stream")
+            var request = makeRequest(path: "/files/" + Self.percentEncodedPath(name), method: "PUT")
+            request.setValue("application/json", forHTTPHeaderField: "Accept")
+            let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, fileLength: size))
+            meter.update(size, force: true)
+            return try Self.storedFile(in: result, size: size, fallbackName: name)
+        }
+    }
+
+    /// The upload report `{"files":[{"name","size","url"}],"errors":[...]}`.
+    private static func storedFile(in result: TransferSession.Result, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult {
+        struct Report: Decodable {
+            struct File: Decodable { var name: String; var size: Int64 }
+            var files: [File]
+        }
+        guard let report = try? JSONDecoder().decode(Report.self, from: result.body), let file = report.files.first else {
+            return UploadResult(name: fallbackName, size: size, resumedFrom: 0)
+        }
+        guard file.size == size else {
+            throw .invalidResponse("the server stored \(file.size) bytes of \(size)")
+        }
+        return UploadResult(name: file.name, size: file.size, resumedFrom: 0)
+    }
+
+    // MARK: - Requests
+
+    /// A request for `path` (already percent-encoded) with the credentials attached.
+    func makeRequest(path: String, method: String = "GET") -> URLRequest {
+        makeRequest(url: URL(string: path, relativeTo: baseURL)?.absoluteURL ?? baseURL, method: method)
+    }
+
+    func makeRequest(url: URL, method: String = "GET") -> URLRequest {
+        var request = URLRequest(url: url, cachePolicy: .reloadIgnoringLocalCacheData, timeoutInterval: timeout)
+        request.httpMethod = method
+        if let password {
+            let credentials = Data("\(userName):\(password)".utf8).base64EncodedString()
+            request.setValue("Basic \(credentials)", forHTTPHeaderField: "Authorization")
+        }
+        return request
+    }
+
+    /// Performs `request` and turns a status of 400 or more into the server's error.
+    func send(_ request: URLRequest, body: StreamedBody? = nil, destination: TransferSession.Destination = .memory,
+              progress: TransferSession.ProgressMapping? = nil) async throws(FiledropClientError) -> TransferSession.Result {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = timeout
+        configuration.urlCache = nil
+        let result = try await TransferSession.perform(request, body: body, destination: destination,
+                                                       progress: progress, configuration: configuration)
+        if result.response.statusCode >= 400 {
+            throw FiledropClientError.from(status: result.response.statusCode, body: result.body)
+        }
+        return result
+    }
+
+    /// `a b/c.txt` -> `a%20b/c.txt`: every byte but the unreserved ones (RFC 3986 §2.3)
+    /// escaped in each component, so names with `?`, `#` or `%` reach the server intact.
+    static func percentEncodedPath(_ path: String) -> String {
+        var allowed = CharacterSet(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~")
+        allowed.insert("/")
+        return path.addingPercentEncoding(withAllowedCharacters: allowed) ?? path
+    }
+
+    static func fileSize(_ file: URL) throws(FiledropClientError) -> Int64 {
+        do {
+            let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
+            guard attributes[.type] as? FileAttributeType == .typeRegular else {
+                throw FiledropClientError.localFile(path: file.path, reason: "not a regular file")
+            }
+            return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+        } catch let error as FiledropClientError {
+            throw error
+        } catch {
+            throw .localFile(path: file.path, reason: "cannot read: no such file or no permission")
+        }
+    }
+}
