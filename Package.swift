@@ -47,11 +47,13 @@ var targets: [Target] = [
     .target(name: "FiledropClient"),
     .executableTarget(
         name: "filedrop",
-        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd", "FiledropClient"]
+        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd"]
     ),
     .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"], exclude: ["Fixtures"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
+    // `filedrop send|get|ls`, exec'ed by `filedrop`: the daemon stays free of Foundation.
+    .executableTarget(name: "filedrop-client", dependencies: ["FiledropClient", "FiledropCore", "CLinux"]),
     .testTarget(name: "FiledropClientTests", dependencies: ["FiledropClient"]),
     // Runs the real binary (built as a dependency) with Foundation's URLSession as the client.
     .testTarget(name: "IntegrationTests", dependencies: ["filedrop"]),
@@ -69,6 +71,7 @@ let package = Package(
     name: "filedrop",
     products: [
         .executable(name: "filedrop", targets: ["filedrop"]),
+        .executable(name: "filedrop-client", targets: ["filedrop-client"]),
         .library(name: "FiledropClient", targets: ["FiledropClient"]),
     ],
     targets: targets,

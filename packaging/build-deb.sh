@@ -25,8 +25,10 @@ done
 
 echo "build-deb: swift build -c release --static-swift-stdlib"
 # -z now -z relro: full RELRO, as dpkg-buildflags asks of packaged binaries.
-"$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product filedrop \
-    -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
+for product in filedrop filedrop-client; do
+    "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" \
+        -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
+done
 BINARY="$SCRATCH/release/filedrop"
 
 # "filedrop 0.1.0" -> 0.1.0: the daemon's own version is the package's (a native package).
@@ -38,8 +40,12 @@ rm -rf "$STAGE"
 install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/usr/share/filedrop/web" \
     "$STAGE/lib/systemd/system" "$STAGE/etc/filedrop" "$STAGE/usr/share/doc/filedrop"
 
-install -m 0755 "$BINARY" "$STAGE/usr/bin/filedrop"
-strip --strip-unneeded --remove-section=.comment --remove-section=.note "$STAGE/usr/bin/filedrop"
+# filedrop-client (send/get/ls, exec'ed by filedrop) sits beside it: the daemon stays
+# free of Foundation and libcurl.
+for program in filedrop filedrop-client; do
+    install -m 0755 "$SCRATCH/release/$program" "$STAGE/usr/bin/$program"
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$STAGE/usr/bin/$program"
+done
 # The page: the files a browser loads from web/ (no build step, no external assets).
 (cd web && find . -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.svg' -o -name '*.ico' -o -name '*.png' \) -print0) |
     while IFS= read -r -d '' file; do
@@ -62,7 +68,7 @@ SHLIBS_DIR=$(mktemp -d)
 trap 'rm -rf "$SHLIBS_DIR"' EXIT
 mkdir -p "$SHLIBS_DIR/debian"
 printf 'Source: filedrop\n\nPackage: filedrop\nArchitecture: any\n' >"$SHLIBS_DIR/debian/control"
-DEPENDS=$(cd "$SHLIBS_DIR" && dpkg-shlibdeps -O "$STAGE/usr/bin/filedrop" | sed -n 's/^shlibs:Depends=//p')
+DEPENDS=$(cd "$SHLIBS_DIR" && dpkg-shlibdeps -O "$STAGE/usr/bin/filedrop" "$STAGE/usr/bin/filedrop-client" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$DEPENDS" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 INSTALLED_SIZE=$(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)

@@ -4,9 +4,8 @@ import Glibc
 
 // filedrop [options] | filedrop passwd | --help | --version. Exit codes: 0 done,
 // 1 failed while running, 2 invalid configuration or usage (as systemd's LSB convention).
-// `filedrop send|get|ls` are the client (ClientCommands/), with their own exit codes.
-if let code = ClientCommandLine.runIfRequested(arguments: Array(CommandLine.arguments.dropFirst()),
-                                               environment: ProcessEnvironment.current()) {
+// `filedrop send|get|ls` are the client (Sources/filedrop-client), with their own exit codes.
+if let code = ClientLauncher.execIfRequested(CommandLine.arguments) {
     exit(code)
 }
 

@@ -16,8 +16,8 @@ import Testing
 
         init(_ configure: @escaping (inout Configuration) -> Void = { _ in }) {
             self.configure = configure
-            area = InMemoryPartialUploadArea(storage: storage)
             let clock = clock
+            area = InMemoryPartialUploadArea(storage: storage, clock: { clock.now })
             uploads = TusUploads(area: area, digests: ByteSumDigests(), clock: { clock.now })
             app = Self.makeApp(storage: storage, uploads: uploads, configure)
         }
@@ -244,6 +244,23 @@ import Testing
         #expect(server.offset(idle) == nil)
         #expect(server.offset(busy) == "1")
         #expect(server.area.ids.count == 1)
+    }
+
+    @Test func expiredUploadsAreDeletedOnAccessWithoutASweep() throws {
+        let server = Server()
+        let headed = try #require(server.create(length: 10).headers["location"])
+        let patched = try #require(server.create(length: 10, name: "b.bin").headers["location"])
+        let day: Int64 = 24 * 3600
+        server.clock.advance(by: day - 1)
+        #expect(server.offset(headed) == "0")
+        #expect(server.area.ids.count == 2)
+        server.clock.advance(by: 1)
+        #expect(server.send(.head, headed, ["Tus-Resumable": "1.0.0"]).status == .notFound)
+        #expect(server.area.ids.count == 1)
+        #expect(server.patch(patched, offset: 0, Array("1".utf8)).status == .notFound)
+        #expect(server.area.ids.isEmpty)
+        #expect(server.uploads.count == 0)
+        #expect(server.uploads.sweep(expiration: .seconds(day)) == 0)
     }
 
     @Test func uploadsSurviveARestart() throws {

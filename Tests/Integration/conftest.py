@@ -15,6 +15,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -91,6 +92,12 @@ class Daemon:
         self.notify_path = os.path.join(self._notify_dir, "notify")
         self.notify_socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         self.notify_socket.bind(self.notify_path)
+        # Read every datagram as it comes, as systemd does: a datagram socket queues only a
+        # few messages, and a daemon whose notifications pile up unread would lose later
+        # ones (STOPPING=1) however long a test runs.
+        self._reader_stop = threading.Event()
+        self._reader = threading.Thread(target=self._read_notifications, daemon=True)
+        self._reader.start()
         self._stderr_path = workdir / "daemon.stderr"
         self._stdout_path = workdir / "daemon.stdout"
 
@@ -152,6 +159,8 @@ class Daemon:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=STOP_TIMEOUT)
+        self._reader_stop.set()
+        self._reader.join(timeout=2)
         self.notify_socket.close()
         shutil.rmtree(self._notify_dir, ignore_errors=True)
 
@@ -177,15 +186,19 @@ class Daemon:
 
     # sd_notify
 
+    def _read_notifications(self):
+        self.notify_socket.settimeout(0.1)
+        while not self._reader_stop.is_set():
+            try:
+                datagram = self.notify_socket.recv(65536)
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            self.notifications.append(parse_notification(datagram))
+
     def drain_notifications(self):
-        self.notify_socket.setblocking(False)
-        try:
-            while True:
-                self.notifications.append(parse_notification(self.notify_socket.recv(65536)))
-        except BlockingIOError:
-            pass
-        finally:
-            self.notify_socket.setblocking(True)
+        """Kept for callers: a background thread reads the socket continuously."""
 
     def notification_value(self, key: str) -> str | None:
         for fields in reversed(self.notifications):
@@ -197,7 +210,6 @@ class Daemon:
         """Wait for a datagram carrying `key`; fail early with stderr if the daemon exits."""
         deadline = time.monotonic() + timeout
         while True:
-            self.drain_notifications()
             value = self.notification_value(key)
             if value is not None:
                 return value
@@ -210,13 +222,7 @@ class Daemon:
                 if key == "READY":
                     Daemon.ready_timeout_seen = message
                 pytest.fail(message)
-            self.notify_socket.settimeout(min(0.1, remaining))
-            try:
-                self.notifications.append(parse_notification(self.notify_socket.recv(65536)))
-            except socket.timeout:
-                pass
-            finally:
-                self.notify_socket.settimeout(None)
+            time.sleep(min(0.02, remaining))
 
     # Connections
 

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from http_raw import fetch
+
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
@@ -257,3 +259,71 @@ def test_files_dropped_on_the_drop_zone_are_uploaded(page, daemon):
     assert stored["dropped-1.txt"].read_bytes() == b"first dropped"
     assert stored["dropped-2.txt"].read_bytes() == b"second dropped"
     expect(page.locator("#dropzone")).not_to_have_class(re.compile(r"\bdragging\b"))
+
+
+# Screenshots, weight and origin
+
+SCREENSHOT_DIR = Path(__file__).resolve().parents[2] / ".build" / "screenshots"
+SCREENSHOT_SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
+PAGE_ASSETS = ["/", "/app.js", "/tus.js", "/style.css"]
+MAX_GZIPPED_PAGE_BYTES = 50 * 1024
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("size", sorted(SCREENSHOT_SIZES))
+def test_screenshots_phone_and_desktop_light_and_dark(chromium, daemon_factory, tmp_path, size, scheme):
+    """Saves .build/screenshots/page-<size>-<scheme>.png (docs/screenshots/ holds copies for
+    the README) after one upload, and checks the page fits the width and follows the scheme."""
+    daemon = daemon_factory(fill=False)
+    for name, content in {"holiday/beach.jpg": os.urandom(2_400_000), "report.pdf": os.urandom(380_000),
+                          "notes.txt": b"shopping list\n" * 40}.items():
+        (daemon.save_dir / name).parent.mkdir(parents=True, exist_ok=True)
+        (daemon.save_dir / name).write_bytes(content)
+    source = tmp_path / "slides.key"
+    source.write_bytes(os.urandom(5_000_000))
+    context = chromium.new_context(viewport=SCREENSHOT_SIZES[size], color_scheme=scheme, device_scale_factor=1)
+    try:
+        page = context.new_page()
+        open_page(page, daemon)
+        page.set_input_files("#file-input", str(source))
+        expect(page.locator('.upload[data-state="done"]')).to_have_count(1, timeout=30_000)
+        expect(page.locator("#file-list")).to_contain_text("slides.key", timeout=10_000)
+        # Nothing wider than the viewport: no sideways scrolling on a phone.
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= SCREENSHOT_SIZES[size]["width"]
+        background = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        channels = [int(value) for value in re.findall(r"\d+", background)[:3]]
+        assert (sum(channels) < 3 * 128) == (scheme == "dark"), background
+        SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
+        target = SCREENSHOT_DIR / f"page-{size}-{scheme}.png"
+        page.screenshot(path=str(target))
+        assert target.stat().st_size > 10_000
+    finally:
+        context.close()
+
+
+def test_page_weighs_under_50_kib_gzipped(daemon):
+    total = 0
+    for path in PAGE_ASSETS:
+        response = fetch(daemon.url + path, headers={"Accept-Encoding": "gzip"})
+        assert response.status == 200, (path, response)
+        assert response.header("Content-Encoding") == "gzip", path
+        assert int(response.header("Content-Length")) == len(response.body), path
+        total += len(response.body)
+    assert total < MAX_GZIPPED_PAGE_BYTES, f"the page weighs {total} bytes gzipped"
+
+
+def test_page_requests_nothing_outside_its_origin(page, daemon, tmp_path):
+    source = tmp_path / "origin.txt"
+    source.write_bytes(b"stays on this server\n")
+    requested = []
+    page.on("request", lambda request: requested.append(request.url))
+    open_page(page, daemon)
+    page.locator("details.phone summary").click()
+    page.set_input_files("#file-input", str(source))
+    expect(page.locator('.upload[data-state="done"]')).to_have_count(1, timeout=30_000)
+    expect(page.locator("#file-list")).to_contain_text("origin.txt", timeout=10_000)
+    page.wait_for_load_state("networkidle")
+    # data: URLs (the empty favicon) never touch the network.
+    network = [url for url in requested if not url.startswith("data:")]
+    assert any(url.endswith("/app.js") for url in network) and any("qr.svg" in url for url in network), network
+    assert [url for url in network if not url.startswith(daemon.url + "/")] == []

@@ -5,9 +5,12 @@ reloaded; both show "resuming" while they do. Chromium comes from Debian (/usr/b
 
 import hashlib
 import os
+import time
 from pathlib import Path
 
 import pytest
+
+from tcp_cutter import CuttingProxy
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -15,6 +18,7 @@ expect = sync_api.expect
 CHROMIUM = os.environ.get("FILEDROP_CHROMIUM", "/usr/bin/chromium")
 BIG_FILE_BYTES = 50 * 1024 * 1024
 CHUNK = 8 * 1024 * 1024
+HUGE_FILE_BYTES = 200 * 1024 * 1024
 UPLOAD_TIMEOUT_MS = 120_000
 SAW_RESUMING = """
     window.sawResuming = false;
@@ -52,7 +56,11 @@ def big_file(tmp_path_factory):
 
 
 def digest(path):
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    sha = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            sha.update(block)
+    return sha.hexdigest()
 
 
 def open_page(page, daemon):
@@ -89,6 +97,39 @@ def test_broken_connection_mid_upload_resumes_byte_identical(page, daemon, big_f
     assert page.evaluate("window.sawResuming"), "the page never said it was resuming"
     assert digest(daemon.save_dir / big_file.name) == digest(big_file)
     assert not list((daemon.save_dir / ".filedrop-tus").iterdir())
+
+
+def test_200_mb_with_the_network_cut_twice_lands_intact(page, daemon, tmp_path):
+    """The page is served through a proxy that cuts the TCP connection after 30% and after
+    70% of the file (page.route would carry every 8 MiB body through Playwright: too slow)."""
+    source = tmp_path / "camera-roll.zip"
+    with open(source, "wb") as out:
+        for _ in range(HUGE_FILE_BYTES // CHUNK):
+            out.write(os.urandom(CHUNK))
+    proxy = CuttingProxy(("127.0.0.1", daemon.port), [HUGE_FILE_BYTES * 3 // 10, HUGE_FILE_BYTES * 7 // 10])
+    try:
+        page.goto(proxy.url + "/")
+        expect(page.locator("#dropzone")).to_be_visible()
+        page.wait_for_function("() => fetch('config.json').then(r => r.json()).then(c => c.tus === true)")
+        started = time.monotonic()
+        page.set_input_files("#file-input", str(source))
+
+        row = page.locator(".upload").first
+        # The daemon's STATUS= datagrams must be read while it works, as systemd would:
+        # a full notify socket would hold back its STOPPING=1 at the end.
+        while row.get_attribute("data-state") != "done" and time.monotonic() - started < 60:
+            daemon.drain_notifications()
+            page.wait_for_timeout(200)
+        elapsed = time.monotonic() - started
+        expect(row).to_have_attribute("data-state", "done", timeout=1)
+        assert proxy.cut_count == 2
+        assert page.evaluate("window.sawResuming"), "the page never said it was resuming"
+    finally:
+        page.close()
+        proxy.close()
+    assert digest(daemon.save_dir / source.name) == digest(source)
+    assert not list((daemon.save_dir / ".filedrop-tus").iterdir())
+    assert elapsed < 60
 
 
 def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):

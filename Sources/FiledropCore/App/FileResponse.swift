@@ -23,6 +23,9 @@ public enum FileResponse {
         headers.add(name: "Last-Modified", value: HTTPDate.format(modifiedSeconds))
         headers.add(name: "Cache-Control", value: cacheControl)
         headers.add(name: "Accept-Ranges", value: "bytes")
+        if !preconditionsHold(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
+            return Response(status: .preconditionFailed, headers: headers)
+        }
         if isNotModified(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
             return Response(status: .notModified, headers: headers)
         }
@@ -39,6 +42,22 @@ public enum FileResponse {
             headers.add(name: "Content-Encoding", value: "gzip")
             return Response(status: .ok, headers: headers, body: .stream(compressor.gzipStream(of: region)))
         }
+    }
+
+    /// RFC 9110 §13.1.1 and §13.1.4, evaluated first (§13.2.2 steps 1 and 2): If-Match
+    /// compares strongly (`*` matches any current file); If-Unmodified-Since counts only
+    /// without If-Match. False means 412: the client's copy is not the one stored now.
+    static func preconditionsHold(head: RequestHead, etag: String, modifiedSeconds: Int64) -> Bool {
+        if let ifMatch = head.headers["if-match"] {
+            return ifMatch.split(separator: ",").contains { tag in
+                let trimmed = tag.trimmingOWS()
+                return trimmed == "*" || trimmed == etag
+            }
+        }
+        if let since = head.headers["if-unmodified-since"], let sinceSeconds = HTTPDate.parse(since) {
+            return modifiedSeconds <= sinceSeconds
+        }
+        return true
     }
 
     /// RFC 9110 §13.1.2 and §13.1.3: If-None-Match wins; If-Modified-Since only without it.

@@ -12,9 +12,12 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
 
     let storage: InMemoryStorage
     let entries = Mutex<[String: Entry]>([:])
+    /// Stamps `modified` on creation and every change, as a file's mtime would be.
+    let clock: @Sendable () -> Int64
 
-    init(storage: InMemoryStorage) {
+    init(storage: InMemoryStorage, clock: @escaping @Sendable () -> Int64 = { 0 }) {
         self.storage = storage
+        self.clock = clock
     }
 
     func recover() -> [RecoveredPartialUpload] {
@@ -26,7 +29,7 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
     func create(id: String, record: [UInt8]) throws(StorageError) {
         let created = entries.withLock { all in
             guard all[id] == nil else { return false }
-            all[id] = Entry(record: record, bytes: [], modified: 0)
+            all[id] = Entry(record: record, bytes: [], modified: clock())
             return true
         }
         if !created { throw .exists }
@@ -59,6 +62,7 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
         let found = entries.withLock { all in
             guard var entry = all[id] else { return false }
             change(&entry)
+            entry.modified = clock()
             all[id] = entry
             return true
         }

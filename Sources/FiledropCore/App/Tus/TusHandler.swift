@@ -158,7 +158,7 @@ struct TusHandler {
     /// Upload-Defer-Length: 1), Upload-Metadata as sent, never cached.
     private func status(_ id: String) throws(TusError) -> Response {
         var headers = TusResponses.baseHeaders()
-        if let upload = uploads.upload(id) {
+        if let upload = uploads.liveUpload(id, expiration: limits.expiration) {
             let state = upload.state.withLock { $0.removed ? nil : ($0.record, $0.offset, $0.lastActivity) }
             guard let (record, offset, lastActivity) = state else { throw .notFound }
             headers.add(name: "Upload-Offset", value: String(offset))
@@ -191,7 +191,7 @@ struct TusHandler {
             throw .badRequest("A PATCH needs Upload-Offset.")
         }
         let hasBody = TusHeaders.hasBody(head)
-        guard let upload = uploads.upload(id) else {
+        guard let upload = uploads.liveUpload(id, expiration: limits.expiration) else {
             // The last response of a finished upload was lost: the repeat changes nothing.
             if let length = uploads.finishedLength(id), length == offset, !hasBody {
                 var headers = TusResponses.baseHeaders()
@@ -297,7 +297,7 @@ struct TusHandler {
     /// stops at its next byte.
     private func terminate(_ id: String) throws(TusError) -> Response {
         try writable()
-        guard let upload = uploads.upload(id) else { throw .notFound }
+        guard let upload = uploads.liveUpload(id, expiration: limits.expiration) else { throw .notFound }
         let wasLive = upload.state.withLock { state in
             defer { state.removed = true; state.writer = nil }
             return !state.removed

@@ -46,6 +46,29 @@ public final class TusUploads: Sendable {
         uploads.withLock { $0[id] }
     }
 
+    /// The upload `id`, nil when there is none or when it has been idle for `expiration`:
+    /// an expired upload is deleted right here, so HEAD, PATCH and DELETE answer 404 as
+    /// soon as it expires instead of waiting for the next `sweep` (which runs once a minute).
+    func liveUpload(_ id: String, expiration: Duration) -> TusUpload? {
+        guard let upload = upload(id) else { return nil }
+        let now = clock()
+        let seconds = expiration.components.seconds
+        let expired = upload.state.withLock { state in Self.expire(&state, now: now, after: seconds) }
+        guard expired else { return upload }
+        forget(upload, reason: "expired after \(DurationText.format(expiration)) without activity")
+        return nil
+    }
+
+    /// Marks `state` removed when nothing has written to it for `seconds` (a PATCH that is
+    /// still receiving keeps it); true when it did.
+    private static func expire(_ state: inout TusUpload.State, now: Int64, after seconds: Int64) -> Bool {
+        let idle = state.writer == nil || now - state.writerActivity >= seconds
+        guard !state.removed, idle, now - state.lastActivity >= seconds else { return false }
+        state.removed = true
+        state.writer = nil
+        return true
+    }
+
     func finishedLength(_ id: String) -> UInt64? {
         finished.withLock { $0[id]?.length }
     }
@@ -134,13 +157,7 @@ public final class TusUploads: Sendable {
         let seconds = expiration.components.seconds
         let expired = uploads.withLock { all in
             all.values.filter { upload in
-                upload.state.withLock { state in
-                    let idle = state.writer == nil || now - state.writerActivity >= seconds
-                    guard idle, now - state.lastActivity >= seconds else { return false }
-                    state.removed = true
-                    state.writer = nil
-                    return true
-                }
+                upload.state.withLock { state in Self.expire(&state, now: now, after: seconds) }
             }
         }
         for upload in expired {

@@ -1,0 +1,28 @@
+import Glibc
+
+/// `filedrop send|get|ls` run the client, a separate executable beside this one
+/// (`filedrop-client`), so that the daemon never maps Foundation and libcurl.
+enum ClientLauncher {
+    static let commands: Set<String> = ["send", "get", "ls"]
+
+    /// Replaces this process with the client when the first argument is a client command;
+    /// returns only if it is not, or with an exit code when the client cannot be started.
+    static func execIfRequested(_ arguments: [String]) -> Int32? {
+        guard let first = arguments.dropFirst().first, commands.contains(first) else { return nil }
+        let path = clientPath()
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        execv(path, &argv)
+        writeStandardError("filedrop: cannot start the client \(path) (errno \(errno))\n")
+        return 1
+    }
+
+    /// `filedrop-client` in the directory of this executable (/proc/self/exe).
+    private static func clientPath() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return "/usr/bin/filedrop-client" }
+        let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return "/usr/bin/filedrop-client" }
+        return String(path[...slash]) + "filedrop-client"
+    }
+}
