@@ -147,7 +147,11 @@ class Daemon:
             self.process.kill()
             self.process.wait(timeout=STOP_TIMEOUT)
             pytest.fail(f"daemon ignored SIGTERM for {STOP_TIMEOUT}s\n{self.stderr_tail()}")
-        self.drain_notifications()
+        # The daemon sent STOPPING=1 before it exited, but the reader thread may not have
+        # taken it off the socket yet: give it a moment rather than race it.
+        deadline = time.monotonic() + 2.0
+        while self.notification_value("STOPPING") is None and time.monotonic() < deadline:
+            time.sleep(0.01)
         if check:
             assert code == 0, f"daemon exited {code}\n{self.stderr_tail()}"
             assert "1" == self.notification_value("STOPPING"), \
