@@ -59,7 +59,11 @@ class Filedrop(ServerKind):
 
     def argv(self, root, port, tools):
         argv = [str(tools.filedrop), "--config", "", "--listen", f"127.0.0.1:{port}",
-                "--save-dir", str(root / "files"), "--web-root", str(tools.web_root), "--log-level", "warning"]
+                "--save-dir", str(root / "files"), "--web-root", str(tools.web_root), "--log-level", "warning",
+                # Every benchmark client is one address (127.0.0.1): lift the per-client
+                # limits that guard a LAN against one greedy device, as a user would here.
+                "--max-connections-per-client", "2000", "--max-uploads-per-client", "64",
+                "--max-connections", "4096"]
         return argv if self.fsync else [*argv, "--fsync", "false"]
 
     def version(self, tools):
