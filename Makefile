@@ -24,9 +24,10 @@ VENV := .venv
 VENV_STAMP := $(VENV)/.requirements-installed
 REQUIREMENTS := Tests/Integration/requirements.txt
 # dpkg-dev, debootstrap, systemd-container: the .deb and the real-systemd test;
+# libcurl4-openssl-dev: filedrop-client links the static FoundationNetworking, which needs libcurl.so;
 # chromium: the page's browser tests (driven by Playwright from PyPI, never its own browser).
 # libarchive-tools: bsdtar, a second ZIP reader for the download tests.
-DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools
+DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
