@@ -300,3 +300,19 @@ def daemon_factory(tmp_path):
 def daemon(daemon_factory) -> Daemon:
     """A daemon with default settings."""
     return daemon_factory()
+
+
+# Debian's Chromium (or FILEDROP_CHROMIUM) driven by Playwright from PyPI; Playwright never
+# downloads a browser of its own. One browser per test module, shared by the page tests.
+CHROMIUM = os.environ.get("FILEDROP_CHROMIUM", "/usr/bin/chromium")
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"no Chromium at {CHROMIUM}")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM)
+        yield browser
+        browser.close()

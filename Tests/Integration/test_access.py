@@ -301,7 +301,7 @@ def test_refusals_are_html_with_a_policy_too(daemon_factory):
 
 def test_the_page_works_as_a_drop_box(daemon_factory, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api")
-    from test_page import CHROMIUM
+    from conftest import CHROMIUM
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     daemon = daemon_factory("--access", "drop", "--password-hash", password_hash())

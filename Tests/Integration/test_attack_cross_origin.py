@@ -129,7 +129,7 @@ def serve_page(html: str) -> ThreadingHTTPServer:
 
 def test_a_website_in_the_browser_cannot_write_or_read(daemon_factory):
     sync_api = pytest.importorskip("playwright.sync_api")
-    from test_page import CHROMIUM
+    from conftest import CHROMIUM
     if not Path(CHROMIUM).exists():
         pytest.skip(f"no Chromium at {CHROMIUM}")
     daemon = daemon_factory("--allow-delete")

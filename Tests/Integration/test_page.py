@@ -20,22 +20,11 @@ from http_raw import fetch
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-CHROMIUM = os.environ.get("FILEDROP_CHROMIUM", "/usr/bin/chromium")
 BIG_FILE_BYTES = 50 * 1024 * 1024
 SMALL_LIMIT_BYTES = 1024 * 1024
 # The daemon flag that lowers the upload limit; adjust here if the daemon spells it otherwise.
 SMALL_LIMIT_ARGS = ["--max-upload-size", str(SMALL_LIMIT_BYTES)]
 UPLOAD_TIMEOUT_MS = 120_000
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ reloaded; both show "resuming" while they do. Chromium comes from Debian (/usr/b
 import hashlib
 import os
 import time
-from pathlib import Path
 
 import pytest
 
@@ -15,7 +14,6 @@ from tcp_cutter import CuttingProxy
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-CHROMIUM = os.environ.get("FILEDROP_CHROMIUM", "/usr/bin/chromium")
 BIG_FILE_BYTES = 50 * 1024 * 1024
 CHUNK = 8 * 1024 * 1024
 HUGE_FILE_BYTES = 200 * 1024 * 1024
@@ -26,16 +24,6 @@ SAW_RESUMING = """
         if (document.body && document.body.innerText.includes('resuming')) window.sawResuming = true;
     }).observe(document, { subtree: true, childList: true, characterData: true });
 """
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    if not Path(CHROMIUM).exists():
-        pytest.skip(f"no Chromium at {CHROMIUM}")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture
