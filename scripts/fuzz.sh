@@ -34,15 +34,36 @@ out=.build/fuzz
 mkdir -p "$out/lib" "$out/$target/corpus"
 
 flags=(-sanitize=fuzzer,address -parse-as-library -O -g)
-echo "building FiledropCore and $target with libFuzzer + ASan..." >&2
 mapfile -t core < <(find Sources/FiledropCore -name '*.swift' | sort)
-swiftc "${flags[@]}" -module-name FiledropCore -emit-module -emit-module-path "$out/lib/FiledropCore.swiftmodule" \
-    -emit-library -static -o "$out/lib/libFiledropCore.a" "${core[@]}"
-swiftc "${flags[@]}" -module-name "$target" -I "$out/lib" -L "$out/lib" -lFiledropCore \
-    "Fuzz/$target/main.swift" -o "$out/$target/$target"
+library=$out/lib/libFiledropCore.a
+binary=$out/$target/$target
+
+# True when $1 is missing or older than any later argument (make's rule, without make).
+stale() {
+    local product=$1
+    shift
+    [ -e "$product" ] || return 0
+    [ -n "$(find "$@" -newer "$product" -print -quit)" ]
+}
+
+# One instrumented FiledropCore serves every target: build it only when a source changed,
+# and under a lock so targets started side by side never write the library at once.
+{
+    flock 9
+    if stale "$library" "${core[@]}" "$0"; then
+        echo "building FiledropCore with libFuzzer + ASan..." >&2
+        swiftc "${flags[@]}" -module-name FiledropCore -emit-module -emit-module-path "$out/lib/FiledropCore.swiftmodule" \
+            -emit-library -static -o "$library" "${core[@]}"
+    fi
+    if stale "$binary" "$library" "Fuzz/$target/main.swift"; then
+        echo "building $target..." >&2
+        swiftc "${flags[@]}" -module-name "$target" -I "$out/lib" -L "$out/lib" -lFiledropCore \
+            "Fuzz/$target/main.swift" -o "$binary"
+    fi
+} 9>"$out/lib/.lock"
 
 seedDirectory=()
 [ -d "Fuzz/corpus/$seeds" ] && seedDirectory=("Fuzz/corpus/$seeds")
 export SWIFT_BACKTRACE=enable=no
-exec "$out/$target/$target" -max_total_time="$seconds" -print_final_stats=1 \
+exec "$binary" -max_total_time="$seconds" -print_final_stats=1 \
     -artifact_prefix="$out/$target/" "$@" "$out/$target/corpus" "${seedDirectory[@]}"
