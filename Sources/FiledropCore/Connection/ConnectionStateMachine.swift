@@ -82,6 +82,12 @@ public struct ConnectionStateMachine {
         return false
     }
 
+    /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
+    public var bodyBytesCertainToFollow: UInt64 {
+        if case .readingBody(let body) = state { return body.decoder.bytesCertainToFollow }
+        return 0
+    }
+
     public var isClosed: Bool {
         if case .closed = state { return true }
         return false

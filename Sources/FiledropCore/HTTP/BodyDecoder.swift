@@ -51,6 +51,16 @@ public struct BodyDecoder: Sendable {
         }
     }
 
+    /// Payload bytes certain to arrive before the body ends: the rest of a Content-Length
+    /// body, or of the chunk being read. A reader may wait for that many before it reads again.
+    public var bytesCertainToFollow: UInt64 {
+        switch mode {
+        case .ended: 0
+        case .length(let remaining): remaining
+        case .chunked(let decoder): decoder.chunkBytesRemaining
+        }
+    }
+
     public var isComplete: Bool {
         switch mode {
         case .ended: true

@@ -53,6 +53,13 @@ struct ChunkedDecoder: Sendable {
         return false
     }
 
+    /// Payload bytes of the current chunk not read yet (0 between chunks): the sender has
+    /// promised them, so they will come before the body can end.
+    var chunkBytesRemaining: UInt64 {
+        if case .data(let remaining) = state { return remaining }
+        return 0
+    }
+
     mutating func decode(_ bytes: UnsafeRawBufferPointer) -> BodyDecodeStep {
         switch state {
         case .done: return BodyDecodeStep(consumed: 0, data: nil, event: .end(trailers: trailers))
