@@ -1,10 +1,17 @@
 /// Finds the multipart delimiter `CRLF "--" boundary` (RFC 2046 §5.1.1) in payload bytes.
 ///
-/// A valid boundary contains no CR, so the delimiter's only CR is its first byte: every
-/// occurrence starts at a CR, and a partial match can never contain a second CR. The search
-/// therefore scans for CR eight bytes at a time (a word-at-a-time "has zero byte" test, like
-/// memchr) and compares the rest of the delimiter only there; total work stays linear in the
-/// input whatever it contains.
+/// Two facts keep it fast and linear whatever the input holds:
+/// - A valid boundary contains no CR, so the delimiter's only CR is its first byte: every
+///   occurrence starts at a CR, and a partial match can never contain a second CR. Candidates
+///   are found by scanning for CR eight bytes at a time (a word-at-a-time "has zero byte"
+///   test, like memchr) and the rest of the delimiter is compared only there.
+/// - Any occurrence starting in the window `from ..< from + L` (L the delimiter's length),
+///   whole or cut off by the end of the input, covers the window's last byte. When that byte
+///   appears nowhere in the delimiter, the whole window is skipped after looking at one byte
+///   (the Horspool idea, used only as a filter): random payload, whose bytes mostly fall
+///   outside the delimiter's 20 or so distinct ones, is crossed about L bytes per step.
+/// Each byte is then examined a bounded number of times: skips look at one byte per window,
+/// CR scans never revisit bytes, and a comparison from one CR stops before the next CR.
 struct DelimiterSearch: Sendable {
     enum Match: Equatable {
         /// The whole delimiter starts at this index.
@@ -18,17 +25,31 @@ struct DelimiterSearch: Sendable {
     /// `CR LF "--" boundary`.
     let delimiter: [UInt8]
 
+    /// The bytes that occur in `delimiter`.
+    private let delimiterBytes: ByteSet
+
     init(boundary: String) {
         delimiter = [0x0D, 0x0A, UInt8(ascii: "-"), UInt8(ascii: "-")] + Array(boundary.utf8)
+        delimiterBytes = ByteSet(delimiter)
     }
 
     func firstMatch(in bytes: UnsafeRawBufferPointer) -> Match {
+        let length = delimiter.count
         var from = 0
-        while let candidate = Self.indexOfCR(in: bytes, from: from) {
-            let available = min(bytes.count - candidate, delimiter.count)
+        while from < bytes.count {
+            while from + length <= bytes.count, !delimiterBytes.contains(bytes[from + length - 1]) {
+                from += length
+            }
+            // Candidates starting in this window; a comparison may read past its end.
+            let windowEnd = min(from + length, bytes.count)
+            guard let candidate = Self.indexOfCR(in: UnsafeRawBufferPointer(rebasing: bytes[..<windowEnd]), from: from) else {
+                from = windowEnd
+                continue
+            }
+            let available = min(bytes.count - candidate, length)
             var matched = 1
             while matched < available, bytes[candidate + matched] == delimiter[matched] { matched += 1 }
-            if matched == delimiter.count { return .delimiter(at: candidate) }
+            if matched == length { return .delimiter(at: candidate) }
             if matched == available { return .partial(at: candidate) }
             from = candidate + 1
         }
@@ -91,3 +112,33 @@ struct DelimiterSearch: Sendable {
         return nil
     }
 }
+
+/// A set of byte values as a 256-bit map: membership is one shift and mask.
+struct ByteSet: Sendable {
+    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+
+    init(_ bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            let bit = UInt64(1) << (byte & 63)
+            switch byte >> 6 {
+            case 0: words.0 |= bit
+            case 1: words.1 |= bit
+            case 2: words.2 |= bit
+            default: words.3 |= bit
+            }
+        }
+    }
+
+    @inline(__always)
+    func contains(_ byte: UInt8) -> Bool {
+        let word: UInt64
+        switch byte >> 6 {
+        case 0: word = words.0
+        case 1: word = words.1
+        case 2: word = words.2
+        default: word = words.3
+        }
+        return word & (UInt64(1) << (byte & 63)) != 0
+    }
+}
+
