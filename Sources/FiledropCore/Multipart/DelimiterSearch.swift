@@ -34,10 +34,15 @@ struct DelimiterSearch: Sendable {
     }
 
     func firstMatch(in bytes: UnsafeRawBufferPointer) -> Match {
+        delimiterBytes.withLookup { isDelimiterByte in firstMatch(in: bytes, isDelimiterByte: isDelimiterByte) }
+    }
+
+    @inline(__always)
+    private func firstMatch(in bytes: UnsafeRawBufferPointer, isDelimiterByte: (UInt8) -> Bool) -> Match {
         let length = delimiter.count
         var from = 0
         while from < bytes.count {
-            while from + length <= bytes.count, !delimiterBytes.contains(bytes[from + length - 1]) {
+            while from + length <= bytes.count, !isDelimiterByte(bytes[from + length - 1]) {
                 from += length
             }
             // Candidates starting in this window; a comparison may read past its end.
@@ -113,32 +118,19 @@ struct DelimiterSearch: Sendable {
     }
 }
 
-/// A set of byte values as a 256-bit map: membership is one shift and mask.
+/// A set of byte values as a 256-entry table: membership is one load, with no branch on the
+/// byte (a switch over four words mispredicted on random payload, and a vector of words was
+/// spilled to the stack on every lookup).
 struct ByteSet: Sendable {
-    private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+    private var members = [Bool](repeating: false, count: 256)
 
     init(_ bytes: some Sequence<UInt8>) {
-        for byte in bytes {
-            let bit = UInt64(1) << (byte & 63)
-            switch byte >> 6 {
-            case 0: words.0 |= bit
-            case 1: words.1 |= bit
-            case 2: words.2 |= bit
-            default: words.3 |= bit
-            }
-        }
+        for byte in bytes { members[Int(byte)] = true }
     }
 
+    /// Runs `body` with a lookup that is only valid inside it (no array access per byte).
     @inline(__always)
-    func contains(_ byte: UInt8) -> Bool {
-        let word: UInt64
-        switch byte >> 6 {
-        case 0: word = words.0
-        case 1: word = words.1
-        case 2: word = words.2
-        default: word = words.3
-        }
-        return word & (UInt64(1) << (byte & 63)) != 0
+    func withLookup<R>(_ body: ((UInt8) -> Bool) -> R) -> R {
+        members.withUnsafeBufferPointer { table in body { table[Int($0)] } }
     }
 }
-
