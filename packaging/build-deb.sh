@@ -1,20 +1,18 @@
 #!/bin/bash
 # packaging/build-deb.sh: builds debian-build/filedrop_<version>_<arch>.deb (`make deb`).
 #
-# The binary is built with the Swift standard library linked in (--static-swift-stdlib),
-# so the package needs no Swift runtime on the target, only the C libraries that
-# dpkg-shlibdeps finds. The tree is assembled by hand and packed with dpkg-deb: no
-# debhelper, no source package. A separate scratch path keeps this build from
-# invalidating the everyday `swift build -c release` in .build/.
+# It packages the binaries `make build` made (the Makefile's RELEASE_BUILD_FLAGS: the Swift
+# standard library linked in, so the package needs no Swift runtime on the target, only the
+# C libraries that dpkg-shlibdeps finds; full RELRO). The tree is assembled by hand and
+# packed with dpkg-deb: no debhelper, no source package.
 #
-# Environment: SWIFT (default swift), SCRATCH (default .build/deb), LINTIAN=0 to skip lintian.
+# Environment: BUILD_DIR (default .build/release), LINTIAN=0 to skip lintian.
 
 set -euo pipefail
 
 REPO_ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PACKAGING="$REPO_ROOT/packaging"
-SWIFT=${SWIFT:-swift}
-SCRATCH=${SCRATCH:-$REPO_ROOT/.build/deb}
+BUILD_DIR=${BUILD_DIR:-$REPO_ROOT/.build/release}
 OUT_DIR="$REPO_ROOT/debian-build"
 STAGE="$OUT_DIR/root"
 
@@ -23,13 +21,15 @@ for tool in dpkg-deb dpkg-shlibdeps; do
     command -v "$tool" >/dev/null || { echo "build-deb: $tool is missing (apt-get install dpkg-dev)" >&2; exit 1; }
 done
 
-echo "build-deb: swift build -c release --static-swift-stdlib"
-# -z now -z relro: full RELRO, as dpkg-buildflags asks of packaged binaries.
-for product in filedrop filedrop-client; do
-    "$SWIFT" build -c release --static-swift-stdlib --scratch-path "$SCRATCH" --product "$product" \
-        -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
+for program in filedrop filedrop-client; do
+    [ -x "$BUILD_DIR/$program" ] || { echo "build-deb: $BUILD_DIR/$program is missing (make deb builds it)" >&2; exit 1; }
+    # A binary that needs libswiftCore.so would install but never start on a machine without Swift.
+    if readelf -d "$BUILD_DIR/$program" | grep -q 'NEEDED.*libswift'; then
+        echo "build-deb: $BUILD_DIR/$program links the Swift runtime dynamically; build it with make build" >&2
+        exit 1
+    fi
 done
-BINARY="$SCRATCH/release/filedrop"
+BINARY="$BUILD_DIR/filedrop"
 
 # "filedrop 0.1.0" -> 0.1.0: the daemon's own version is the package's (a native package).
 VERSION=$("$BINARY" --version | awk '{ print $2 }')
@@ -43,7 +43,7 @@ install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/usr/share/filedrop/web" \
 # filedrop-client (send/get/ls, exec'ed by filedrop) sits beside it: the daemon stays
 # free of Foundation and libcurl.
 for program in filedrop filedrop-client; do
-    install -m 0755 "$SCRATCH/release/$program" "$STAGE/usr/bin/$program"
+    install -m 0755 "$BUILD_DIR/$program" "$STAGE/usr/bin/$program"
     strip --strip-unneeded --remove-section=.comment --remove-section=.note "$STAGE/usr/bin/$program"
 done
 # The page: the files a browser loads from web/ (no build step, no external assets).
