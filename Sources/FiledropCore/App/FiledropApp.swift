@@ -67,7 +67,7 @@ public struct FiledropApp: HTTPResponder {
         if path == "/files" {
             return .respond(redirect(to: "/files/"))
         }
-        if path.hasPrefix("/files/") {
+        if path.hasASCIIPrefix("/files/") {
             return try files(head, subpath: path.dropFirst("/files/".count), context: context, compression: compression)
         }
         switch path {
@@ -97,7 +97,7 @@ public struct FiledropApp: HTTPResponder {
 
     private func files(_ head: RequestHead, subpath: Substring, context: RequestContext,
                        compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
-        let isDirectoryURL = subpath.isEmpty || subpath.hasSuffix("/")
+        let isDirectoryURL = subpath.isEmpty || subpath.utf8.last == UInt8(ascii: "/")
         let path = try storagePath(fromURL: subpath)
         let query = QueryParameters(head.query)
         switch head.method {

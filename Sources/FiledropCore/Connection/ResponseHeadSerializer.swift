@@ -30,18 +30,18 @@ public enum ResponseHeadSerializer {
         // showed up in profiles of small-file benchmarks.
         var head: [UInt8] = []
         head.reserveCapacity(512)
-        head.append(contentsOf: "HTTP/1.1 ".utf8)
-        head.append(contentsOf: String(response.status.code).utf8)
+        head.appendUTF8("HTTP/1.1 ")
+        head.appendDecimal(UInt64(response.status.code))
         head.append(0x20)
-        head.append(contentsOf: response.status.reason.utf8)
-        head.append(contentsOf: "\r\nDate: ".utf8)
-        head.append(contentsOf: date.utf8)
-        head.append(contentsOf: "\r\nServer: filedrop\r\n".utf8)
+        head.appendUTF8(response.status.reason)
+        head.appendUTF8("\r\nDate: ")
+        head.appendUTF8(date)
+        head.appendUTF8("\r\nServer: filedrop\r\n")
         func field(_ name: String, _ value: String) {
-            head.append(contentsOf: name.utf8)
-            head.append(contentsOf: ": ".utf8)
-            head.append(contentsOf: value.utf8)
-            head.append(contentsOf: "\r\n".utf8)
+            head.appendUTF8(name)
+            head.appendUTF8(": ")
+            head.appendUTF8(value)
+            head.appendUTF8("\r\n")
         }
         for (name, value) in response.headers
         where !name.equalsIgnoringASCIICase("content-length") && !name.equalsIgnoringASCIICase("transfer-encoding")
@@ -52,7 +52,10 @@ public enum ResponseHeadSerializer {
             field(name, value)
         }
         switch framing {
-        case .contentLength(let length): field("Content-Length", String(length))
+        case .contentLength(let length):
+            head.appendUTF8("Content-Length: ")
+            head.appendDecimal(length)
+            head.appendUTF8("\r\n")
         case .chunked: field("Transfer-Encoding", "chunked")
         case .none, .untilClose: break
         }
@@ -61,7 +64,7 @@ public enum ResponseHeadSerializer {
         } else if version == .http1_0 {
             field("Connection", "keep-alive")
         }
-        head.append(contentsOf: "\r\n".utf8)
+        head.appendUTF8("\r\n")
         return (head, framing)
     }
 
@@ -71,5 +74,26 @@ public enum ResponseHeadSerializer {
         guard response.status.allowsContent else { return .none }
         if let length = response.body.knownLength { return .contentLength(length) }
         return version == .http1_1 ? .chunked : .untilClose
+    }
+}
+
+extension [UInt8] {
+    /// Appends the UTF-8 of `text`, copied in one piece when it is contiguous (native strings
+    /// and literals are).
+    public mutating func appendUTF8(_ text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { append(contentsOf: $0) }
+        if copied == nil { append(contentsOf: text.utf8) }
+    }
+
+    /// Appends `value` in decimal without building a String.
+    public mutating func appendDecimal(_ value: UInt64) {
+        var divisor: UInt64 = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            append(0x30 + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }

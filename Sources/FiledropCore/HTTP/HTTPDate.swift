@@ -1,28 +1,42 @@
-import Synchronization
-
 /// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`, from and to seconds
 /// since 1970. Pure arithmetic (civil-from-days), so the core needs no C library.
 public enum HTTPDate {
     private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    private static let cache = Mutex<(second: Int64, text: String)>((-1, ""))
-
-    /// `format`, reused within the same second: every response carries a Date header.
-    public static func current(_ secondsSince1970: Int64) -> String {
-        if let text = cache.withLock({ $0.second == secondsSince1970 ? $0.text : nil }) { return text }
-        let text = format(secondsSince1970)
-        cache.withLock { $0 = (secondsSince1970, text) }
-        return text
-    }
-
+    /// Written as bytes into one buffer: every file response carries a Last-Modified.
     public static func format(_ secondsSince1970: Int64) -> String {
         let days = floorDivide(secondsSince1970, 86_400)
-        let secondOfDay = secondsSince1970 - days * 86_400
+        let secondOfDay = Int(secondsSince1970 - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        return "\(weekday), \(twoDigits(day)) \(months[month - 1]) \(year) "
-            + "\(twoDigits(Int(secondOfDay / 3600))):\(twoDigits(Int(secondOfDay / 60 % 60))):\(twoDigits(Int(secondOfDay % 60))) GMT"
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        bytes.append(contentsOf: weekdays[Int(((days % 7) + 7) % 7)].utf8)
+        bytes.append(contentsOf: ", ".utf8)
+        appendTwoDigits(day, to: &bytes)
+        bytes.append(0x20)
+        bytes.append(contentsOf: months[month - 1].utf8)
+        bytes.append(0x20)
+        if (1000...9999).contains(year) {
+            appendTwoDigits(year / 100, to: &bytes)
+            appendTwoDigits(year % 100, to: &bytes)
+        } else {
+            bytes.append(contentsOf: String(year).utf8)
+        }
+        bytes.append(0x20)
+        appendTwoDigits(secondOfDay / 3600, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendTwoDigits(secondOfDay / 60 % 60, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        appendTwoDigits(secondOfDay % 60, to: &bytes)
+        bytes.append(contentsOf: " GMT".utf8)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `twoDigits` as bytes, for 0-99.
+    private static func appendTwoDigits(_ value: Int, to bytes: inout [UInt8]) {
+        bytes.append(0x30 + UInt8(value / 10))
+        bytes.append(0x30 + UInt8(value % 10))
     }
 
     /// ISO 8601 in UTC (`2026-11-30T07:00:00Z`), for JSON.
