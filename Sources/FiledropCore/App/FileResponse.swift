@@ -2,28 +2,33 @@
 /// conditional requests (RFC 9110 §13) and the body as a sendfile region.
 public enum FileResponse {
     /// Strong ETag from inode, size and mtime: changes whenever the bytes can have changed.
-    /// `"inode-size-mtime"` in lowercase hex, written into one byte buffer (it is built for
-    /// every download).
+    /// `"inode-size-mtime"` in lowercase hex, written straight into the String's storage (it
+    /// is built for every download).
     public static func etag(for metadata: FileMetadata) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(52)
-        bytes.append(UInt8(ascii: "\""))
-        appendHex(UInt64(metadata.inode), to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendHex(UInt64(metadata.size), to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendHex(UInt64(bitPattern: metadata.modified), to: &bytes)
-        bytes.append(UInt8(ascii: "\""))
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `String(value, radix: 16)` as bytes: lowercase, no leading zeros, `0` for zero.
-    private static func appendHex(_ value: UInt64, to bytes: inout [UInt8]) {
-        let digits: StaticString = "0123456789abcdef"
-        var shift = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
-        while shift >= 0 {
-            bytes.append(digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)])
-            shift -= 4
+        String(unsafeUninitializedCapacity: 52) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            var count = 0
+            /// `String(value, radix: 16)`: lowercase, no leading zeros, `0` for zero.
+            func putHex(_ value: UInt64) {
+                var shift = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
+                while shift >= 0 {
+                    buffer[count] = digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)]
+                    count += 1
+                    shift -= 4
+                }
+            }
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            put(UInt8(ascii: "\""))
+            putHex(metadata.inode)
+            put(UInt8(ascii: "-"))
+            putHex(metadata.size)
+            put(UInt8(ascii: "-"))
+            putHex(UInt64(bitPattern: metadata.modified))
+            put(UInt8(ascii: "\""))
+            return count
         }
     }
 

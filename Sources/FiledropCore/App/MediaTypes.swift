@@ -44,13 +44,25 @@ public enum MediaTypes {
     /// `text/html; charset=utf-8` -> `text/html`, lowercased only when it has to be (these
     /// checks run on every download).
     static func baseType(_ type: String) -> String {
+        let bytes = type.utf8
+        // ASCII (every type we produce): the same cuts made on bytes, without grapheme breaking.
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            var start = bytes.startIndex
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+            while end > start, bytes[bytes.index(before: end)] == 0x20 || bytes[bytes.index(before: end)] == 0x09 {
+                end = bytes.index(before: end)
+            }
+            let base = type[start..<end]
+            if base.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return base.lowercased() }
+            // A type without parameters (`application/octet-stream`) is returned without a copy.
+            return start == bytes.startIndex && end == bytes.endIndex ? type : String(base)
+        }
         var base = Substring(type)
         if let semicolon = base.utf8.firstIndex(of: UInt8(ascii: ";")) { base = base[..<semicolon] }
         while base.last == " " || base.last == "\t" { base = base.dropLast() }
         while base.first == " " || base.first == "\t" { base = base.dropFirst() }
-        if base.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return base.lowercased() }
-        // A type without parameters (`application/octet-stream`) is returned without a copy.
-        return base.utf8.count == type.utf8.count ? type : String(base)
+        return base.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) ? base.lowercased() : String(base)
     }
 
     public static func isActiveContent(_ type: String) -> Bool {

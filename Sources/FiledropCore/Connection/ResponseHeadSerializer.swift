@@ -26,45 +26,46 @@ public enum ResponseHeadSerializer {
         _ response: Response, version: HTTPVersion, keepAlive: Bool, date: String
     ) -> (head: [UInt8], framing: BodyFraming) {
         let framing = bodyFraming(of: response, version: version)
-        // Bytes appended directly: this runs once per response and String concatenation
-        // showed up in profiles of small-file benchmarks.
-        var head: [UInt8] = []
-        head.reserveCapacity(512)
-        head.appendUTF8("HTTP/1.1 ")
-        head.appendDecimal(UInt64(response.status.code))
-        head.append(0x20)
-        head.appendUTF8(response.status.reason)
-        head.appendUTF8("\r\nDate: ")
-        head.appendUTF8(date)
-        head.appendUTF8("\r\nServer: filedrop\r\n")
-        func field(_ name: String, _ value: String) {
-            head.appendUTF8(name)
-            head.appendUTF8(": ")
-            head.appendUTF8(value)
-            head.appendUTF8("\r\n")
+        let closes = !keepAlive || framing == .untilClose
+        // Written into one buffer sized up front: this runs once per response, and String
+        // concatenation (then array appends) showed up in profiles of small-file benchmarks.
+        var capacity = 64 + response.status.reason.utf8.count + date.utf8.count
+        for (name, value) in response.headers { capacity += name.utf8.count + value.utf8.count + 4 }
+        for (name, value) in securityHeaders { capacity += name.utf8.count + value.utf8.count + 4 }
+        capacity += 64  // Content-Length or Transfer-Encoding, and Connection
+        let head = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            var out = HeadWriter(buffer: buffer)
+            out.write("HTTP/1.1 ")
+            out.writeDecimal(UInt64(response.status.code))
+            out.write(" ")
+            out.write(response.status.reason)
+            out.write("\r\nDate: ")
+            out.write(date)
+            out.write("\r\nServer: filedrop\r\n")
+            for (name, value) in response.headers
+            where !name.equalsIgnoringASCIICase("content-length") && !name.equalsIgnoringASCIICase("transfer-encoding")
+                && !name.equalsIgnoringASCIICase("connection") {
+                out.field(name, value)
+            }
+            for (name, value) in securityHeaders where !response.headers.contains(name) {
+                out.field(name, value)
+            }
+            switch framing {
+            case .contentLength(let length):
+                out.write("Content-Length: ")
+                out.writeDecimal(length)
+                out.write("\r\n")
+            case .chunked: out.field("Transfer-Encoding", "chunked")
+            case .none, .untilClose: break
+            }
+            if closes {
+                out.field("Connection", "close")
+            } else if version == .http1_0 {
+                out.field("Connection", "keep-alive")
+            }
+            out.write("\r\n")
+            count = out.count
         }
-        for (name, value) in response.headers
-        where !name.equalsIgnoringASCIICase("content-length") && !name.equalsIgnoringASCIICase("transfer-encoding")
-            && !name.equalsIgnoringASCIICase("connection") {
-            field(name, value)
-        }
-        for (name, value) in securityHeaders where !response.headers.contains(name) {
-            field(name, value)
-        }
-        switch framing {
-        case .contentLength(let length):
-            head.appendUTF8("Content-Length: ")
-            head.appendDecimal(length)
-            head.appendUTF8("\r\n")
-        case .chunked: field("Transfer-Encoding", "chunked")
-        case .none, .untilClose: break
-        }
-        if !keepAlive || framing == .untilClose {
-            field("Connection", "close")
-        } else if version == .http1_0 {
-            field("Connection", "keep-alive")
-        }
-        head.appendUTF8("\r\n")
         return (head, framing)
     }
 
@@ -77,21 +78,40 @@ public enum ResponseHeadSerializer {
     }
 }
 
-extension [UInt8] {
-    /// Appends the UTF-8 of `text`, copied in one piece when it is contiguous (native strings
-    /// and literals are).
-    public mutating func appendUTF8(_ text: String) {
-        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { append(contentsOf: $0) }
-        if copied == nil { append(contentsOf: text.utf8) }
+/// Fills a buffer sized ahead by `ResponseHeadSerializer` (it traps rather than overrun it).
+private struct HeadWriter {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    var count = 0
+
+    mutating func write(_ text: String) {
+        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
+            guard !bytes.isEmpty else { return }
+            precondition(count + bytes.count <= buffer.count, "response head larger than sized")
+            UnsafeMutableRawPointer(buffer.baseAddress! + count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+            count += bytes.count
+        }
+        if copied == nil {
+            for byte in text.utf8 {
+                buffer[count] = byte
+                count += 1
+            }
+        }
     }
 
-    /// Appends `value` in decimal without building a String.
-    public mutating func appendDecimal(_ value: UInt64) {
+    mutating func field(_ name: String, _ value: String) {
+        write(name)
+        write(": ")
+        write(value)
+        write("\r\n")
+    }
+
+    mutating func writeDecimal(_ value: UInt64) {
         var divisor: UInt64 = 1
         while divisor <= value / 10 { divisor *= 10 }
         var rest = value
         while divisor > 0 {
-            append(0x30 + UInt8(rest / divisor))
+            buffer[count] = 0x30 + UInt8(rest / divisor)
+            count += 1
             rest %= divisor
             divisor /= 10
         }

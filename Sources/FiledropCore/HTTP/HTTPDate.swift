@@ -4,39 +4,47 @@ public enum HTTPDate {
     private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// Written as bytes into one buffer: every file response carries a Last-Modified.
+    /// Written straight into the String's storage: every file response carries a Last-Modified.
     public static func format(_ secondsSince1970: Int64) -> String {
         let days = floorDivide(secondsSince1970, 86_400)
         let secondOfDay = Int(secondsSince1970 - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        bytes.append(contentsOf: weekdays[Int(((days % 7) + 7) % 7)].utf8)
-        bytes.append(contentsOf: ", ".utf8)
-        appendTwoDigits(day, to: &bytes)
-        bytes.append(0x20)
-        bytes.append(contentsOf: months[month - 1].utf8)
-        bytes.append(0x20)
-        if (1000...9999).contains(year) {
-            appendTwoDigits(year / 100, to: &bytes)
-            appendTwoDigits(year % 100, to: &bytes)
-        } else {
-            bytes.append(contentsOf: String(year).utf8)
+        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
+        let monthName = months[month - 1]
+        return String(unsafeUninitializedCapacity: 48) { buffer in
+            var count = 0
+            func put(_ text: String) {
+                for byte in text.utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            func putTwoDigits(_ value: Int) {
+                buffer[count] = 0x30 + UInt8(value / 10)
+                buffer[count + 1] = 0x30 + UInt8(value % 10)
+                count += 2
+            }
+            put(weekday)
+            put(", ")
+            putTwoDigits(day)
+            put(" ")
+            put(monthName)
+            put(" ")
+            if (1000...9999).contains(year) {
+                putTwoDigits(year / 100)
+                putTwoDigits(year % 100)
+            } else {
+                put(String(year))
+            }
+            put(" ")
+            putTwoDigits(secondOfDay / 3600)
+            put(":")
+            putTwoDigits(secondOfDay / 60 % 60)
+            put(":")
+            putTwoDigits(secondOfDay % 60)
+            put(" GMT")
+            return count
         }
-        bytes.append(0x20)
-        appendTwoDigits(secondOfDay / 3600, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendTwoDigits(secondOfDay / 60 % 60, to: &bytes)
-        bytes.append(UInt8(ascii: ":"))
-        appendTwoDigits(secondOfDay % 60, to: &bytes)
-        bytes.append(contentsOf: " GMT".utf8)
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// `twoDigits` as bytes, for 0-99.
-    private static func appendTwoDigits(_ value: Int, to bytes: inout [UInt8]) {
-        bytes.append(0x30 + UInt8(value / 10))
-        bytes.append(0x30 + UInt8(value % 10))
     }
 
     /// ISO 8601 in UTC (`2026-11-30T07:00:00Z`), for JSON.
