@@ -27,6 +27,12 @@ public struct JournalLogSink: LogSink {
         }
     }
 
+    /// The entry `log(record.event)` sends, the event built only when info is logged at all.
+    public func logRequest(_ record: AccessLogRecord) {
+        guard LogLevel.info >= minimumLevel else { return }
+        log(record.event)
+    }
+
     /// Sends one entry; 0 on success, a negative errno otherwise.
     func send(_ event: LogEvent) -> Int32 {
         let assignments = Self.fields(for: event).map { Array("\($0.name)=\($0.value)".utf8) }

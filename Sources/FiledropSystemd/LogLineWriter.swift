@@ -16,6 +16,11 @@ public final class LogLineWriter: Sendable {
     public func write(line: String) {
         var bytes = Array(line.utf8)
         bytes.append(UInt8(ascii: "\n"))
+        write(lineBytes: bytes)
+    }
+
+    /// Writes one line already in bytes, its newline included.
+    public func write(lineBytes bytes: [UInt8]) {
         lock.withLock { _ in
             bytes.withUnsafeBytes { buffer in
                 var offset = 0

@@ -16,4 +16,17 @@ public struct PriorityPrefixLogSink: LogSink {
         guard event.level >= minimumLevel else { return }
         writer.write(line: "<\(event.level.rawValue)>\(LogLineFormat.body(event))")
     }
+
+    /// The same line as `log(record.event)`, built in one byte buffer when the record is plain ASCII.
+    public func logRequest(_ record: AccessLogRecord) {
+        guard LogLevel.info >= minimumLevel else { return }
+        var line: [UInt8] = []
+        line.reserveCapacity(140 + 2 * record.target.utf8.count)
+        line.append(UInt8(ascii: "<"))
+        line.appendDecimal(UInt64(LogLevel.info.rawValue))
+        line.append(UInt8(ascii: ">"))
+        guard AccessLogLine.appendBody(record, to: &line) else { return log(record.event) }
+        line.append(UInt8(ascii: "\n"))
+        writer.write(lineBytes: line)
+    }
 }

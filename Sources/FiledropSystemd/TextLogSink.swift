@@ -22,6 +22,20 @@ public struct TextLogSink: LogSink {
         writer.write(line: "\(timestamp()) \(levelText(event.level)) \(LogLineFormat.body(event))")
     }
 
+    /// The same line as `log(record.event)`, built in one byte buffer when the record is plain ASCII.
+    public func logRequest(_ record: AccessLogRecord) {
+        guard LogLevel.info >= minimumLevel else { return }
+        var line: [UInt8] = []
+        line.reserveCapacity(160 + 2 * record.target.utf8.count)
+        line.appendUTF8(timestamp())
+        line.append(0x20)
+        line.appendUTF8(levelText(.info))
+        line.append(0x20)
+        guard AccessLogLine.appendBody(record, to: &line) else { return log(record.event) }
+        line.append(UInt8(ascii: "\n"))
+        writer.write(lineBytes: line)
+    }
+
     /// The level name padded to the longest one ("warning") so messages line up.
     private func levelText(_ level: LogLevel) -> String {
         let padding = String(repeating: " ", count: 7 - level.name.count)

@@ -253,6 +253,7 @@ final class Daemon {
         server.connection.bodyTimeout = nanoseconds(configuration.bodyTimeout)
         server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
         server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
+        server.connection.accessLog = configuration.accessLog
         return server
     }
 }

@@ -4,18 +4,28 @@ import Synchronization
 /// The application the server calls, swappable on SIGHUP: requests already running keep
 /// the app they started with, new ones get the new configuration.
 final class ReloadableResponder: HTTPResponder {
-    private let current: Mutex<FiledropApp>
+    /// One reference to the current app: taking it per request costs one retain, where
+    /// copying the app struct out of the lock would retain each of its many fields.
+    private final class Box: Sendable {
+        let app: FiledropApp
+
+        init(_ app: FiledropApp) {
+            self.app = app
+        }
+    }
+
+    private let current: Mutex<Box>
 
     init(_ app: FiledropApp) {
-        current = Mutex(app)
+        current = Mutex(Box(app))
     }
 
     var app: FiledropApp {
-        get { current.withLock { $0 } }
-        set { current.withLock { $0 = newValue } }
+        get { current.withLock { $0 }.app }
+        set { current.withLock { $0 = Box(newValue) } }
     }
 
     func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
-        app.route(head, context: context)
+        current.withLock { $0 }.app.route(head, context: context)
     }
 }

@@ -57,6 +57,7 @@ private func loadError(
         #expect(loaded.fsync == true)
         #expect(loaded.allowHidden == false)
         #expect(loaded.allowDelete == false)
+        #expect(loaded.accessLog == true)
         #expect(loaded.maxConnections == 1024)
         #expect(loaded.maxConnectionsPerClient == 64)
         #expect(loaded.maxUploadsPerClient == 8)
@@ -115,6 +116,8 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         .init(key: "fsync", value: "off") { $0.fsync == false },
         .init(key: "allow-hidden", value: "yes") { $0.allowHidden == true },
         .init(key: "allow-delete", value: "1") { $0.allowDelete == true },
+        .init(key: "access-log", value: "off") { $0.accessLog == false },
+        .init(key: "access-log", value: "true") { $0.accessLog == true },
         .init(key: "max-connections", value: "1") { $0.maxConnections == 1 },
         .init(key: "max-connections", value: "1000000") { $0.maxConnections == 1_000_000 },
         .init(key: "head-timeout", value: "500ms") { $0.headTimeout == .milliseconds(500) },
@@ -359,6 +362,9 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         #expect(try configuration(["--fsync=off"]).fsync == false)
         #expect(try configuration(["--allow-delete", "--title", "x"]).allowDelete == true)
         #expect(try configuration(["--no-fsync", "--fsync"]).fsync == true)
+        #expect(try configuration(["--no-access-log"]).accessLog == false)
+        #expect(try configuration(["--access-log"]).accessLog == true)
+        #expect(try configuration(environment: ["FILEDROP_ACCESS_LOG": "0"]).accessLog == false)
     }
 
     @Test func helpVersionAndPasswd() throws {

@@ -9,7 +9,7 @@ import Testing
         "127.0.0.1", "127.0.0.1:8080", "192.168.1.20:80", "0.0.0.0", "255.255.255.255:65535",
         "[::1]", "[::1]:8080", "[fe80::1]:8080", "[2001:db8::8a2e:370:7334]", "[::ffff:192.168.1.2]:80",
         "[1:2:3:4:5:6:7:8]", "[::]", "localhost", "localhost:8080", "LOCALHOST", "localhost.",
-        "nas.lan", "NAS.LAN:8080", "nas.lan.", "filebox", "FILEBOX.local:8080", "127.0.0.1:",
+        "nas.lan", "NAS.LAN:8080", "nas.lan.", "filebox", "FILEBOX.local:8080", "127.0.0.1:", "127.0.0.1:00080", "[::1]:",
     ])
     func accepted(host: String) {
         #expect(validator.accepts(authority: host))
@@ -19,10 +19,15 @@ import Testing
         "evil.example", "evil.example:8080", "127.0.0.1.evil.example", "localhost.evil.example", "nas.lan.evil",
         "", ":8080", "127.0.0.1:65536", "127.0.0.1:80:80", "127.0.0.1:-1", "127.0.0.1: 80", "256.0.0.1", "127.1",
         "0x7f.0.0.1", "01.2.3.4", "[::1", "[::1]x", "[evil.example]", "[1:2:3:4:5:6:7:8:9]", "[1::2::3]",
-        "[fe80::1%25eth0]", "[:1]", "::1", "user@127.0.0.1", "nas.lan/", "[::1]:99999",
+        "[fe80::1%25eth0]", "[:1]", "::1", "user@127.0.0.1", "nas.lan/", "[::1]:99999", "127.0.0.1:123456",
+        "127.0.0.1:8a", "nas.lan\u{301}", "127.0.0.1:\u{301}",
     ])
     func refused(host: String) {
         #expect(!validator.accepts(authority: host))
+    }
+
+    @Test func paddedHostHeaderIsTrimmed() throws {
+        try validator.check(RequestHead(method: .get, target: "/", version: .http1_1, headers: ["Host": " \t127.0.0.1:8080 "]))
     }
 
     @Test func checksTheHostHeader() throws {

@@ -29,9 +29,9 @@ public struct AccessPolicy: Sendable, Equatable {
         if mode == .private { return .password }
         // Resumable uploads (tus, `/files/.tus/<id>`) are uploads: each random id is the
         // capability of whoever created it, and terminating one removes no stored file.
-        if path.hasPrefix(TusHandler.uploadPrefix) { return .anyone }
+        if path.hasASCIIPrefix(TusHandler.uploadPrefix) { return .anyone }
         if method == .delete && (hasPassword || mode == .drop) { return .password }
-        guard mode == .drop, path == "/files" || path.hasPrefix("/files/") else { return .anyone }
+        guard mode == .drop, path == "/files" || path.hasASCIIPrefix("/files/") else { return .anyone }
         switch method {
         case .put, .options: return .anyone
         // tus creation (`POST /files/`); a POST anywhere else under /files/ is refused by the routes.

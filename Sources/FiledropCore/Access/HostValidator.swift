@@ -24,7 +24,10 @@ public struct HostValidator: Sendable {
         if let absolute = Self.authority(ofAbsoluteTarget: head.target) {
             authority = absolute
         } else if let host = head.headers["host"] {
-            authority = Substring(host.trimmingOWS())
+            // The parser already trimmed the value; heads built in code may not be.
+            let edges = (host.utf8.first, host.utf8.last)
+            let padded = edges.0 == 0x20 || edges.0 == 0x09 || edges.1 == 0x20 || edges.1 == 0x09
+            authority = padded ? Substring(host.trimmingOWS()) : Substring(host)
         } else {
             return
         }
@@ -39,22 +42,24 @@ public struct HostValidator: Sendable {
     /// `host[:port]` as RFC 9110 §7.2 and RFC 3986 §3.2.2 write it.
     public func accepts<S: StringProtocol>(authority: S) -> Bool {
         guard let (host, _) = Self.split(authority: Substring(authority)) else { return false }
-        if host.hasPrefix("[") { return true }  // split() checked the IPv6 literal
+        if host.utf8.first == UInt8(ascii: "[") { return true }  // split() checked the IPv6 literal
         if IPLiteral.isIPv4(host) { return true }
         return allowedNames.contains(Self.normalized(host))
     }
 
     /// Splits `host[:port]`; nil when the port is not 0-65535 digits or an IPv6 literal is malformed.
+    /// Works on the UTF-8 bytes: it runs on every request's Host, and every delimiter is ASCII.
     static func split(authority: Substring) -> (host: Substring, port: Substring?)? {
-        guard !authority.isEmpty else { return nil }
+        let bytes = authority.utf8
+        guard let first = bytes.first else { return nil }
         let host: Substring
         let rest: Substring
-        if authority.hasPrefix("[") {
-            guard let close = authority.firstIndex(of: "]") else { return nil }
+        if first == UInt8(ascii: "[") {
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return nil }
             host = authority[...close]
             guard IPLiteral.isIPv6(host.dropFirst().dropLast()) else { return nil }
-            rest = authority[authority.index(after: close)...]
-        } else if let colon = authority.firstIndex(of: ":") {
+            rest = authority[bytes.index(after: close)...]
+        } else if let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
             host = authority[..<colon]
             rest = authority[colon...]
         } else {
@@ -62,10 +67,14 @@ public struct HostValidator: Sendable {
             rest = ""
         }
         guard !host.isEmpty else { return nil }
-        if rest.isEmpty { return (host, nil) }
-        let port = rest.dropFirst()
-        guard rest.first == ":", port.count <= 5, port.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
-              port.isEmpty || Int(port)! <= 65535 else { return nil }
+        guard let separator = rest.utf8.first else { return (host, nil) }
+        let port = rest[rest.utf8.index(after: rest.utf8.startIndex)...]
+        var value = 0
+        for byte in port.utf8 {
+            guard byte >= 0x30 && byte <= 0x39, value <= 65535 else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+        }
+        guard separator == UInt8(ascii: ":"), port.utf8.count <= 5, value <= 65535 else { return nil }
         return (host, port)
     }
 

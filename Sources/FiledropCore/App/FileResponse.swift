@@ -2,8 +2,34 @@
 /// conditional requests (RFC 9110 §13) and the body as a sendfile region.
 public enum FileResponse {
     /// Strong ETag from inode, size and mtime: changes whenever the bytes can have changed.
+    /// `"inode-size-mtime"` in lowercase hex, written straight into the String's storage (it
+    /// is built for every download).
     public static func etag(for metadata: FileMetadata) -> String {
-        "\"\(String(metadata.inode, radix: 16))-\(String(metadata.size, radix: 16))-\(String(UInt64(bitPattern: metadata.modified), radix: 16))\""
+        String(unsafeUninitializedCapacity: 52) { buffer in
+            let digits: StaticString = "0123456789abcdef"
+            var count = 0
+            /// `String(value, radix: 16)`: lowercase, no leading zeros, `0` for zero.
+            func putHex(_ value: UInt64) {
+                var shift = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
+                while shift >= 0 {
+                    buffer[count] = digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)]
+                    count += 1
+                    shift -= 4
+                }
+            }
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            put(UInt8(ascii: "\""))
+            putHex(metadata.inode)
+            put(UInt8(ascii: "-"))
+            putHex(metadata.size)
+            put(UInt8(ascii: "-"))
+            putHex(UInt64(bitPattern: metadata.modified))
+            put(UInt8(ascii: "\""))
+            return count
+        }
     }
 
     public static func make(

@@ -67,7 +67,7 @@ public struct FiledropApp: HTTPResponder {
         if path == "/files" {
             return .respond(redirect(to: "/files/"))
         }
-        if path.hasPrefix("/files/") {
+        if path.hasASCIIPrefix("/files/") {
             return try files(head, subpath: path.dropFirst("/files/".count), context: context, compression: compression)
         }
         switch path {
@@ -97,7 +97,7 @@ public struct FiledropApp: HTTPResponder {
 
     private func files(_ head: RequestHead, subpath: Substring, context: RequestContext,
                        compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
-        let isDirectoryURL = subpath.isEmpty || subpath.hasSuffix("/")
+        let isDirectoryURL = subpath.isEmpty || subpath.utf8.last == UInt8(ascii: "/")
         let path = try storagePath(fromURL: subpath)
         let query = QueryParameters(head.query)
         switch head.method {
@@ -222,15 +222,34 @@ public struct FiledropApp: HTTPResponder {
     /// `/files/a%20b/c` -> a checked StoragePath; each component percent-decoded separately
     /// so `%2F` can never smuggle a separator in.
     private func storagePath(fromURL subpath: Substring) throws(HTTPError) -> StoragePath {
-        let components = subpath.split(separator: "/", omittingEmptySubsequences: true)
         var decoded: [String] = []
-        for component in components {
+        for component in Self.pathComponents(subpath) {
             guard let text = percentDecoded(component) else {
                 throw .badRequest("The path is not valid percent-encoded UTF-8.")
             }
             decoded.append(text)
         }
         return try store.names.storagePath(fromComponents: decoded)
+    }
+
+    /// The non-empty parts between `/`s. An ASCII path (the usual, percent-encoded one) is cut
+    /// on its bytes; any other by characters, as `split` does (a combining mark after `/`
+    /// makes that `/` part of a character, not a separator).
+    private static func pathComponents(_ subpath: Substring) -> [Substring] {
+        let bytes = subpath.utf8
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return subpath.split(separator: "/", omittingEmptySubsequences: true) }
+        var components: [Substring] = []
+        var start = bytes.startIndex
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == UInt8(ascii: "/") {
+                if start < index { components.append(subpath[start..<index]) }
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        if start < bytes.endIndex { components.append(subpath[start...]) }
+        return components
     }
 
     private func require(_ method: HTTPMethod, in allowed: [HTTPMethod]) throws(HTTPError) {

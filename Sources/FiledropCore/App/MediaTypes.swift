@@ -25,9 +25,18 @@ public enum MediaTypes {
     ]
 
     /// The type for `name`, `application/octet-stream` when unknown.
+    /// The dot is found in the bytes and an ASCII extension lowercased by bytes: this runs
+    /// for every download. (A dot followed by a combining mark ends up unknown either way.)
     public static func type(forFileName name: String) -> String {
-        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return "application/octet-stream" }
-        return table[String(name[name.index(after: dot)...]).lowercased()] ?? "application/octet-stream"
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return "application/octet-stream" }
+        let fileExtension = name.utf8[name.utf8.index(after: dot)...]
+        let key: String
+        if fileExtension.allSatisfy({ $0 < 0x80 }) {
+            key = String(decoding: fileExtension.map(lowerASCII), as: UTF8.self)
+        } else {
+            key = String(name[name.index(after: dot)...]).lowercased()
+        }
+        return table[key] ?? "application/octet-stream"
     }
 
     /// Types a browser could run script from if rendered on our origin: uploaded files of
@@ -35,6 +44,20 @@ public enum MediaTypes {
     /// `text/html; charset=utf-8` -> `text/html`, lowercased only when it has to be (these
     /// checks run on every download).
     static func baseType(_ type: String) -> String {
+        let bytes = type.utf8
+        // ASCII (every type we produce): the same cuts made on bytes, without grapheme breaking.
+        if bytes.allSatisfy({ $0 < 0x80 }) {
+            var start = bytes.startIndex
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start = bytes.index(after: start) }
+            while end > start, bytes[bytes.index(before: end)] == 0x20 || bytes[bytes.index(before: end)] == 0x09 {
+                end = bytes.index(before: end)
+            }
+            let base = type[start..<end]
+            if base.utf8.contains(where: { $0 >= 0x41 && $0 <= 0x5A }) { return base.lowercased() }
+            // A type without parameters (`application/octet-stream`) is returned without a copy.
+            return start == bytes.startIndex && end == bytes.endIndex ? type : String(base)
+        }
         var base = Substring(type)
         if let semicolon = base.utf8.firstIndex(of: UInt8(ascii: ";")) { base = base[..<semicolon] }
         while base.last == " " || base.last == "\t" { base = base.dropLast() }

@@ -190,6 +190,8 @@ public struct ConfigKey: Sendable {
             configuration.logLevel = level
             return true
         },
+        booleanKey("access-log", default: true,
+                   meaning: "Log each request (method, path, status, bytes, duration, client) at info level.", \.accessLog),
         ConfigKey(name: "password-hash", kind: .value(placeholder: "HASH"), defaultText: "none",
                   meaning: "Password hash printed by `filedrop passwd`; drop and private access need one.",
                   expected: "a hash printed by filedrop passwd") { configuration, value in

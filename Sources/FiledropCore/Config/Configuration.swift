@@ -37,6 +37,8 @@ public struct Configuration: Sendable, Equatable {
     public var threads: Int = 0
     public var title: String = "filedrop"
     public var logLevel: LogLevel = .info
+    /// One info line per request (the access log); off for benchmarks and quiet setups.
+    public var accessLog: Bool = true
     /// Hash checked by access control; nil means no password.
     public var passwordHash: String? = nil
     /// Bytes all unfinished resumable (tus) uploads may hold together; nil means no limit.

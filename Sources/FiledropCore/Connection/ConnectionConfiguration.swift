@@ -13,6 +13,8 @@ public struct ConnectionConfiguration: Sendable {
     /// After an error response on a connection whose request body was not read, how long we
     /// keep reading and discarding, so the client sees our answer instead of a reset.
     public var lingerTimeout: UInt64 = 5_000_000_000
+    /// Whether each finished request goes to the log sink (`access-log`).
+    public var accessLog = true
 
     public init() {}
 }

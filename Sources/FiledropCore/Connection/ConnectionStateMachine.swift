@@ -64,6 +64,9 @@ public struct ConnectionStateMachine {
     private var parser: HTTPHeadParser
     private var state: State
     private var shuttingDown = false
+    /// The Date header of the current second: formatted once a second per connection, with
+    /// no lock shared between event loops (a kept-alive client asks many times a second).
+    private var date: (second: Int64, text: String) = (-1, "")
     /// The request currently served (nil between requests), for the access log.
     public private(set) var currentRequest: RequestInfo?
 
@@ -301,8 +304,9 @@ public struct ConnectionStateMachine {
 
     private mutating func send(_ response: Response, after: AfterResponse, now: UInt64, wallClock: Int64) -> Action {
         let version = currentRequest?.version ?? .http1_1
+        if date.second != wallClock { date = (wallClock, HTTPDate.format(wallClock)) }
         let (head, framing) = ResponseHeadSerializer.serialize(
-            response, version: version, keepAlive: after == .keepAlive && !shuttingDown, date: HTTPDate.current(wallClock))
+            response, version: version, keepAlive: after == .keepAlive && !shuttingDown, date: date.text)
         var after = after
         if after == .keepAlive && (shuttingDown || framing == .untilClose) { after = .close }
         var body = response.body

@@ -1,28 +1,50 @@
-import Synchronization
-
 /// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`, from and to seconds
 /// since 1970. Pure arithmetic (civil-from-days), so the core needs no C library.
 public enum HTTPDate {
     private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    private static let cache = Mutex<(second: Int64, text: String)>((-1, ""))
-
-    /// `format`, reused within the same second: every response carries a Date header.
-    public static func current(_ secondsSince1970: Int64) -> String {
-        if let text = cache.withLock({ $0.second == secondsSince1970 ? $0.text : nil }) { return text }
-        let text = format(secondsSince1970)
-        cache.withLock { $0 = (secondsSince1970, text) }
-        return text
-    }
-
+    /// Written straight into the String's storage: every file response carries a Last-Modified.
     public static func format(_ secondsSince1970: Int64) -> String {
         let days = floorDivide(secondsSince1970, 86_400)
-        let secondOfDay = secondsSince1970 - days * 86_400
+        let secondOfDay = Int(secondsSince1970 - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
         let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        return "\(weekday), \(twoDigits(day)) \(months[month - 1]) \(year) "
-            + "\(twoDigits(Int(secondOfDay / 3600))):\(twoDigits(Int(secondOfDay / 60 % 60))):\(twoDigits(Int(secondOfDay % 60))) GMT"
+        let monthName = months[month - 1]
+        return String(unsafeUninitializedCapacity: 48) { buffer in
+            var count = 0
+            func put(_ text: String) {
+                for byte in text.utf8 {
+                    buffer[count] = byte
+                    count += 1
+                }
+            }
+            func putTwoDigits(_ value: Int) {
+                buffer[count] = 0x30 + UInt8(value / 10)
+                buffer[count + 1] = 0x30 + UInt8(value % 10)
+                count += 2
+            }
+            put(weekday)
+            put(", ")
+            putTwoDigits(day)
+            put(" ")
+            put(monthName)
+            put(" ")
+            if (1000...9999).contains(year) {
+                putTwoDigits(year / 100)
+                putTwoDigits(year % 100)
+            } else {
+                put(String(year))
+            }
+            put(" ")
+            putTwoDigits(secondOfDay / 3600)
+            put(":")
+            putTwoDigits(secondOfDay / 60 % 60)
+            put(":")
+            putTwoDigits(secondOfDay % 60)
+            put(" GMT")
+            return count
+        }
     }
 
     /// ISO 8601 in UTC (`2026-11-30T07:00:00Z`), for JSON.

@@ -18,6 +18,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     public var count: Int { fields.count }
     public var isEmpty: Bool { fields.isEmpty }
 
+    /// Room for `count` fields, so a response built field by field allocates once.
+    public mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     public mutating func add(name: String, value: String) {
         fields.append((name: name, value: value))
     }
@@ -65,10 +70,37 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
 extension StringProtocol {
     /// ASCII case-insensitive comparison: header names and tokens are ASCII.
+    /// Compares contiguous bytes where both sides have them (every native String does): this
+    /// runs for each header lookup, several times per request.
     public func equalsIgnoringASCIICase<S: StringProtocol>(_ other: S) -> Bool {
         let a = utf8, b = other.utf8
+        let fast = a.withContiguousStorageIfAvailable { left in
+            b.withContiguousStorageIfAvailable { right in
+                guard left.count == right.count else { return false }
+                for i in 0..<left.count where lowerASCII(left[i]) != lowerASCII(right[i]) { return false }
+                return true
+            }
+        }
+        if let fast, let equal = fast { return equal }
         guard a.count == b.count else { return false }
         return zip(a, b).allSatisfy { lowerASCII($0) == lowerASCII($1) }
+    }
+
+    /// The same answer as `hasPrefix(prefix)` for an ASCII `prefix`, by comparing bytes. Only
+    /// when a non-ASCII byte follows the prefix (a combining mark could then extend its last
+    /// character, which `hasPrefix` counts as a mismatch) does it ask `hasPrefix` itself.
+    /// Routing tests paths against fixed prefixes on every request.
+    public func hasASCIIPrefix(_ prefix: String) -> Bool {
+        let answer = utf8.withContiguousStorageIfAvailable { bytes in
+            prefix.utf8.withContiguousStorageIfAvailable { pattern -> Bool? in
+                guard bytes.count >= pattern.count else { return false }
+                for i in 0..<pattern.count where bytes[i] != pattern[i] { return false }
+                if bytes.count > pattern.count && bytes[pattern.count] >= 0x80 { return nil }
+                return true
+            }
+        }
+        if let answer, let inner = answer, let known = inner { return known }
+        return hasPrefix(prefix)
     }
 
     /// Whether `needle` (lowercase ASCII) occurs in this string, ignoring ASCII case. A byte

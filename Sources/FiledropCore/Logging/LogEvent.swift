@@ -43,4 +43,13 @@ public struct LogEvent: Sendable {
 /// Where log events go: journald, stderr, a terminal, or a test's array.
 public protocol LogSink: Sendable {
     func log(_ event: LogEvent)
+    /// One access-log line. Line-based sinks format it straight into bytes (it comes once
+    /// per request); the default logs `record.event`.
+    func logRequest(_ record: AccessLogRecord)
+}
+
+extension LogSink {
+    public func logRequest(_ record: AccessLogRecord) {
+        log(record.event)
+    }
 }

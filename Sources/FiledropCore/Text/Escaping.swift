@@ -101,6 +101,7 @@ public enum DispositionType: String, Sendable {
 /// The fallback replaces non-ASCII characters, controls, `"`, `\` and `%` with `_`
 /// (RFC 6266 appendix D: some clients decode `%XX` in `filename`).
 public func contentDispositionValue(filename: String, disposition: DispositionType = .attachment) -> String {
+    if let plain = plainASCIIContentDisposition(filename: filename, disposition: disposition) { return plain }
     var fallback = ""
     for character in filename {
         if let ascii = character.asciiValue, (0x20...0x7E).contains(ascii), ascii != UInt8(ascii: "\""),
@@ -122,4 +123,43 @@ public func contentDispositionValue(filename: String, disposition: DispositionTy
         }
     }
     return "\(disposition.rawValue); filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+}
+
+/// `contentDispositionValue` for a name of printable ASCII only (most names), built as bytes
+/// in one pass: there each byte is its own character, so the fallback is a byte-for-byte
+/// copy. Nil for any other name, which takes the general path.
+private func plainASCIIContentDisposition(filename: String, disposition: DispositionType) -> String? {
+    let name = filename.utf8
+    guard name.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) else { return nil }
+    let hexDigits: StaticString = "0123456789ABCDEF"
+    var bytes: [UInt8] = []
+    bytes.reserveCapacity(name.count * 2 + 48)
+    bytes.append(contentsOf: disposition.rawValue.utf8)
+    bytes.append(contentsOf: "; filename=\"".utf8)
+    for byte in name {
+        let replaced = byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%")
+        bytes.append(replaced ? UInt8(ascii: "_") : byte)
+    }
+    bytes.append(contentsOf: "\"; filename*=UTF-8''".utf8)
+    for byte in name {
+        if isRFC8187AttrChar(byte) {
+            bytes.append(byte)
+        } else {
+            bytes.append(UInt8(ascii: "%"))
+            bytes.append(hexDigits.utf8Start[Int(byte >> 4)])
+            bytes.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+        }
+    }
+    return String(decoding: bytes, as: UTF8.self)
+}
+
+/// RFC 8187 §3.2.1: `attr-char = ALPHA / DIGIT / "!" / "#" / "$" / "&" / "+" / "-" / "." /
+/// "^" / "_" / "`" / "|" / "~"`.
+private func isRFC8187AttrChar(_ byte: UInt8) -> Bool {
+    switch byte {
+    case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+    case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "+"), UInt8(ascii: "-"),
+         UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+    default: false
+    }
 }

@@ -27,6 +27,8 @@ public func percentDecodedBytes(_ text: some StringProtocol) -> [UInt8]? {
 
 /// Decodes `%XX` escapes into text; nil for a malformed escape or bytes that are not UTF-8.
 public func percentDecoded(_ text: some StringProtocol) -> String? {
+    // Most path components have no escape: they are already valid UTF-8 text.
+    if !text.utf8.contains(UInt8(ascii: "%")) { return String(text) }
     guard let bytes = percentDecodedBytes(text) else { return nil }
     return String(validating: bytes, as: UTF8.self)
 }

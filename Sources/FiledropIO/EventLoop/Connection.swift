@@ -13,6 +13,8 @@ final class Connection: EventHandler {
     private var phase: Phase = .reading
     private let limits: HTTPLimits
     private let log: any LogSink
+    /// Whether finished requests are logged (`access-log`).
+    private let accessLog: Bool
     private let onClose: (Connection) -> Void
     /// When the request being served began (first byte), for the access log.
     private var requestStart: UInt64 = 0
@@ -46,6 +48,7 @@ final class Connection: EventHandler {
         self.descriptor = descriptor
         self.peer = peer.host
         self.limits = configuration.limits
+        self.accessLog = configuration.accessLog
         self.log = log
         self.onClose = onClose
         let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds())
@@ -264,15 +267,10 @@ final class Connection: EventHandler {
     private func logRequest(failed: Bool) {
         guard let request = machine.currentRequest, let status = responseStatus else { return }
         responseStatus = nil
-        let durationMicroseconds = (Clock.monotonicNanoseconds() &- requestStart) / 1000
-        let duration = "\(durationMicroseconds / 1000).\(String(durationMicroseconds % 1000 + 1000).dropFirst())ms"
-        log.log(LogEvent(
-            level: .info, kind: .request,
-            message: "\(request.method) \(request.target) \(status.code)\(failed ? " (response cut)" : "")",
-            fields: [
-                ("method", request.method.description), ("path", request.target),
-                ("status", String(status.code)), ("bytes", String(writer.bodyBytesSent)),
-                ("received", String(request.bodyBytes)), ("duration", duration), ("client", peer),
-            ]))
+        guard accessLog else { return }
+        log.logRequest(AccessLogRecord(
+            method: request.method, target: request.target, status: status.code, bytesSent: writer.bodyBytesSent,
+            bytesReceived: request.bodyBytes, durationMicroseconds: (Clock.monotonicNanoseconds() &- requestStart) / 1000,
+            client: peer, responseCut: failed))
     }
 }

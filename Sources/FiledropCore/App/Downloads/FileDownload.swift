@@ -10,14 +10,15 @@ enum FileDownload {
         let type = MediaTypes.type(forFileName: name)
         let attachment = forceDownload || MediaTypes.isActiveContent(type)
         var headers = HTTPHeaders()
+        headers.reserveCapacity(10)
         headers.add(name: "Content-Disposition", value: contentDispositionValue(filename: name, disposition: attachment ? .attachment : .inline))
         headers.add(name: "Content-Security-Policy", value: sandboxPolicy)
         let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size, cacheKey: nil, head: head)
         var response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache",
                                          extraHeaders: headers, encoding: encoding)
         guard response.status == .ok, case .file(let whole) = response.body else { return response }
-        let etag = FileResponse.etag(for: file.metadata)
-        guard ifRangeHolds(head.headers["if-range"], etag: etag, modified: file.metadata.modified / 1_000_000_000) else {
+        guard ifRangeHolds(head.headers["if-range"], etag: FileResponse.etag(for: file.metadata),
+                           modified: file.metadata.modified / 1_000_000_000) else {
             return response
         }
         switch ByteRangeRequest(header: head.headers["range"], size: whole.length) {
@@ -44,9 +45,10 @@ enum FileDownload {
     }
 
     /// RFC 9110 §13.1.5: a Range applies only while the validator still matches.
-    private static func ifRangeHolds(_ value: String?, etag: String, modified: Int64) -> Bool {
+    /// `etag` is computed only when the header is present (rarely).
+    private static func ifRangeHolds(_ value: String?, etag: @autoclosure () -> String, modified: Int64) -> Bool {
         guard let value = value?.trimmingOWS() else { return true }
-        if value.hasPrefix("\"") { return value == etag }
+        if value.hasPrefix("\"") { return value == etag() }
         if value.hasPrefix("W/") { return false }
         return HTTPDate.parse(value) == modified
     }

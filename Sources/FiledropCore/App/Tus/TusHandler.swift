@@ -36,7 +36,7 @@ struct TusHandler {
             default: return nil
             }
         }
-        guard path.hasPrefix(uploadPrefix) else { return nil }
+        guard path.hasASCIIPrefix(uploadPrefix) else { return nil }
         return .upload(id: path.dropFirst(uploadPrefix.count))
     }
 

@@ -1,0 +1,49 @@
+/// One served request as the access log records it. `event` is the structured form every
+/// sink understands (journald's `FILEDROP_*` fields come from it); text sinks may format the
+/// record directly instead, to the same line.
+public struct AccessLogRecord: Sendable {
+    public var method: HTTPMethod
+    /// The request-target as sent.
+    public var target: String
+    public var status: Int
+    /// Body bytes written (without head and chunk framing).
+    public var bytesSent: UInt64
+    /// Request body bytes read.
+    public var bytesReceived: UInt64
+    /// From the request's first byte until its response was written (or failed).
+    public var durationMicroseconds: UInt64
+    /// The peer address as text.
+    public var client: String
+    /// The response was cut short by a failed write.
+    public var responseCut: Bool
+
+    public init(method: HTTPMethod, target: String, status: Int, bytesSent: UInt64, bytesReceived: UInt64,
+                durationMicroseconds: UInt64, client: String, responseCut: Bool) {
+        self.method = method
+        self.target = target
+        self.status = status
+        self.bytesSent = bytesSent
+        self.bytesReceived = bytesReceived
+        self.durationMicroseconds = durationMicroseconds
+        self.client = client
+        self.responseCut = responseCut
+    }
+
+    /// `GET /files/a.txt 200` (with ` (response cut)` when it was), and the fields
+    /// method, path, status, bytes, received, duration and client.
+    public var event: LogEvent {
+        LogEvent(
+            level: .info, kind: .request,
+            message: "\(method) \(target) \(status)\(responseCut ? " (response cut)" : "")",
+            fields: [
+                ("method", method.description), ("path", target),
+                ("status", String(status)), ("bytes", String(bytesSent)),
+                ("received", String(bytesReceived)), ("duration", duration), ("client", client),
+            ])
+    }
+
+    /// Milliseconds with three decimals: `12.345ms`.
+    public var duration: String {
+        "\(durationMicroseconds / 1000).\(String(durationMicroseconds % 1000 + 1000).dropFirst())ms"
+    }
+}
