@@ -45,8 +45,9 @@ public struct FiledropClient: Sendable {
     /// Bytes per tus PATCH: what a failure can cost at most.
     public var tusChunkSize: Int64 = 64 << 20
     /// Bytes per download request (see `download`): the most received data that can wait
-    /// in memory for the disk.
-    public var downloadChunkSize: Int64 = 4 << 20
+    /// in memory for the disk. 2 MiB keeps `filedrop get` of 1 GiB under 32 MiB of RSS
+    /// (4 MiB peaked 2 MiB higher) at the same speed; 1 MiB saves 1 MiB more but is slower.
+    public var downloadChunkSize: Int64 = 2 << 20
     /// Where unfinished tus uploads are remembered; nil resumes only within one call.
     public var resumeStore: TusResumeStore?
 

@@ -98,6 +98,7 @@ final class SegmentReader {
 /// read (false there means "the body is done"), and a read error aborts the request.
 final class MultipartBodyStream: InputStream {
     private let reader: SegmentReader
+    private let releaseBarrier = BufferReleaseBarrier()
     private var status: Stream.Status = .notOpen
 
     init(reader: SegmentReader) {
@@ -121,6 +122,7 @@ final class MultipartBodyStream: InputStream {
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         let count = reader.read(into: buffer, maxLength: len)
         if count < 0 { status = .error } else if reader.isAtEnd { status = .atEnd }
+        releaseBarrier.pass()
         return count
     }
 

@@ -58,10 +58,19 @@ public struct StreamedBody: Sendable {
         return "filedrop-" + bits.map { String(repeating: "0", count: 16 - $0.count) + $0 }.joined()
     }
 
+    /// Scalar by scalar (a CR LF pair is two escapes), in the standard library only:
+    /// Foundation's `replacingOccurrences` pulls ICU code and data into every send.
     static func escapedQuotedValue(_ value: String) -> String {
-        value.replacingOccurrences(of: "\"", with: "%22")
-            .replacingOccurrences(of: "\r", with: "%0D")
-            .replacingOccurrences(of: "\n", with: "%0A")
+        var escaped = ""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "%22"
+            case "\r": escaped += "%0D"
+            case "\n": escaped += "%0A"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     /// A fresh stream over the whole body, for `needNewBodyStream` (which may ask again

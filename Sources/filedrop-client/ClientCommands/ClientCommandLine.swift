@@ -102,7 +102,9 @@ struct ClientCommandLine {
     }
 
     private static func serverURL(_ text: String) throws(UsageError) -> URL {
-        let withScheme = text.contains("://") ? text : "http://" + text
+        // The standard library's search, not Foundation's: that one costs ICU pages of RSS.
+        let hasScheme = text.utf8.indices.contains { text.utf8[$0...].starts(with: "://".utf8) }
+        let withScheme = hasScheme ? text : "http://" + text
         guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased(),
               scheme == "http" || scheme == "https", url.host != nil else {
             throw UsageError(description: "not an http:// URL: \(text)")
