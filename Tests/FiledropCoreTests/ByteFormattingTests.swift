@@ -74,4 +74,30 @@ import Testing
     func mediaType(name: String, type: String) {
         #expect(MediaTypes.type(forFileName: name) == type)
     }
+
+    @Test(arguments: [
+        ("text/html", true), ("text/html; charset=utf-8", true), ("  Text/HTML ;q=1", true), ("image/svg+xml", true),
+        ("application/atom+XML", true), ("text/xml", true), ("TEXT/JAVASCRIPT", true), ("application/wasm", true),
+        ("application/xhtml+xml", true), ("\ttext/xml\t", true), ("text/plain", false), ("text/htm", false),
+        ("text/html2", false), ("application/octet-stream", false), ("+xml", true), ("xml", false), ("", false),
+        ("text/html; name=é", true), ("tëxt/html", false), ("image/svg+xmlé", false), ("image/png", false),
+    ])
+    func activeContent(type: String, active: Bool) {
+        #expect(MediaTypes.isActiveContent(type) == active)
+    }
+
+    /// Framing headers a handler set are dropped whatever their case; a security header it set
+    /// (in any case) replaces the default one, which keeps its place otherwise.
+    @Test func headFieldsAHandlerSet() {
+        let response = Response(status: .ok, headers: [
+            "CONNECTION": "upgrade", "x-frame-options": "SAMEORIGIN", "Content-length": "9", "transfer-Encoding": "gzip",
+            "X-Long-Name-Of-Length-10": "v", "Connectionx": "kept",
+        ])
+        let head = String(decoding: ResponseHeadSerializer.serialize(response, version: .http1_1, keepAlive: true, date: "D").head,
+                          as: UTF8.self)
+        #expect(head == "HTTP/1.1 200 OK\r\nDate: D\r\nServer: filedrop\r\nx-frame-options: SAMEORIGIN\r\n"
+            + "X-Long-Name-Of-Length-10: v\r\nConnectionx: kept\r\nX-Content-Type-Options: nosniff\r\n"
+            + "Referrer-Policy: no-referrer\r\nContent-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+            + "Content-Length: 0\r\n\r\n")
+    }
 }

@@ -33,12 +33,14 @@ public enum FileResponse {
     }
 
     public static func make(
-        _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String, extraHeaders: HTTPHeaders = HTTPHeaders(),
+        _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String, extraHeaders: consuming HTTPHeaders = HTTPHeaders(),
         encoding: FileEncoding = .identity
     ) -> Response {
         let metadata = file.metadata
         var etag = etag(for: metadata)
-        var headers = extraHeaders
+        // Taken over, not copied: the adds below then need no copy of the caller's fields.
+        var headers = consume extraHeaders
+        headers.reserveCapacity(headers.count + 6)
         if case .identity = encoding {} else {
             etag = ResponseCompression.gzipETag(etag)
             headers.addVary("Accept-Encoding")

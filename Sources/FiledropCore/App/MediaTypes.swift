@@ -32,7 +32,10 @@ public enum MediaTypes {
         let fileExtension = name.utf8[name.utf8.index(after: dot)...]
         let key: String
         if fileExtension.allSatisfy({ $0 < 0x80 }) {
-            key = String(decoding: fileExtension.map(lowerASCII), as: UTF8.self)
+            key = String(unsafeUninitializedCapacity: fileExtension.count) { buffer in
+                for (offset, byte) in fileExtension.enumerated() { buffer[offset] = lowerASCII(byte) }
+                return fileExtension.count
+            }
         } else {
             key = String(name[name.index(after: dot)...]).lowercased()
         }
@@ -66,10 +69,37 @@ public enum MediaTypes {
     }
 
     public static func isActiveContent(_ type: String) -> Bool {
+        let fast = withASCIIBaseType(type) { base in
+            activeBaseTypes.contains { base.equalsIgnoringASCIICase($0) } || base.hasSuffixIgnoringASCIICase("+xml")
+        }
+        if let fast { return fast }
         let base = baseType(type)
-        return base == "text/html" || base == "image/svg+xml" || base == "application/xml" || base == "text/xml"
-            || base.hasSuffix("+xml") || base == "text/javascript" || base == "application/javascript"
-            || base == "application/xhtml+xml" || base == "application/wasm"
+        return activeBaseTypes.contains { base == $0.description } || base.hasSuffix("+xml")
+    }
+
+    /// Exact base types `isActiveContent` refuses to show inline (besides any `+xml`).
+    private static let activeBaseTypes: [StaticString] = [
+        "text/html", "image/svg+xml", "application/xml", "text/xml", "text/javascript", "application/javascript",
+        "application/xhtml+xml", "application/wasm",
+    ]
+
+    /// `body` given the bytes `baseType` would return, not yet lowercased; nil for a type
+    /// with a non-ASCII byte (or no contiguous bytes), which takes the String path. Runs for
+    /// every download, where `baseType`'s String and comparisons cost thousands of instructions.
+    private static func withASCIIBaseType(_ type: String, _ body: (UnsafeBufferPointer<UInt8>) -> Bool) -> Bool? {
+        let answer = type.utf8.withContiguousStorageIfAvailable { bytes -> Bool? in
+            var end = 0
+            while end < bytes.count && bytes[end] != UInt8(ascii: ";") {
+                if bytes[end] >= 0x80 { return nil }
+                end += 1
+            }
+            for index in end..<bytes.count where bytes[index] >= 0x80 { return nil }
+            var start = 0
+            while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
+            while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
+            return body(UnsafeBufferPointer(rebasing: bytes[start..<end]))
+        }
+        return answer ?? nil
     }
 
     /// Already compressed: gzip would waste CPU for nothing.
@@ -92,5 +122,22 @@ public enum MediaTypes {
                 "application/x-7z-compressed", "application/vnd.rar", "application/pdf",
                 "application/vnd.debian.binary-package", "application/vnd.android.package-archive",
             ].contains(base)
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Equal to the lowercase ASCII `literal` once ASCII letters are lowercased.
+    func equalsIgnoringASCIICase(_ literal: StaticString) -> Bool {
+        guard count == literal.utf8CodeUnitCount else { return false }
+        for i in 0..<count where lowerASCII(self[i]) != literal.utf8Start[i] { return false }
+        return true
+    }
+
+    /// Ends with the lowercase ASCII `literal` once ASCII letters are lowercased.
+    func hasSuffixIgnoringASCIICase(_ literal: StaticString) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard count >= length else { return false }
+        for i in 0..<length where lowerASCII(self[count - length + i]) != literal.utf8Start[i] { return false }
+        return true
     }
 }

@@ -13,7 +13,7 @@ public enum ResponseHeadSerializer {
 
     /// Headers added to every response unless a handler set its own (defence in depth:
     /// nothing we send may be sniffed into script or framed by another site).
-    static let securityHeaders: [(String, String)] = [
+    static let securityHeaders: [(name: StaticString, value: StaticString)] = [
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),
         ("X-Frame-Options", "DENY"),
@@ -29,44 +29,80 @@ public enum ResponseHeadSerializer {
         let closes = !keepAlive || framing == .untilClose
         // Written into one buffer sized up front: this runs once per response, and String
         // concatenation (then array appends) showed up in profiles of small-file benchmarks.
+        // One pass sizes the head and notes which security headers the handler set itself.
         var capacity = 64 + response.status.reason.utf8.count + date.utf8.count
-        for (name, value) in response.headers { capacity += name.utf8.count + value.utf8.count + 4 }
-        for (name, value) in securityHeaders { capacity += name.utf8.count + value.utf8.count + 4 }
+        var handlerSet: UInt8 = 0
+        for (name, value) in response.headers {
+            capacity += name.utf8.count + value.utf8.count + 4
+            handlerSet |= securityHeaderBit(name)
+        }
+        for (index, header) in securityHeaders.enumerated() where handlerSet & (1 << index) == 0 {
+            capacity += header.name.utf8CodeUnitCount + header.value.utf8CodeUnitCount + 4
+        }
         capacity += 64  // Content-Length or Transfer-Encoding, and Connection
         let head = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
             var out = HeadWriter(buffer: buffer)
-            out.write("HTTP/1.1 ")
+            out.write("HTTP/1.1 " as StaticString)
             out.writeDecimal(UInt64(response.status.code))
-            out.write(" ")
+            out.write(" " as StaticString)
             out.write(response.status.reason)
-            out.write("\r\nDate: ")
+            out.write("\r\nDate: " as StaticString)
             out.write(date)
-            out.write("\r\nServer: filedrop\r\n")
-            for (name, value) in response.headers
-            where !name.equalsIgnoringASCIICase("content-length") && !name.equalsIgnoringASCIICase("transfer-encoding")
-                && !name.equalsIgnoringASCIICase("connection") {
+            out.write("\r\nServer: filedrop\r\n" as StaticString)
+            for (name, value) in response.headers where !isFramingHeader(name) {
                 out.field(name, value)
             }
-            for (name, value) in securityHeaders where !response.headers.contains(name) {
-                out.field(name, value)
+            for (index, header) in securityHeaders.enumerated() where handlerSet & (1 << index) == 0 {
+                out.field(header.name, header.value)
             }
             switch framing {
             case .contentLength(let length):
-                out.write("Content-Length: ")
+                out.write("Content-Length: " as StaticString)
                 out.writeDecimal(length)
-                out.write("\r\n")
-            case .chunked: out.field("Transfer-Encoding", "chunked")
+                out.write("\r\n" as StaticString)
+            case .chunked: out.field("Transfer-Encoding" as StaticString, "chunked")
             case .none, .untilClose: break
             }
             if closes {
-                out.field("Connection", "close")
+                out.field("Connection" as StaticString, "close")
             } else if version == .http1_0 {
-                out.field("Connection", "keep-alive")
+                out.field("Connection" as StaticString, "keep-alive")
             }
-            out.write("\r\n")
+            out.write("\r\n" as StaticString)
             count = out.count
         }
         return (head, framing)
+    }
+
+    /// Content-Length, Transfer-Encoding and Connection are the serializer's own decision:
+    /// a handler's are dropped. The length is checked first so most names cost no comparison.
+    private static func isFramingHeader(_ name: String) -> Bool {
+        switch name.utf8.count {
+        case 10: name.equalsIgnoringASCIICase("connection")
+        case 14: name.equalsIgnoringASCIICase("content-length")
+        case 17: name.equalsIgnoringASCIICase("transfer-encoding")
+        default: false
+        }
+    }
+
+    /// The bit (by position in `securityHeaders`) of the security header called `name`, or 0.
+    private static func securityHeaderBit(_ name: String) -> UInt8 {
+        let length = name.utf8.count
+        for (index, header) in securityHeaders.enumerated() where header.name.utf8CodeUnitCount == length {
+            if equalsIgnoringASCIICase(name, header.name) { return 1 << index }
+        }
+        return 0
+    }
+
+    private static func equalsIgnoringASCIICase(_ name: String, _ literal: StaticString) -> Bool {
+        let pattern = UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        let bytes = name.utf8
+        let fast = bytes.withContiguousStorageIfAvailable { text -> Bool in
+            guard text.count == pattern.count else { return false }
+            for i in 0..<text.count where lowerASCII(text[i]) != lowerASCII(pattern[i]) { return false }
+            return true
+        }
+        return fast ?? (bytes.count == pattern.count && zip(bytes, pattern).allSatisfy { lowerASCII($0) == lowerASCII($1) })
     }
 
     /// RFC 9110 §9.3.2: HEAD is answered with GET's response (the connection drops the body),
@@ -85,10 +121,8 @@ private struct HeadWriter {
 
     mutating func write(_ text: String) {
         let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !bytes.isEmpty else { return }
-            precondition(count + bytes.count <= buffer.count, "response head larger than sized")
-            UnsafeMutableRawPointer(buffer.baseAddress! + count).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
-            count += bytes.count
+            guard let base = bytes.baseAddress else { return }
+            copy(UnsafeRawBufferPointer(start: base, count: bytes.count))
         }
         if copied == nil {
             for byte in text.utf8 {
@@ -98,11 +132,30 @@ private struct HeadWriter {
         }
     }
 
+    /// A literal: its bytes are already in the binary, no String to look into.
+    mutating func write(_ text: StaticString) {
+        copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func copy(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        precondition(count + bytes.count <= buffer.count, "response head larger than sized")
+        UnsafeMutableRawPointer(buffer.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
     mutating func field(_ name: String, _ value: String) {
         write(name)
-        write(": ")
+        write(": " as StaticString)
         write(value)
-        write("\r\n")
+        write("\r\n" as StaticString)
+    }
+
+    mutating func field(_ name: StaticString, _ value: StaticString) {
+        write(name)
+        write(": " as StaticString)
+        write(value)
+        write("\r\n" as StaticString)
     }
 
     mutating func writeDecimal(_ value: UInt64) {

@@ -1,48 +1,52 @@
 /// IMF-fixdate (RFC 9110 §5.6.7), e.g. `Sun, 06 Nov 1994 08:49:37 GMT`, from and to seconds
 /// since 1970. Pure arithmetic (civil-from-days), so the core needs no C library.
 public enum HTTPDate {
-    private static let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// Written straight into the String's storage: every file response carries a Last-Modified.
+    /// The names again as one literal each, three bytes a name, for `format`.
+    private static let weekdayBytes: StaticString = "ThuFriSatSunMonTueWed"
+    private static let monthBytes: StaticString = "JanFebMarAprMayJunJulAugSepOctNovDec"
+
+    /// Written straight into the String's storage from literals: every file response carries
+    /// a Last-Modified.
     public static func format(_ secondsSince1970: Int64) -> String {
         let days = floorDivide(secondsSince1970, 86_400)
         let secondOfDay = Int(secondsSince1970 - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        let weekday = weekdays[Int(((days % 7) + 7) % 7)]
-        let monthName = months[month - 1]
+        let weekday = Int(((days % 7) + 7) % 7)
         return String(unsafeUninitializedCapacity: 48) { buffer in
             var count = 0
-            func put(_ text: String) {
-                for byte in text.utf8 {
-                    buffer[count] = byte
-                    count += 1
-                }
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            func putName(_ names: StaticString, _ index: Int) {
+                for offset in 0..<3 { put(names.utf8Start[index * 3 + offset]) }
             }
             func putTwoDigits(_ value: Int) {
-                buffer[count] = 0x30 + UInt8(value / 10)
-                buffer[count + 1] = 0x30 + UInt8(value % 10)
-                count += 2
+                put(0x30 + UInt8(value / 10))
+                put(0x30 + UInt8(value % 10))
             }
-            put(weekday)
-            put(", ")
+            putName(weekdayBytes, weekday)
+            put(UInt8(ascii: ","))
+            put(UInt8(ascii: " "))
             putTwoDigits(day)
-            put(" ")
-            put(monthName)
-            put(" ")
+            put(UInt8(ascii: " "))
+            putName(monthBytes, month - 1)
+            put(UInt8(ascii: " "))
             if (1000...9999).contains(year) {
                 putTwoDigits(year / 100)
                 putTwoDigits(year % 100)
             } else {
-                put(String(year))
+                for byte in String(year).utf8 { put(byte) }
             }
-            put(" ")
+            put(UInt8(ascii: " "))
             putTwoDigits(secondOfDay / 3600)
-            put(":")
+            put(UInt8(ascii: ":"))
             putTwoDigits(secondOfDay / 60 % 60)
-            put(":")
+            put(UInt8(ascii: ":"))
             putTwoDigits(secondOfDay % 60)
-            put(" GMT")
+            for byte in " GMT".utf8 { put(byte) }
             return count
         }
     }

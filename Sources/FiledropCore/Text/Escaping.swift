@@ -129,28 +129,43 @@ public func contentDispositionValue(filename: String, disposition: DispositionTy
 /// in one pass: there each byte is its own character, so the fallback is a byte-for-byte
 /// copy. Nil for any other name, which takes the general path.
 private func plainASCIIContentDisposition(filename: String, disposition: DispositionType) -> String? {
-    let name = filename.utf8
-    guard name.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) else { return nil }
-    let hexDigits: StaticString = "0123456789ABCDEF"
-    var bytes: [UInt8] = []
-    bytes.reserveCapacity(name.count * 2 + 48)
-    bytes.append(contentsOf: disposition.rawValue.utf8)
-    bytes.append(contentsOf: "; filename=\"".utf8)
-    for byte in name {
-        let replaced = byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%")
-        bytes.append(replaced ? UInt8(ascii: "_") : byte)
-    }
-    bytes.append(contentsOf: "\"; filename*=UTF-8''".utf8)
-    for byte in name {
-        if isRFC8187AttrChar(byte) {
-            bytes.append(byte)
-        } else {
-            bytes.append(UInt8(ascii: "%"))
-            bytes.append(hexDigits.utf8Start[Int(byte >> 4)])
-            bytes.append(hexDigits.utf8Start[Int(byte & 0x0F)])
+    let answer = filename.utf8.withContiguousStorageIfAvailable { name -> String? in
+        guard name.allSatisfy({ $0 >= 0x20 && $0 <= 0x7E }) else { return nil }
+        let kind: StaticString = disposition == .inline ? "inline" : "attachment"
+        let fallbackStart: StaticString = "; filename=\""
+        let encodedStart: StaticString = "\"; filename*=UTF-8''"
+        let capacity = kind.utf8CodeUnitCount + fallbackStart.utf8CodeUnitCount + encodedStart.utf8CodeUnitCount + name.count * 4
+        // Written straight into the String's storage: this runs for every download.
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            let hexDigits: StaticString = "0123456789ABCDEF"
+            var count = 0
+            func put(_ byte: UInt8) {
+                buffer[count] = byte
+                count += 1
+            }
+            func put(_ literal: StaticString) {
+                for i in 0..<literal.utf8CodeUnitCount { put(literal.utf8Start[i]) }
+            }
+            put(kind)
+            put(fallbackStart)
+            for byte in name {
+                let replaced = byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "%")
+                put(replaced ? UInt8(ascii: "_") : byte)
+            }
+            put(encodedStart)
+            for byte in name {
+                if isRFC8187AttrChar(byte) {
+                    put(byte)
+                } else {
+                    put(UInt8(ascii: "%"))
+                    put(hexDigits.utf8Start[Int(byte >> 4)])
+                    put(hexDigits.utf8Start[Int(byte & 0x0F)])
+                }
+            }
+            return count
         }
     }
-    return String(decoding: bytes, as: UTF8.self)
+    return answer ?? nil
 }
 
 /// RFC 8187 §3.2.1: `attr-char = ALPHA / DIGIT / "!" / "#" / "$" / "&" / "+" / "-" / "." /

@@ -10,12 +10,12 @@ enum FileDownload {
         let type = MediaTypes.type(forFileName: name)
         let attachment = forceDownload || MediaTypes.isActiveContent(type)
         var headers = HTTPHeaders()
-        headers.reserveCapacity(10)
+        headers.reserveCapacity(8)
         headers.add(name: "Content-Disposition", value: contentDispositionValue(filename: name, disposition: attachment ? .attachment : .inline))
         headers.add(name: "Content-Security-Policy", value: sandboxPolicy)
         let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size, cacheKey: nil, head: head)
         var response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache",
-                                         extraHeaders: headers, encoding: encoding)
+                                         extraHeaders: consume headers, encoding: encoding)
         guard response.status == .ok, case .file(let whole) = response.body else { return response }
         guard ifRangeHolds(head.headers["if-range"], etag: FileResponse.etag(for: file.metadata),
                            modified: file.metadata.modified / 1_000_000_000) else {
