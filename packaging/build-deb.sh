@@ -37,14 +37,15 @@ ARCH=$(dpkg --print-architecture)
 [[ "$VERSION" =~ ^[0-9][0-9A-Za-z.+~-]*$ ]] || { echo "build-deb: unusable version \"$VERSION\"" >&2; exit 1; }
 
 rm -rf "$STAGE"
-install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/usr/share/filedrop/web" \
+install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/usr/libexec/filedrop" "$STAGE/usr/share/filedrop/web" \
     "$STAGE/lib/systemd/system" "$STAGE/etc/filedrop" "$STAGE/usr/share/doc/filedrop"
 
-# filedrop-client (send/get/ls, exec'ed by filedrop) sits beside it: the daemon stays
-# free of Foundation and libcurl.
-for program in filedrop filedrop-client; do
-    install -m 0755 "$BUILD_DIR/$program" "$STAGE/usr/bin/$program"
-    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$STAGE/usr/bin/$program"
+# filedrop-client (send/get/ls, exec'ed by filedrop, so the daemon stays free of Foundation
+# and libcurl) is no command of its own: it goes to libexec, where filedrop looks for it.
+install -m 0755 "$BUILD_DIR/filedrop" "$STAGE/usr/bin/filedrop"
+install -m 0755 "$BUILD_DIR/filedrop-client" "$STAGE/usr/libexec/filedrop/filedrop-client"
+for program in usr/bin/filedrop usr/libexec/filedrop/filedrop-client; do
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$STAGE/$program"
 done
 # The page: the files a browser loads from web/ (no build step, no external assets).
 (cd web && find . -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.svg' -o -name '*.ico' -o -name '*.png' \) -print0) |
@@ -68,7 +69,7 @@ SHLIBS_DIR=$(mktemp -d)
 trap 'rm -rf "$SHLIBS_DIR"' EXIT
 mkdir -p "$SHLIBS_DIR/debian"
 printf 'Source: filedrop\n\nPackage: filedrop\nArchitecture: any\n' >"$SHLIBS_DIR/debian/control"
-DEPENDS=$(cd "$SHLIBS_DIR" && dpkg-shlibdeps -O "$STAGE/usr/bin/filedrop" "$STAGE/usr/bin/filedrop-client" | sed -n 's/^shlibs:Depends=//p')
+DEPENDS=$(cd "$SHLIBS_DIR" && dpkg-shlibdeps -O "$STAGE/usr/bin/filedrop" "$STAGE/usr/libexec/filedrop/filedrop-client" | sed -n 's/^shlibs:Depends=//p')
 [ -n "$DEPENDS" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 
 INSTALLED_SIZE=$(du -sk --exclude=DEBIAN "$STAGE" | cut -f1)

@@ -1,7 +1,9 @@
 import Glibc
 
-/// `filedrop send|get|ls` run the client, a separate executable beside this one
-/// (`filedrop-client`), so that the daemon never maps Foundation and libcurl.
+/// `filedrop send|get|ls` run the client, a separate executable (`filedrop-client`), so that
+/// the daemon never maps Foundation and libcurl. It sits beside this one in a build tree and
+/// in the package's libexec directory once installed (a program only `filedrop` runs: not
+/// on the PATH, no manual page of its own).
 enum ClientLauncher {
     static let commands: Set<String> = ["send", "get", "ls"]
 
@@ -21,13 +23,18 @@ enum ClientLauncher {
         return 1
     }
 
-    /// `filedrop-client` in the directory of this executable (/proc/self/exe).
+    static let installedPath = "/usr/libexec/filedrop/filedrop-client"
+
+    /// `filedrop-client` beside this executable (/proc/self/exe) or under `../libexec/filedrop`
+    /// from it, whichever exists; the installed path when neither does.
     private static func clientPath() -> String {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX))
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard length > 0 else { return "/usr/bin/filedrop-client" }
+        guard length > 0 else { return installedPath }
         let path = String(decoding: buffer[0..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = path.lastIndex(of: "/") else { return "/usr/bin/filedrop-client" }
-        return String(path[...slash]) + "filedrop-client"
+        guard let slash = path.lastIndex(of: "/") else { return installedPath }
+        let directory = String(path[...slash])
+        let candidates = [directory + "filedrop-client", directory + "../libexec/filedrop/filedrop-client"]
+        return candidates.first { access($0, X_OK) == 0 } ?? installedPath
     }
 }

@@ -292,6 +292,11 @@ else
 fi
 download_matches() { http_get /files/os-release | cmp - "$MACHINE/etc/os-release"; }
 check "the upload downloads again" download_matches
+# The client lives in /usr/libexec/filedrop (not a command of its own): `filedrop` finds it.
+client() { in_container 30 env FILEDROP_URL=http://127.0.0.1:8080 filedrop "$@"; }
+check "filedrop send uploads with the packaged client" client send --quiet /etc/debian_version
+listed_by_client() { client ls | grep -w debian_version >/dev/null; }
+check "filedrop ls lists it" listed_by_client
 check "the journal shows the upload" journal_has "upload finished: os-release"
 log "the journal for that upload (journalctl -u filedrop):"
 in_container 10 journalctl --no-pager -o short-iso -u filedrop.service | grep -E "upload|POST /upload" | sed 's/^/       /' || true
