@@ -29,9 +29,8 @@ public struct ConfigKey: Sendable {
     public var flag: String { "--\(name)" }
 
     /// `FILEDROP_` + the name uppercased with `-` as `_`: `max-upload-size` -> `FILEDROP_MAX_UPLOAD_SIZE`.
-    public var environmentVariable: String {
-        "FILEDROP_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
-    }
+    /// Made once with the table: every parse looks up each key's variable.
+    public let environmentVariable: String
 
     public static func named(_ name: String) -> ConfigKey? {
         all.first { $0.name == name }
@@ -210,6 +209,7 @@ public struct ConfigKey: Sendable {
         self.expected = expected
         self.settableInFile = settableInFile
         self.apply = apply
+        self.environmentVariable = "FILEDROP_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
     }
 
     private static func booleanKey(_ name: String, default value: Bool, meaning: String,
