@@ -28,8 +28,8 @@ final class PosixUploadFile: UploadFile {
     private(set) var bytesWritten: UInt64 = 0
     /// Start of the bytes not yet handed to write-back.
     private var writebackStart: UInt64 = 0
-    /// Start of the chunk handed to write-back last time, waited for with the next one.
-    private var previousWritebackStart: UInt64 = 0
+    /// Everything before this offset is known to be on disk (waited for).
+    private var waitedThrough: UInt64 = 0
     /// Cleared when sync_file_range turns out not to be available here.
     private var writebackAvailable = true
     private var nextSpaceCheck: UInt64
@@ -181,24 +181,31 @@ final class PosixUploadFile: UploadFile {
 
     // MARK: Write-back and space
 
-    /// sync_file_range(2): start write-out of the chunk just written, then wait for the chunk
-    /// before it. Dirty pages stay at about two chunks per upload, the disk is busy while the
-    /// client is still sending, and the fsync at publish has little left to do.
+    /// Chunks handed to write-back and not yet waited for. Four keep the disk's queue full
+    /// while the client sends (with one, the loop waited for each chunk it had just started
+    /// and the sender stalled meanwhile: a durable 1 GiB PUT ran at 0.85x `dd conv=fsync`).
+    private static let chunksInFlight: UInt64 = 4
+
+    /// sync_file_range(2): start write-out of the chunk just written; once more than
+    /// `chunksInFlight` chunks are under way, wait for the oldest. Dirty pages stay bounded
+    /// per upload, the disk is busy while the client is still sending, and the fsync at
+    /// publish has at most those few chunks left to do.
     private func startWriteback() throws(StorageError) {
-        let previous = Int64(previousWritebackStart)
         let start = Int64(writebackStart)
         let length = Int64(bytesWritten - writebackStart)
-        previousWritebackStart = writebackStart
         writebackStart = bytesWritten
         guard writebackAvailable else { return }
+        let inFlightLimit = Self.chunksInFlight * UInt64(options.writebackChunk)
         do throws(SystemError) {
             try syscall("sync_file_range") {
                 LinuxFileCalls.syncFileRange(file.descriptor, offset: start, length: length, flags: LinuxFileCalls.SYNC_FILE_RANGE_WRITE)
             }
-            if previous < start {
+            if bytesWritten - waitedThrough > inFlightLimit {
+                let waitStart = Int64(waitedThrough)
+                waitedThrough = bytesWritten - inFlightLimit
                 let waitFlags = LinuxFileCalls.SYNC_FILE_RANGE_WAIT_BEFORE | LinuxFileCalls.SYNC_FILE_RANGE_WRITE | LinuxFileCalls.SYNC_FILE_RANGE_WAIT_AFTER
                 try syscall("sync_file_range") {
-                    LinuxFileCalls.syncFileRange(file.descriptor, offset: previous, length: start - previous, flags: waitFlags)
+                    LinuxFileCalls.syncFileRange(file.descriptor, offset: waitStart, length: Int64(waitedThrough) - waitStart, flags: waitFlags)
                 }
             }
         } catch where error.errno == ENOSYS || error.errno == EINVAL {
