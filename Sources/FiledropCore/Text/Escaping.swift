@@ -102,27 +102,31 @@ public enum DispositionType: String, Sendable {
 /// (RFC 6266 appendix D: some clients decode `%XX` in `filename`).
 public func contentDispositionValue(filename: String, disposition: DispositionType = .attachment) -> String {
     if let plain = plainASCIIContentDisposition(filename: filename, disposition: disposition) { return plain }
-    var fallback = ""
+    var value: [UInt8] = Array("\(disposition.rawValue); filename=\"".utf8)
+    value.reserveCapacity(value.count + filename.utf8.count * 4 + 24)
+    // One `_` per character a header cannot carry: a user-perceived character, so an accented
+    // letter made of two scalars becomes one `_`, not two.
     for character in filename {
         if let ascii = character.asciiValue, (0x20...0x7E).contains(ascii), ascii != UInt8(ascii: "\""),
            ascii != UInt8(ascii: "\\"), ascii != UInt8(ascii: "%") {
-            fallback.append(character)
+            value.append(ascii)
         } else {
-            fallback += "_"
+            value.append(UInt8(ascii: "_"))
         }
     }
+    value.append(contentsOf: "\"; filename*=UTF-8''".utf8)
     // RFC 8187 §3.2.1: attr-char is ALPHA / DIGIT / "!#$&+-.^_`|~"; everything else is %XX of UTF-8.
-    var encoded = ""
+    let hexDigits = Array("0123456789ABCDEF".utf8)
     for byte in filename.utf8 {
-        let isAttrChar = (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
-            || "!#$&+-.^_`|~".utf8.contains(byte)
-        if isAttrChar {
-            encoded.unicodeScalars.append(Unicode.Scalar(byte))
+        if isRFC8187AttrChar(byte) {
+            value.append(byte)
         } else {
-            encoded += "%" + String.hex(UInt32(byte), digits: 2).uppercased()
+            value.append(UInt8(ascii: "%"))
+            value.append(hexDigits[Int(byte >> 4)])
+            value.append(hexDigits[Int(byte & 0x0F)])
         }
     }
-    return "\(disposition.rawValue); filename=\"\(fallback)\"; filename*=UTF-8''\(encoded)"
+    return String(decoding: value, as: UTF8.self)
 }
 
 /// `contentDispositionValue` for a name of printable ASCII only (most names), built as bytes
