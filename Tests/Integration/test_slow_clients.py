@@ -129,3 +129,24 @@ def test_body_that_never_arrives_is_dropped_after_the_body_timeout(daemon_factor
     while daemon.temp_files() and time.monotonic() < cleanup_deadline:
         time.sleep(0.05)
     assert daemon.temp_files() == []
+
+
+def test_a_slow_but_steady_body_is_not_mistaken_for_a_stalled_one(daemon_factory):
+    """While a body streams in, the daemon asks the kernel to wake it only once a large block
+    has queued (SO_RCVLOWAT). A client sending steadily but slowly never fills such a block
+    within the body timeout: the daemon must still see its progress (it drops the mark back
+    to one byte every tick) and store the upload, not answer 408."""
+    daemon = daemon_factory("--body-timeout", "1s")
+    size = 320 * 1024  # more than one block: the mark is at its highest for most of the body
+    body = bytes(range(256)) * (size // 256)
+    connection = daemon.connect()
+    connection.send(build_request("PUT", "/files/steady.bin", headers=[("Content-Length", str(size))]))
+    piece = 16 * 1024
+    started = time.monotonic()
+    for offset in range(0, size, piece):
+        connection.send(body[offset:offset + piece])
+        time.sleep(0.1)  # 160 KiB/s: 2 s in all, twice the body timeout, never idle for long
+    assert time.monotonic() - started > 1.5
+    response = connection.read_response(timeout=5)
+    assert response.status == 201, response
+    assert (daemon.save_dir / "steady.bin").read_bytes() == body
