@@ -42,6 +42,8 @@ build=$out/${sanitizers/,/-}
 mkdir -p "$build/lib" "$out/$target/corpus"
 
 flags=(-sanitize="$sanitizers" -parse-as-library -O -g)
+# -enable-testing: a target may `@testable import` the core to reach internal parsers (tus).
+library_flags=(-enable-testing)
 mapfile -t core < <(find Sources/FiledropCore -name '*.swift' | sort)
 library=$build/lib/libFiledropCore.a
 binary=$build/$target
@@ -60,7 +62,7 @@ stale() {
     flock 9
     if stale "$library" "${core[@]}" "$0"; then
         echo "building FiledropCore with -sanitize=$sanitizers..." >&2
-        swiftc "${flags[@]}" -module-name FiledropCore -emit-module -emit-module-path "$build/lib/FiledropCore.swiftmodule" \
+        swiftc "${flags[@]}" "${library_flags[@]}" -module-name FiledropCore -emit-module -emit-module-path "$build/lib/FiledropCore.swiftmodule" \
             -emit-library -static -o "$library" "${core[@]}"
     fi
     if stale "$binary" "$library" "Fuzz/$target/main.swift"; then

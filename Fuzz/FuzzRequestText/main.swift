@@ -1,4 +1,4 @@
-import FiledropCore
+@testable import FiledropCore
 
 /// libFuzzer entry for the text a request carries into names, ranges and access decisions
 /// (built by `scripts/fuzz.sh FuzzRequestText`). The first byte picks a file size for the
@@ -11,7 +11,11 @@ import FiledropCore
 /// - our own Content-Disposition value for any name is ASCII, has no CR/LF, and parses back
 ///   with the same disposition;
 /// - Host, Origin and Basic-credential checks never trap, and an accepted Host has no
-///   whitespace, `/` or `@` in it.
+///   whitespace, `/` or `@` in it;
+/// - tus headers: accepted `Upload-Metadata` keys are printable ASCII without space or comma
+///   and the raw value is echoed unchanged; an accepted `Upload-Offset` is digits only; an
+///   accepted `Upload-Checksum` names one algorithm; base64 that decodes re-encodes to the
+///   same bytes; a saved upload record that loads saves and loads back the same.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzRequestText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
@@ -57,5 +61,26 @@ public func fuzzRequestText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
         precondition(!credentials.user.contains(UInt8(ascii: ":")))
         precondition(!(credentials.user + credentials.password).contains { $0 < 0x20 || $0 == 0x7F })
     }
+    fuzzTusHeaders(text, bytes: UnsafeBufferPointer(start: data + 1, count: size - 1))
     return 0
+}
+
+private func fuzzTusHeaders(_ text: String, bytes: UnsafeBufferPointer<UInt8>) {
+    if let metadata = try? UploadMetadata(parsing: text) {
+        precondition(metadata.raw == text)
+        precondition(metadata.values.keys.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") } })
+    }
+    if let checksum = try? UploadChecksum(parsing: text) {
+        precondition(!checksum.algorithm.isEmpty && !checksum.algorithm.contains(" "))
+    }
+    let head = RequestHead(method: .patch, target: "/files/.tus/x", version: .http1_1, headers: ["Upload-Offset": text])
+    if let offset = try? TusHeaders.integer(head, "Upload-Offset") {
+        precondition(text.trimmingOWS().utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, "offset \(offset) from \(text)")
+    }
+    if let decoded = Base64.decode(Substring(text)) {
+        precondition(Base64.decode(Substring(Base64.encode(decoded))) == decoded, "base64 round trip of \(text)")
+    }
+    if let record = TusRecord(decoding: Array(bytes)) {
+        precondition(TusRecord(decoding: record.encoded()) == record, "upload record round trip")
+    }
 }
