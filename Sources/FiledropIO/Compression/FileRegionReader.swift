@@ -21,6 +21,11 @@ struct FileRegionReader {
     mutating func withNextPiece<R>(_ body: (UnsafeRawBufferPointer) throws -> R) throws -> R {
         let wanted = Int(min(UInt64(buffer.count), region.length - consumed))
         var count = 0
+        if wanted > 0, let contents = region.file as? FileContents {
+            let piece = contents.bytes(of: region).dropFirst(Int(consumed)).prefix(wanted)
+            consumed += UInt64(piece.count)
+            return try piece.withUnsafeBytes { try body($0) }
+        }
         if wanted > 0 {
             let descriptor = region.file.descriptor
             let offset = off_t(region.offset + consumed)

@@ -42,8 +42,10 @@ struct OutboundWriter {
             segments.append(.bytes(response.head + (chunked ? Self.chunk(bytes) : bytes), offset: 0))
             if chunked { segments.append(.bytes(Array("0\r\n\r\n".utf8), offset: 0)) }
         case .file(let region):
-            if region.length <= Self.inlineFileLimit, let whole = Self.head(response.head, followedBy: region) {
-                segments.append(.bytes(whole, offset: 0))
+            if let contents = region.file as? FileContents {
+                // A small file: one send of head and bytes costs less than a send of the head
+                // (MSG_MORE) plus a sendfile, whose pipe machinery is a fixed cost per call.
+                segments.append(.bytes(response.head + contents.bytes(of: region), offset: 0))
             } else {
                 segments.append(.bytes(response.head, offset: 0))
                 segments.append(.file(region, sent: 0))
@@ -52,34 +54,6 @@ struct OutboundWriter {
             segments.append(.bytes(response.head, offset: 0))
             source = stream
         }
-    }
-
-    /// Files up to this size are read and sent with their head in one send(2).
-    static let inlineFileLimit: UInt64 = 16 * 1024
-
-    /// The head followed by the region's bytes, read with pread(2); nil when the file gave
-    /// fewer bytes than promised (it shrank: sendfile then reports the error). For a small
-    /// file one send of head and bytes costs less than a send of the head (MSG_MORE) plus a
-    /// sendfile: sendfile's pipe machinery is a fixed cost per call, worth it only for large
-    /// regions, and the kernel builds one segment instead of appending to one.
-    private static func head(_ head: [UInt8], followedBy region: FileRegion) -> [UInt8]? {
-        let length = Int(region.length)
-        var complete = true
-        let whole = [UInt8](unsafeUninitializedCapacity: head.count + length) { buffer, count in
-            _ = buffer.initialize(fromContentsOf: head)
-            var filled = 0
-            while filled < length {
-                let result = try? syscall("pread") {
-                    pread(region.file.descriptor, buffer.baseAddress! + head.count + filled, length - filled,
-                          off_t(region.offset) + off_t(filled))
-                }
-                guard let result, result > 0 else { break }
-                filled += result
-            }
-            complete = filled == length
-            count = head.count + filled
-        }
-        return complete ? whole : nil
     }
 
     /// Queues raw bytes ahead of anything else (100 Continue).
@@ -155,6 +129,11 @@ struct OutboundWriter {
             if !bytes.isEmpty { segments.append(.bytes(chunked ? Self.chunk(bytes) : bytes, offset: 0)) }
         case .file(let region):
             guard region.length > 0 else { break }
+            if let contents = region.file as? FileContents {
+                let bytes = Array(contents.bytes(of: region))
+                segments.append(.bytes(chunked ? Self.chunk(bytes) : bytes, offset: 0))
+                break
+            }
             if chunked { segments.append(.bytes(Array("\(String(region.length, radix: 16))\r\n".utf8), offset: 0)) }
             segments.append(.file(region, sent: 0))
             if chunked { segments.append(.bytes(Array("\r\n".utf8), offset: 0)) }

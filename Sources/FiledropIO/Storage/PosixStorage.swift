@@ -15,6 +15,8 @@ public final class PosixStorage: Storage {
     let root: FileDescriptor
     /// O_TMPFILE is used only when asked for and /proc is there to link the file by name.
     let anonymousTemporaries: Bool
+    /// Small files sent recently, checked against the file system on every use.
+    private let smallFiles = SmallFileCache()
 
     static let directoryFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 
@@ -46,16 +48,27 @@ public final class PosixStorage: Storage {
         guard let name = path.name else { throw .isADirectory }
         guard StorageNames.isClientName(name) else { throw .notAllowed }
         let parent = try openDirectory(path.parent, creating: false)
-        // No fstatat first (one system call less per download): O_NOFOLLOW refuses a symlink
-        // (ELOOP), O_NONBLOCK keeps a FIFO from hanging the event loop, and the fstat below
-        // refuses anything that is not a regular file.
+        // fstatat first: it refuses a symlink, a directory or a FIFO without opening it, and
+        // it is all a small file sent before costs.
+        let found = try status(of: name, in: parent)
+        if found.isDirectory { throw .isADirectory }
+        guard found.isRegularFile, let metadata = found.fileMetadata(name: name) else { throw .notAllowed }
+        if let contents = smallFiles.contents(for: found) {
+            return OpenedFile(handle: contents, metadata: metadata)
+        }
+        // The name may lead elsewhere by now: O_NOFOLLOW refuses a symlink (ELOOP), O_NONBLOCK
+        // keeps a FIFO from hanging the event loop, and the fstat decides what was opened.
         let file = FileDescriptor(owning: try storageCall("openat") {
             openat(parent.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
         })
         let opened = try mappingSystemErrors(file.status)
         if opened.isDirectory { throw .isADirectory }
-        guard opened.isRegularFile, let metadata = opened.fileMetadata(name: name) else { throw .notAllowed }
-        return OpenedFile(handle: file, metadata: metadata)
+        guard opened.isRegularFile, let openedMetadata = opened.fileMetadata(name: name) else { throw .notAllowed }
+        if opened.st_size <= SmallFileCache.maxFileSize, let contents = FileContents.read(file, size: Int(opened.st_size)) {
+            smallFiles.remember(contents, of: opened)
+            return OpenedFile(handle: contents, metadata: openedMetadata)
+        }
+        return OpenedFile(handle: file, metadata: openedMetadata)
     }
 
     public func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata? {

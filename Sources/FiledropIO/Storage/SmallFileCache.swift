@@ -1,0 +1,119 @@
+import FiledropCore
+import Glibc
+import Synchronization
+
+/// The bytes of recently sent small files, so that sending one again costs one fstatat(2)
+/// instead of openat, fstat, pread and close (nginx's `open_file_cache` does the same for
+/// descriptors). Every use is checked against a fresh fstatat of the name: an entry counts
+/// only while the name still leads to the same inode with the same size, modification and
+/// change times. Uploads publish new inodes (link or rename), and any write to a file moves
+/// its change time, so a stale copy is never sent - the facts the strong ETag rests on too.
+/// One more rule makes "moves" hold on kernels whose file times tick only every few
+/// milliseconds: a file changed in the last two seconds is not remembered, so a later change
+/// always gets a later time than the one remembered.
+///
+/// Bounded: at most `capacity` entries of at most `maxFileSize` bytes (2 MiB), the oldest
+/// entry going first. No descriptor is kept, so a deleted file's space is freed at once.
+/// Shared by the event loops behind one lock, held only for a dictionary lookup.
+final class SmallFileCache: Sendable {
+    /// Files larger than this are opened and sent with sendfile every time.
+    static let maxFileSize = 16 * 1024
+
+    private struct Identity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    private struct Entry {
+        var size: Int64
+        var modified: timespec
+        var changed: timespec
+        var contents: FileContents
+    }
+
+    private struct State {
+        var entries: [Identity: Entry] = [:]
+        /// Insertion order, for eviction.
+        var order: [Identity] = []
+        var nextEviction = 0
+    }
+
+    private let capacity: Int
+    private let state = Mutex(State())
+
+    init(capacity: Int = 128) {
+        self.capacity = capacity
+    }
+
+    /// The cached bytes of the file `found` describes, if they are still its bytes.
+    func contents(for found: stat) -> FileContents? {
+        let identity = Identity(device: UInt64(found.st_dev), inode: UInt64(found.st_ino))
+        return state.withLock { state in
+            guard let entry = state.entries[identity] else { return nil }
+            guard entry.size == Int64(found.st_size), Self.same(entry.modified, found.st_mtim),
+                  Self.same(entry.changed, found.st_ctim) else {
+                return nil
+            }
+            return entry.contents
+        }
+    }
+
+    /// Remembers `contents` as the bytes of the file `found` (an fstat of the descriptor they
+    /// were read from) describes, unless it changed in the last two seconds.
+    func remember(_ contents: FileContents, of found: stat) {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        guard now.tv_sec - found.st_ctim.tv_sec >= 2 else { return }
+        let identity = Identity(device: UInt64(found.st_dev), inode: UInt64(found.st_ino))
+        let entry = Entry(size: Int64(found.st_size), modified: found.st_mtim, changed: found.st_ctim, contents: contents)
+        state.withLock { state in
+            if state.entries.updateValue(entry, forKey: identity) != nil { return }
+            if state.order.count < capacity {
+                state.order.append(identity)
+                return
+            }
+            // Full: the slot of the oldest entry (a ring over `order`) takes the new one.
+            state.entries[state.order[state.nextEviction]] = nil
+            state.order[state.nextEviction] = identity
+            state.nextEviction = (state.nextEviction + 1) % capacity
+        }
+    }
+
+    private static func same(_ a: timespec, _ b: timespec) -> Bool {
+        a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec
+    }
+}
+
+/// A whole small file held in memory, standing in for an open descriptor: the writer sends
+/// its bytes directly and readers copy from them.
+final class FileContents: OpenFileHandle, Sendable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// There is no descriptor: every reader of a region checks for `FileContents` first.
+    var descriptor: Int32 { -1 }
+
+    /// The bytes of `region`, a region of this file.
+    func bytes(of region: FileRegion) -> ArraySlice<UInt8> {
+        bytes[Int(region.offset)..<Int(region.offset + region.length)]
+    }
+
+    /// Reads all of a regular file of `size` bytes; nil when it is not that size any more.
+    static func read(_ file: FileDescriptor, size: Int) -> FileContents? {
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+            var filled = 0
+            while filled < size {
+                let result = try? syscall("pread") { pread(file.descriptor, buffer.baseAddress! + filled, size - filled, off_t(filled)) }
+                guard let result, result > 0 else { break }
+                filled += result
+            }
+            complete = filled == size
+            count = filled
+        }
+        return complete ? FileContents(bytes) : nil
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import Testing
+@testable import FiledropCore
+@testable import FiledropIO
+
+/// The cache of small files' bytes must never send a stale copy: every way a name can come to
+/// hold other bytes is tried after the bytes were cached.
+@Suite("SmallFileCache")
+struct SmallFileCacheTests {
+    /// A file older than the cache's two-second rule, opened once so that its bytes are cached.
+    private func cachedFile(_ content: String, as name: String, in fixture: SaveDirectoryFixture) throws -> FileContents {
+        try Data(content.utf8).write(to: URL(fileURLWithPath: fixture.path + "/" + name))
+        Thread.sleep(forTimeInterval: 2.1)
+        let first = try #require(try fixture.storage.open(storagePath(name)).handle as? FileContents)
+        let second = try #require(try fixture.storage.open(storagePath(name)).handle as? FileContents)
+        #expect(first === second, "the second open is answered from the cache")
+        #expect(second.bytes == bytes(content))
+        return second
+    }
+
+    @Test("A small file is served from memory, and its bytes change when the file does")
+    func freshAfterEveryKindOfChange() throws {
+        let fixture = try SaveDirectoryFixture()
+        let original = try cachedFile("version 1", as: "note.txt", in: fixture)
+
+        // Rewritten in place, same size, with the old modification time put back (as `cp -p`
+        // or `touch -r` leave it): only the change time tells.
+        var before = stat()
+        #expect(stat(fixture.path + "/note.txt", &before) == 0)
+        let handle = try #require(FileHandle(forWritingAtPath: fixture.path + "/note.txt"))
+        handle.write(Data("version 2".utf8))
+        try handle.close()
+        var times = [before.st_atim, before.st_mtim]
+        #expect(utimensat(AT_FDCWD, fixture.path + "/note.txt", &times, 0) == 0)
+        let rewritten = try fixture.storage.open(storagePath("note.txt"))
+        #expect(try readAll(rewritten) == bytes("version 2"))
+        #expect((rewritten.handle as? FileContents) !== original)
+
+        // Replaced by another file (a new inode, as an upload publishes).
+        try Data("version 3".utf8).write(to: URL(fileURLWithPath: fixture.path + "/other"))
+        #expect(rename(fixture.path + "/other", fixture.path + "/note.txt") == 0)
+        #expect(try readAll(try fixture.storage.open(storagePath("note.txt"))) == bytes("version 3"))
+
+        // Deleted.
+        #expect(unlink(fixture.path + "/note.txt") == 0)
+        #expect(throws: StorageError.notFound) { try fixture.storage.open(storagePath("note.txt")) }
+    }
+
+    @Test("A name turned into a symlink or a directory is refused, not served from the cache")
+    func symlinkAndDirectoryAfterCaching() throws {
+        let fixture = try SaveDirectoryFixture()
+        _ = try cachedFile("secret-free", as: "a.txt", in: fixture)
+        _ = try cachedFile("also cached", as: "b.txt", in: fixture)
+        #expect(unlink(fixture.path + "/a.txt") == 0)
+        #expect(symlink(fixture.path + "/b.txt", fixture.path + "/a.txt") == 0)
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.open(storagePath("a.txt")) }
+        #expect(unlink(fixture.path + "/b.txt") == 0)
+        #expect(mkdir(fixture.path + "/b.txt", 0o755) == 0)
+        #expect(throws: StorageError.isADirectory) { try fixture.storage.open(storagePath("b.txt")) }
+    }
+
+    @Test("A file changed in the last two seconds is read every time, not remembered")
+    func recentFilesAreNotCached() throws {
+        let fixture = try SaveDirectoryFixture()
+        try fixture.upload(bytes("just arrived"), as: "new.txt")
+        let first = try #require(try fixture.storage.open(storagePath("new.txt")).handle as? FileContents)
+        let second = try #require(try fixture.storage.open(storagePath("new.txt")).handle as? FileContents)
+        #expect(first !== second)
+        #expect(second.bytes == bytes("just arrived"))
+    }
+
+    @Test("Files over the limit are opened for sendfile; at the limit they are held in memory")
+    func sizeLimit() throws {
+        let fixture = try SaveDirectoryFixture()
+        try fixture.upload([UInt8](repeating: 7, count: SmallFileCache.maxFileSize), as: "at-limit")
+        try fixture.upload([UInt8](repeating: 7, count: SmallFileCache.maxFileSize + 1), as: "over-limit")
+        #expect(try fixture.storage.open(storagePath("at-limit")).handle is FileContents)
+        let over = try fixture.storage.open(storagePath("over-limit"))
+        #expect(over.handle is FileDescriptor)
+        #expect(try readAll(over).count == SmallFileCache.maxFileSize + 1)
+    }
+
+    @Test("A full cache drops its oldest entry first")
+    func eviction() throws {
+        let cache = SmallFileCache(capacity: 2)
+        func file(_ inode: Int) -> stat {
+            var found = stat()
+            found.st_ino = UInt(inode)
+            found.st_size = 1
+            found.st_ctim.tv_sec = 1_000
+            return found
+        }
+        let contents = (0..<3).map { FileContents([UInt8($0)]) }
+        for inode in 0..<3 { cache.remember(contents[inode], of: file(inode)) }
+        #expect(cache.contents(for: file(0)) == nil)
+        #expect(cache.contents(for: file(1)) === contents[1])
+        #expect(cache.contents(for: file(2)) === contents[2])
+        var changed = file(2)
+        changed.st_mtim.tv_nsec = 1
+        #expect(cache.contents(for: changed) == nil, "a different modification time is a miss")
+    }
+}
