@@ -8,7 +8,8 @@ import Glibc
 /// us wait, never buffer.
 struct OutboundWriter {
     enum Segment {
-        case bytes([UInt8], offset: Int)
+        /// Bytes still to send (a slice: what was sent is dropped from its front).
+        case bytes(ArraySlice<UInt8>)
         case file(FileRegion, sent: UInt64)
     }
 
@@ -33,32 +34,37 @@ struct OutboundWriter {
         bodyBytesSent = 0
         chunked = response.framing == .chunked
         headBytesLeft = response.head.count
+        // Head and a body held in memory leave in one sendmsg (see `write`): small responses
+        // and small files cost one system call and no copy into a joined buffer.
+        segments.append(.bytes(response.head[...]))
         switch response.body {
         case .empty:
-            segments.append(.bytes(response.head, offset: 0))
-            if chunked { segments.append(.bytes(Array("0\r\n\r\n".utf8), offset: 0)) }
+            if chunked { append(Self.lastChunk) }
         case .bytes(let bytes):
-            // One write for small responses: head and body together.
-            segments.append(.bytes(response.head + (chunked ? Self.chunk(bytes) : bytes), offset: 0))
-            if chunked { segments.append(.bytes(Array("0\r\n\r\n".utf8), offset: 0)) }
+            append(chunked ? Self.chunk(bytes)[...] : bytes[...])
+            if chunked { append(Self.lastChunk) }
         case .file(let region):
             if let contents = region.file as? FileContents {
-                // A small file: one send of head and bytes costs less than a send of the head
-                // (MSG_MORE) plus a sendfile, whose pipe machinery is a fixed cost per call.
-                segments.append(.bytes(response.head + contents.bytes(of: region), offset: 0))
+                // A small file: this costs less than a sendfile, whose pipe machinery is a
+                // fixed cost per call.
+                append(contents.bytes(of: region))
             } else {
-                segments.append(.bytes(response.head, offset: 0))
                 segments.append(.file(region, sent: 0))
             }
         case .stream(let stream):
-            segments.append(.bytes(response.head, offset: 0))
             source = stream
         }
     }
 
+    private static let lastChunk = Array("0\r\n\r\n".utf8)[...]
+
+    private mutating func append(_ bytes: ArraySlice<UInt8>) {
+        if !bytes.isEmpty { segments.append(.bytes(bytes)) }
+    }
+
     /// Queues raw bytes ahead of anything else (100 Continue).
     mutating func startInterim(_ bytes: [UInt8]) {
-        segments = [.bytes(bytes, offset: 0)]
+        segments = [.bytes(bytes[...])]
         headBytesLeft = bytes.count
     }
 
@@ -70,22 +76,19 @@ struct OutboundWriter {
                 continue
             }
             switch segments[0] {
-            case .bytes(let bytes, let offset):
-                let more = !(segments.count == 1 && source == nil)
+            case .bytes(let bytes):
+                // Two pieces of memory in a row (a head and its body) go in one call.
+                var following: ArraySlice<UInt8>?
+                if segments.count > 1, case .bytes(let next) = segments[1] { following = next }
+                let more = !(segments.count == (following == nil ? 1 : 2) && source == nil)
                 let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
-                let result = try nonBlockingSyscall("send") {
-                    bytes.withUnsafeBytes { raw in send(fd, raw.baseAddress! + offset, raw.count - offset, flags) }
-                }
+                let result = try nonBlockingSyscall("sendmsg") { Self.send(bytes, then: following, to: fd, flags: flags) }
                 guard case .done(let count) = result else { return .wouldBlock }
                 written += count
                 let headPart = min(count, headBytesLeft)
                 headBytesLeft -= headPart
                 bodyBytesSent += UInt64(count - headPart)
-                if offset + count == bytes.count {
-                    segments.removeFirst()
-                } else {
-                    segments[0] = .bytes(bytes, offset: offset + count)
-                }
+                dropSent(count)
             case .file(let region, let sent):
                 var offset = off_t(region.offset + sent)
                 let wanted = Int(min(region.length - sent, UInt64(budget - written)))
@@ -111,6 +114,43 @@ struct OutboundWriter {
         return .yielded
     }
 
+    /// send(2), or sendmsg(2) with two pieces; returns what the kernel took.
+    private static func send(_ first: ArraySlice<UInt8>, then second: ArraySlice<UInt8>?, to fd: Int32, flags: Int32) -> Int {
+        first.withUnsafeBytes { head in
+            guard let second else { return Glibc.send(fd, head.baseAddress, head.count, flags) }
+            return second.withUnsafeBytes { body in
+                var pieces = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
+                              iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
+                return withUnsafeMutableBytes(of: &pieces) { vector in
+                    var message = msghdr()
+                    message.msg_iov = vector.baseAddress!.assumingMemoryBound(to: iovec.self)
+                    message.msg_iovlen = 2
+                    return sendmsg(fd, &message, flags)
+                }
+            }
+        }
+    }
+
+    /// Drops `count` sent bytes from the front of the leading byte segments.
+    private mutating func dropSent(_ count: Int) {
+        var left = count
+        while left > 0 || segments.first.map(Self.isEmptyBytes) == true {
+            guard case .bytes(let bytes) = segments[0] else { preconditionFailure("sent more than the byte segments held") }
+            if left >= bytes.count {
+                segments.removeFirst()
+                left -= bytes.count
+            } else {
+                segments[0] = .bytes(bytes.dropFirst(left))
+                left = 0
+            }
+        }
+    }
+
+    private static func isEmptyBytes(_ segment: Segment) -> Bool {
+        if case .bytes(let bytes) = segment { return bytes.isEmpty }
+        return false
+    }
+
     /// Refills `segments` from the stream; false when the response is complete.
     private mutating func pullFromSource() throws(SystemError) -> Bool {
         guard let stream = source else { return false }
@@ -124,19 +164,18 @@ struct OutboundWriter {
         switch chunk {
         case nil:
             source = nil
-            if chunked { segments.append(.bytes(Array("0\r\n\r\n".utf8), offset: 0)) }
+            if chunked { append(Self.lastChunk) }
         case .bytes(let bytes):
-            if !bytes.isEmpty { segments.append(.bytes(chunked ? Self.chunk(bytes) : bytes, offset: 0)) }
+            append(chunked ? Self.chunk(bytes)[...] : bytes[...])
         case .file(let region):
             guard region.length > 0 else { break }
             if let contents = region.file as? FileContents {
-                let bytes = Array(contents.bytes(of: region))
-                segments.append(.bytes(chunked ? Self.chunk(bytes) : bytes, offset: 0))
+                append(chunked ? Self.chunk(Array(contents.bytes(of: region)))[...] : contents.bytes(of: region))
                 break
             }
-            if chunked { segments.append(.bytes(Array("\(String(region.length, radix: 16))\r\n".utf8), offset: 0)) }
+            if chunked { append(Array("\(String(region.length, radix: 16))\r\n".utf8)[...]) }
             segments.append(.file(region, sent: 0))
-            if chunked { segments.append(.bytes(Array("\r\n".utf8), offset: 0)) }
+            if chunked { append(Array("\r\n".utf8)[...]) }
         }
         return true
     }

@@ -50,7 +50,7 @@ public final class PosixStorage: Storage {
         let parent = try openDirectory(path.parent, creating: false)
         // fstatat first: it refuses a symlink, a directory or a FIFO without opening it, and
         // it is all a small file sent before costs.
-        let found = try status(of: name, in: parent)
+        let found = try checkedStatus(of: name, in: parent)
         if found.isDirectory { throw .isADirectory }
         guard found.isRegularFile, let metadata = found.fileMetadata(name: name) else { throw .notAllowed }
         if let contents = smallFiles.contents(for: found) {
@@ -170,6 +170,11 @@ public final class PosixStorage: Storage {
     /// fstatat(2) without following a symlink, for client-reachable names only.
     func status(of name: String, in directory: FileDescriptor) throws(StorageError) -> stat {
         guard StorageNames.isClientName(name) else { throw .notAllowed }
+        return try checkedStatus(of: name, in: directory)
+    }
+
+    /// `status(of:in:)` for a name already found to be a client name.
+    private func checkedStatus(of name: String, in directory: FileDescriptor) throws(StorageError) -> stat {
         var result = stat()
         try storageCall("fstatat") { fstatat(directory.descriptor, name, &result, AT_SYMLINK_NOFOLLOW) }
         return result

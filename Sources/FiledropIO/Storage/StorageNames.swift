@@ -1,7 +1,7 @@
 /// The names `PosixStorage` gives and refuses inside the save directory.
 enum StorageNames {
     /// Everything the storage keeps for itself starts with this; never listed or served.
-    static let reservedPrefix = ".filedrop"
+    static let reservedPrefix = String(describing: reservedPrefixBytes)
     /// Upload temporaries that have a name (the O_TMPFILE fallback and atomic replacement).
     /// A crash can leave them behind; `removeStaleTemporaries()` deletes them at start.
     static let temporaryPrefix = ".filedrop-tmp-"
@@ -22,10 +22,24 @@ enum StorageNames {
         name.utf8.starts(with: temporaryPrefix.utf8)
     }
 
-    /// A plain component that is not one of ours: the only names clients may reach.
+    /// A plain component that is not one of ours: the only names clients may reach. The same
+    /// answer as `isPlainComponent(name) && !isReserved(name)` in one pass over the bytes: it
+    /// runs for every component of every download.
     static func isClientName(_ name: String) -> Bool {
-        isPlainComponent(name) && !isReserved(name)
+        var name = name
+        return name.withUTF8 { bytes in
+            guard let first = bytes.first else { return false }
+            if first == UInt8(ascii: ".") {
+                if bytes.count == 1 || (bytes.count == 2 && bytes[1] == UInt8(ascii: ".")) { return false }
+                if bytes.starts(with: UnsafeBufferPointer(start: reservedPrefixBytes.utf8Start, count: reservedPrefixBytes.utf8CodeUnitCount)) {
+                    return false
+                }
+            }
+            return !bytes.contains { $0 == UInt8(ascii: "/") || $0 == 0 }
+        }
     }
+
+    private static let reservedPrefixBytes: StaticString = ".filedrop"
 
     /// `.filedrop-tmp-` and 16 random hex digits.
     static func randomTemporaryName() -> String {
