@@ -17,6 +17,9 @@ struct ResponseCompression {
         clientAcceptsGzip = (head.method == .get || head.method == .head) && AcceptEncoding.allowsGzip(head.headers["accept-encoding"])
     }
 
+    /// Whether any response to this request may go gzip-encoded.
+    var isPossible: Bool { compressor != nil && clientAcceptsGzip }
+
     /// The encoding for a file response of `contentType` and `size`; `cacheKey` (web root
     /// files only) lets the gzip bytes be kept in memory.
     func fileEncoding(contentType: String, size: UInt64, cacheKey: String?, head: RequestHead) -> FileEncoding {
