@@ -29,6 +29,16 @@ import Testing
         #expect(cache.values(for: Self.file, forceDownload: false) === first)
     }
 
+    @Test func namesCompareByBytes() {
+        let cache = FileHeaderCache()
+        var composed = Self.file
+        composed.name = "caf\u{E9}.txt"
+        var decomposed = Self.file
+        decomposed.name = "cafe\u{301}.txt"
+        #expect(cache.values(for: composed, forceDownload: false).contentDisposition.hasSuffix("caf%C3%A9.txt"))
+        #expect(cache.values(for: decomposed, forceDownload: false).contentDisposition.hasSuffix("cafe%CC%81.txt"))
+    }
+
     @Test(arguments: 0..<5)
     func anyChangeOfTheFileBuildsFreshValues(_ change: Int) {
         let cache = FileHeaderCache()

@@ -28,10 +28,26 @@ final class FileHeaderValues: Sendable {
         validators = FileValidators(metadata)
     }
 
-    /// True while `metadata` still describes the version these values were built for.
+    /// True while `metadata` still describes the version these values were built for. Names
+    /// compare by bytes, not by `==`: two hard links named `é` composed and decomposed are
+    /// equal Strings but need different `filename*` bytes.
     func describe(_ metadata: FileMetadata, forceDownload: Bool) -> Bool {
         inode == metadata.inode && size == metadata.size && modified == metadata.modified
-            && self.forceDownload == forceDownload && name == metadata.name
+            && self.forceDownload == forceDownload && Self.sameBytes(name, metadata.name)
+    }
+
+    /// `a.utf8.elementsEqual(b.utf8)` on contiguous bytes: iterating two UTF8Views costs
+    /// more than the rest of a cache hit together.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let answer = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right in
+                guard left.count == right.count else { return false }
+                for i in 0..<left.count where left[i] != right[i] { return false }
+                return true
+            }
+        }
+        if let answer, let equal = answer { return equal }
+        return a.utf8.elementsEqual(b.utf8)
     }
 }
 

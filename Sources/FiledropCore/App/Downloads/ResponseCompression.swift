@@ -12,9 +12,12 @@ struct ResponseCompression {
     let compressor: (any ContentCompressor)?
     let clientAcceptsGzip: Bool
 
+    /// Keeps `compressor` only when the client accepts gzip: most requests (curl, wget, a
+    /// benchmark) then carry no copy of it.
     init(compressor: (any ContentCompressor)?, head: RequestHead) {
-        self.compressor = compressor
-        clientAcceptsGzip = (head.method == .get || head.method == .head) && AcceptEncoding.allowsGzip(head.headers["accept-encoding"])
+        clientAcceptsGzip = compressor != nil && (head.method == .get || head.method == .head)
+            && AcceptEncoding.allowsGzip(head.headers["accept-encoding"])
+        self.compressor = clientAcceptsGzip ? compressor : nil
     }
 
     /// Whether any response to this request may go gzip-encoded.
