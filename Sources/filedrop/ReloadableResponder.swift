@@ -12,6 +12,10 @@ final class ReloadableResponder: HTTPResponder {
         init(_ app: FiledropApp) {
             self.app = app
         }
+
+        func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+            app.route(head, context: context)
+        }
     }
 
     private let current: Mutex<Box>
@@ -25,7 +29,8 @@ final class ReloadableResponder: HTTPResponder {
         set { current.withLock { $0 = Box(newValue) } }
     }
 
+    /// Through the box's `let`: reading `app` out first would copy the struct (a retain per field).
     func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
-        current.withLock { $0 }.app.route(head, context: context)
+        current.withLock { $0 }.route(head, context: context)
     }
 }

@@ -32,12 +32,15 @@ public enum FileResponse {
         }
     }
 
+    /// `validators` are the file's own (`FileValidators(file.metadata)`) when nil; a caller
+    /// that keeps them per file version passes them in.
     public static func make(
         _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String, extraHeaders: consuming HTTPHeaders = HTTPHeaders(),
-        encoding: FileEncoding = .identity
+        encoding: FileEncoding = .identity, validators: FileValidators? = nil
     ) -> Response {
         let metadata = file.metadata
-        var etag = etag(for: metadata)
+        let validators = validators ?? FileValidators(metadata)
+        var etag = validators.etag
         // Taken over, not copied: the adds below then need no copy of the caller's fields.
         var headers = consume extraHeaders
         headers.reserveCapacity(headers.count + 6)
@@ -45,17 +48,19 @@ public enum FileResponse {
             etag = ResponseCompression.gzipETag(etag)
             headers.addVary("Accept-Encoding")
         }
-        let modifiedSeconds = metadata.modified / 1_000_000_000
+        let modifiedSeconds = validators.modifiedSeconds
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "ETag", value: etag)
-        headers.add(name: "Last-Modified", value: HTTPDate.format(modifiedSeconds))
+        headers.add(name: "Last-Modified", value: validators.lastModified)
         headers.add(name: "Cache-Control", value: cacheControl)
         headers.add(name: "Accept-Ranges", value: "bytes")
-        if !preconditionsHold(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
-            return Response(status: .preconditionFailed, headers: headers)
-        }
-        if isNotModified(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
-            return Response(status: .notModified, headers: headers)
+        if head.mayHaveConditionalOrRange {
+            if !preconditionsHold(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
+                return Response(status: .preconditionFailed, headers: headers)
+            }
+            if isNotModified(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
+                return Response(status: .notModified, headers: headers)
+            }
         }
         let region = FileRegion(file: file.handle, offset: 0, length: metadata.size)
         switch encoding {
@@ -101,5 +106,21 @@ public enum FileResponse {
             return modifiedSeconds <= sinceSeconds
         }
         return false
+    }
+}
+
+/// The validators of one version of a file (RFC 9110 §8.8): a strong ETag and Last-Modified,
+/// which change whenever the bytes can have changed.
+public struct FileValidators: Sendable {
+    public let etag: String
+    /// IMF-fixdate of `modifiedSeconds`.
+    public let lastModified: String
+    /// The modification time in whole seconds, as Last-Modified and the date conditionals see it.
+    public let modifiedSeconds: Int64
+
+    public init(_ metadata: FileMetadata) {
+        etag = FileResponse.etag(for: metadata)
+        modifiedSeconds = metadata.modified / 1_000_000_000
+        lastModified = HTTPDate.format(modifiedSeconds)
     }
 }

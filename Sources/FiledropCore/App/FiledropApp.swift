@@ -22,6 +22,8 @@ public struct FiledropApp: HTTPResponder {
     /// Unfinished resumable uploads; nil switches tus off.
     public let tusUploads: TusUploads?
     public let access: AccessControl
+    /// Per file version, so repeated downloads of one file reuse its header values.
+    let downloadHeaders = FileHeaderCache()
 
     /// `access` defaults to the configuration's rules with no password verifier (so anything
     /// that needs the password is refused) and no names besides `localhost` and `allowed-hosts`.
@@ -44,7 +46,8 @@ public struct FiledropApp: HTTPResponder {
         let compression = ResponseCompression(compressor: compressor, head: head)
         do {
             let decision = try dispatch(head, context: context, compression: compression)
-            guard case .respond(let response) = decision else { return decision }
+            // Taken apart and rebuilt only when gzip could apply: a file body never changes here.
+            guard compression.isPossible, case .respond(let response) = decision, case .bytes = response.body else { return decision }
             return .respond(compression.apply(to: response))
         } catch {
             return .respond(.error(error, format: ResponseFormat(head: head)))
@@ -60,15 +63,16 @@ public struct FiledropApp: HTTPResponder {
     }
 
     private func routeRequest(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
-        if let tus = tusRoute(head, context: context) {
+        let path = head.path
+        let filesSubpath = Self.filesSubpath(of: path)
+        if !Self.namesStoredFile(filesSubpath), let tus = tusRoute(head, context: context) {
             return tus
         }
-        let path = head.path
+        if let filesSubpath {
+            return try files(head, subpath: filesSubpath, context: context, compression: compression)
+        }
         if path == "/files" {
             return .respond(redirect(to: "/files/"))
-        }
-        if path.hasASCIIPrefix("/files/") {
-            return try files(head, subpath: path.dropFirst("/files/".count), context: context, compression: compression)
         }
         switch path {
         case "/upload.html", "/upload":
@@ -86,6 +90,20 @@ public struct FiledropApp: HTTPResponder {
         }
     }
 
+    /// What follows `/files/`, nil for any other path. Cut by bytes (this runs for every
+    /// request); the `/` is a whole character, so this is `dropFirst("/files/".count)`.
+    private static func filesSubpath(of path: Substring) -> Substring? {
+        guard path.hasASCIIPrefix("/files/") else { return nil }
+        return path[path.utf8.index(path.startIndex, offsetBy: "/files/".utf8.count)...]
+    }
+
+    /// True for `/files/` followed by a name that does not start with `.`: no tus target
+    /// (`/files`, `/files/`, `/files/.tus/...`), so downloads skip `TusHandler.target`.
+    private static func namesStoredFile(_ filesSubpath: Substring?) -> Bool {
+        guard let first = filesSubpath?.utf8.first else { return false }
+        return first < 0x80 && first != UInt8(ascii: ".")
+    }
+
     private func tusRoute(_ head: RequestHead, context: RequestContext) -> RouteDecision? {
         guard let tusUploads, let target = TusHandler.target(of: head) else { return nil }
         let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
@@ -98,7 +116,7 @@ public struct FiledropApp: HTTPResponder {
     private func files(_ head: RequestHead, subpath: Substring, context: RequestContext,
                        compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         let isDirectoryURL = subpath.isEmpty || subpath.utf8.last == UInt8(ascii: "/")
-        let path = try storagePath(fromURL: subpath)
+        let path = try store.names.storagePath(fromURLPath: subpath)
         let query = QueryParameters(head.query)
         switch head.method {
         case .get, .head:
@@ -132,7 +150,8 @@ public struct FiledropApp: HTTPResponder {
         if !isDirectoryURL && !path.isRoot {
             do {
                 let file = try store.storage.open(path)
-                return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression)
+                return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression,
+                                             cache: downloadHeaders)
             } catch .isADirectory {
                 return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
             } catch {
@@ -218,39 +237,6 @@ public struct FiledropApp: HTTPResponder {
     }
 
     // MARK: - Helpers
-
-    /// `/files/a%20b/c` -> a checked StoragePath; each component percent-decoded separately
-    /// so `%2F` can never smuggle a separator in.
-    private func storagePath(fromURL subpath: Substring) throws(HTTPError) -> StoragePath {
-        var decoded: [String] = []
-        for component in Self.pathComponents(subpath) {
-            guard let text = percentDecoded(component) else {
-                throw .badRequest("The path is not valid percent-encoded UTF-8.")
-            }
-            decoded.append(text)
-        }
-        return try store.names.storagePath(fromComponents: decoded)
-    }
-
-    /// The non-empty parts between `/`s. An ASCII path (the usual, percent-encoded one) is cut
-    /// on its bytes; any other by characters, as `split` does (a combining mark after `/`
-    /// makes that `/` part of a character, not a separator).
-    private static func pathComponents(_ subpath: Substring) -> [Substring] {
-        let bytes = subpath.utf8
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { return subpath.split(separator: "/", omittingEmptySubsequences: true) }
-        var components: [Substring] = []
-        var start = bytes.startIndex
-        var index = start
-        while index < bytes.endIndex {
-            if bytes[index] == UInt8(ascii: "/") {
-                if start < index { components.append(subpath[start..<index]) }
-                start = bytes.index(after: index)
-            }
-            index = bytes.index(after: index)
-        }
-        if start < bytes.endIndex { components.append(subpath[start...]) }
-        return components
-    }
 
     private func require(_ method: HTTPMethod, in allowed: [HTTPMethod]) throws(HTTPError) {
         guard allowed.contains(method) else {

@@ -5,20 +5,20 @@ enum FileDownload {
     /// Even a file shown inline can do nothing: no script, no plugins, no forms.
     static let sandboxPolicy = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'"
 
-    static func response(_ file: OpenedFile, head: RequestHead, forceDownload: Bool, compression: ResponseCompression) -> Response {
-        let name = file.metadata.name
-        let type = MediaTypes.type(forFileName: name)
-        let attachment = forceDownload || MediaTypes.isActiveContent(type)
+    /// `cache` keeps the header values of each file version (`FileHeaderCache`).
+    static func response(_ file: OpenedFile, head: RequestHead, forceDownload: Bool, compression: ResponseCompression,
+                         cache: FileHeaderCache) -> Response {
+        let values = cache.values(for: file.metadata, forceDownload: forceDownload)
+        let type = values.contentType
         var headers = HTTPHeaders()
         headers.reserveCapacity(8)
-        headers.add(name: "Content-Disposition", value: contentDispositionValue(filename: name, disposition: attachment ? .attachment : .inline))
+        headers.add(name: "Content-Disposition", value: values.contentDisposition)
         headers.add(name: "Content-Security-Policy", value: sandboxPolicy)
         let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size, cacheKey: nil, head: head)
         var response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache",
-                                         extraHeaders: consume headers, encoding: encoding)
-        guard response.status == .ok, case .file(let whole) = response.body else { return response }
-        guard ifRangeHolds(head.headers["if-range"], etag: FileResponse.etag(for: file.metadata),
-                           modified: file.metadata.modified / 1_000_000_000) else {
+                                         extraHeaders: consume headers, encoding: encoding, validators: values.validators)
+        guard response.status == .ok, head.mayHaveConditionalOrRange, case .file(let whole) = response.body else { return response }
+        guard ifRangeHolds(head.headers["if-range"], etag: values.validators.etag, modified: values.validators.modifiedSeconds) else {
             return response
         }
         switch ByteRangeRequest(header: head.headers["range"], size: whole.length) {

@@ -12,10 +12,16 @@ struct ResponseCompression {
     let compressor: (any ContentCompressor)?
     let clientAcceptsGzip: Bool
 
+    /// Keeps `compressor` only when the client accepts gzip: most requests (curl, wget, a
+    /// benchmark) then carry no copy of it.
     init(compressor: (any ContentCompressor)?, head: RequestHead) {
-        self.compressor = compressor
-        clientAcceptsGzip = (head.method == .get || head.method == .head) && AcceptEncoding.allowsGzip(head.headers["accept-encoding"])
+        clientAcceptsGzip = compressor != nil && (head.method == .get || head.method == .head)
+            && AcceptEncoding.allowsGzip(head.headers["accept-encoding"])
+        self.compressor = clientAcceptsGzip ? compressor : nil
     }
+
+    /// Whether any response to this request may go gzip-encoded.
+    var isPossible: Bool { compressor != nil && clientAcceptsGzip }
 
     /// The encoding for a file response of `contentType` and `size`; `cacheKey` (web root
     /// files only) lets the gzip bytes be kept in memory.

@@ -1,0 +1,77 @@
+import Synchronization
+
+/// The header values of a download that depend on the file alone: Content-Type,
+/// Content-Disposition, ETag and Last-Modified. Built once per version of a file (about
+/// five heap Strings and a table lookup), then shared by every download of that version.
+final class FileHeaderValues: Sendable {
+    let name: String
+    let inode: UInt64
+    let size: UInt64
+    let modified: Int64
+    let forceDownload: Bool
+
+    let contentType: String
+    let contentDisposition: String
+    let validators: FileValidators
+
+    /// Everything from `metadata`: the values are a function of the fields kept above, which
+    /// is what lets `FileHeaderCache` hand them out again.
+    init(_ metadata: FileMetadata, forceDownload: Bool) {
+        name = metadata.name
+        inode = metadata.inode
+        size = metadata.size
+        modified = metadata.modified
+        self.forceDownload = forceDownload
+        contentType = MediaTypes.type(forFileName: metadata.name)
+        let attachment = forceDownload || MediaTypes.isActiveContent(contentType)
+        contentDisposition = contentDispositionValue(filename: metadata.name, disposition: attachment ? .attachment : .inline)
+        validators = FileValidators(metadata)
+    }
+
+    /// True while `metadata` still describes the version these values were built for. Names
+    /// compare by bytes, not by `==`: two hard links named `é` composed and decomposed are
+    /// equal Strings but need different `filename*` bytes.
+    func describe(_ metadata: FileMetadata, forceDownload: Bool) -> Bool {
+        inode == metadata.inode && size == metadata.size && modified == metadata.modified
+            && self.forceDownload == forceDownload && Self.sameBytes(name, metadata.name)
+    }
+
+    /// `a.utf8.elementsEqual(b.utf8)` on contiguous bytes: iterating two UTF8Views costs
+    /// more than the rest of a cache hit together.
+    private static func sameBytes(_ a: String, _ b: String) -> Bool {
+        let answer = a.utf8.withContiguousStorageIfAvailable { left in
+            b.utf8.withContiguousStorageIfAvailable { right in
+                guard left.count == right.count else { return false }
+                for i in 0..<left.count where left[i] != right[i] { return false }
+                return true
+            }
+        }
+        if let answer, let equal = answer { return equal }
+        return a.utf8.elementsEqual(b.utf8)
+    }
+}
+
+/// `FileHeaderValues` of recently downloaded files, one slot per inode modulo the slot count:
+/// a file fetched again and again (a page's images, a script polling) costs a lookup instead
+/// of rebuilding the same Strings. An entry is used only while the file's name, inode, size
+/// and modification time all still match the fresh metadata of the opened file, so it never
+/// describes another version; a miss just builds the values and takes the slot.
+final class FileHeaderCache: Sendable {
+    static let slotCount = 64
+
+    private let slots = Mutex<[FileHeaderValues?]>(Array(repeating: nil, count: FileHeaderCache.slotCount))
+
+    init() {}
+
+    /// The values for the file `metadata` describes, from the cache when it has them.
+    func values(for metadata: FileMetadata, forceDownload: Bool) -> FileHeaderValues {
+        let slot = Int(metadata.inode % UInt64(Self.slotCount))
+        if let cached = slots.withLock({ $0[slot] }), cached.describe(metadata, forceDownload: forceDownload) {
+            return cached
+        }
+        // Built outside the lock; two threads missing at once both build, and one value stays.
+        let fresh = FileHeaderValues(metadata, forceDownload: forceDownload)
+        slots.withLock { $0[slot] = fresh }
+        return fresh
+    }
+}
