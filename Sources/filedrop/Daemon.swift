@@ -253,7 +253,8 @@ final class Daemon {
         server.connection.bodyTimeout = nanoseconds(configuration.bodyTimeout)
         server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
         server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
-        server.connection.accessLog = configuration.accessLog
+        // Access-log lines are info: below that level they would be built only to be dropped.
+        server.connection.accessLog = configuration.accessLog && configuration.logLevel <= .info
         return server
     }
 }

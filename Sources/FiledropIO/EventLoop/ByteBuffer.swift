@@ -1,5 +1,6 @@
 /// A connection's inbound bytes: one contiguous array with read and write indices, grown
 /// only up to a cap and released when empty, so idle connections hold no buffer at all.
+/// Space past `writerIndex` is never read, so it is left uninitialized rather than zeroed.
 struct ByteBuffer {
     private var storage: [UInt8] = []
     private(set) var readerIndex = 0
@@ -23,7 +24,14 @@ struct ByteBuffer {
         }
         if storage.count - writerIndex < minimum && storage.count < limit {
             let wanted = min(limit, max(storage.count * 2, writerIndex + minimum))
-            storage.append(contentsOf: repeatElement(0, count: wanted - storage.count))
+            let kept = writerIndex
+            storage = [UInt8](unsafeUninitializedCapacity: wanted) { buffer, count in
+                storage.withUnsafeBufferPointer { old in
+                    _ = buffer.initialize(fromContentsOf: UnsafeBufferPointer(rebasing: old[..<kept]))
+                }
+                // UInt8 needs no initialization; the bytes past `kept` are written before read.
+                count = wanted
+            }
         }
         return storage.count - writerIndex
     }

@@ -109,7 +109,6 @@ final class Connection: EventHandler {
             // A short read drained the socket; epoll (level-triggered) reports the next bytes.
             if count < free { break }
         }
-        if phase == .reading && machine.isIdle { inbound.releaseIfEmpty() }
         updateReceiveLowWatermark()
     }
 
@@ -216,6 +215,9 @@ final class Connection: EventHandler {
         // Every tick, wake for any queued byte: a client that slows down mid-body is then read
         // (and its progress seen by the body timeout) within a tick, not after a whole block.
         setReceiveLowWatermark(1)
+        // A connection between requests gives its buffer back, but only here: freeing it after
+        // every request made a busy keep-alive client allocate and free it each time.
+        if phase == .reading && machine.isIdle { inbound.releaseIfEmpty() }
         guard phase != .closed, let action = machine.checkTimeouts(now: now, wallClock: Clock.wallClockSeconds()) else { return }
         carryOut(action, loop: loop)
     }

@@ -30,7 +30,7 @@ struct OutboundWriter {
     var isIdle: Bool { segments.isEmpty && source == nil }
 
     mutating func start(_ response: ConnectionStateMachine.OutboundResponse) {
-        segments.removeAll()
+        segments.removeAll(keepingCapacity: true)
         bodyBytesSent = 0
         chunked = response.framing == .chunked
         headBytesLeft = response.head.count
