@@ -4,13 +4,18 @@ import Glibc
 
 /// Drives one accepted socket: reads into a bounded buffer, hands bytes to the core
 /// `ConnectionStateMachine` and carries out what it answers. All on the owning loop's thread.
+///
+/// The four properties every request goes through many times are `@exclusivity(unchecked)`:
+/// only this class touches them, on one thread, and never two overlapping accesses to the same
+/// one (a closure given to `inbound` works on `machine`, not on `inbound`). The runtime's
+/// checks of that cost about 25 calls and 1.5k instructions per small request.
 final class Connection: EventHandler {
     let descriptor: Int32
     private let peer: String
-    private var machine: ConnectionStateMachine
-    private var inbound = ByteBuffer()
-    private var writer = OutboundWriter()
-    private var phase: Phase = .reading
+    @exclusivity(unchecked) private var machine: ConnectionStateMachine
+    @exclusivity(unchecked) private var inbound = ByteBuffer()
+    @exclusivity(unchecked) private var writer = OutboundWriter()
+    @exclusivity(unchecked) private var phase: Phase = .reading
     private let limits: HTTPLimits
     private let log: any LogSink
     /// Whether finished requests are logged (`access-log`).
