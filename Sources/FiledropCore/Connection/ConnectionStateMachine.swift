@@ -267,7 +267,7 @@ public struct ConnectionStateMachine {
             return fail(error, now: now, wallClock: wallClock)
         }
         // RFC 9110 §10.1.1: the only expectation defined is 100-continue.
-        if head.headers.contains("expect") && !(head.expectsContinue && head.headers.values(for: "expect").count == 1) {
+        if head.headers.contains(.expect) && !(head.expectsContinue && head.headers.values(for: .expect).count == 1) {
             return fail(.expectationFailed, now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
         }
         let keepAlive = head.wantsKeepAlive && !closeAfterResponse && !shuttingDown

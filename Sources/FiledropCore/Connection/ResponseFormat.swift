@@ -19,7 +19,7 @@ public enum ResponseFormat: Sendable, Equatable {
     }
 
     public init(head: RequestHead) {
-        self.init(accept: head.headers["accept"], query: head.query)
+        self.init(accept: head.headers[.accept], query: head.query)
     }
 }
 

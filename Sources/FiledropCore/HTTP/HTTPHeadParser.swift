@@ -138,12 +138,12 @@ public struct HTTPHeadParser: Sendable {
             }
             guard headers.count < limits.maxHeaderCount else { throw .tooManyHeaders }
             let field = try HTTPFieldLine.parse(line)
-            if field.name.equalsIgnoringASCIICase("host") {
+            if field.key == HTTPFieldName.host.key {
                 // RFC 9112 §3.2: more than one Host field is answered with 400.
                 guard !sawHost else { throw .malformedHeader("more than one Host field") }
                 sawHost = true
             }
-            headers.add(name: field.name, value: field.value)
+            headers.add(name: field.name, value: field.value, key: field.key)
             return nil
         }
     }

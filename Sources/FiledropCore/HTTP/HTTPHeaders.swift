@@ -1,18 +1,36 @@
 /// An ordered list of header fields. Names compare case-insensitively (RFC 9110 §5.1);
 /// order and duplicates are kept because framing rules depend on them.
+///
+/// Each field keeps its name's lookup key (`HTTPFieldName.Key`), made once when the field is
+/// added: a request is looked up a dozen times and a response's fields are checked by the
+/// serializer, so comparing keys instead of Strings is what keeps lookups cheap.
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Field = (name: String, value: String)
 
-    private var fields: [Field] = []
+    /// A field with its name's lookup key.
+    struct Entry: Sendable {
+        var name: String
+        var value: String
+        var key: HTTPFieldName.Key
+
+        /// Compares keys; only names longer than a key holds are compared in full.
+        @inline(__always)
+        func hasName(_ wanted: HTTPFieldName) -> Bool {
+            key == wanted.key && (key.isExact || name.equalsIgnoringASCIICase(wanted.text))
+        }
+    }
+
+    /// The fields in order; the response serializer reads them with their keys.
+    private(set) var fields: [Entry] = []
 
     public init() {}
 
     public init(_ fields: [Field]) {
-        self.fields = fields
+        self.fields = fields.map { Entry(name: $0.name, value: $0.value, key: HTTPFieldName.Key($0.name)) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.fields = elements.map { (name: $0.0, value: $0.1) }
+        self.fields = elements.map { Entry(name: $0.0, value: $0.1, key: HTTPFieldName.Key($0.0)) }
     }
 
     public var count: Int { fields.count }
@@ -24,7 +42,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func add(name: String, value: String) {
-        fields.append((name: name, value: value))
+        fields.append(Entry(name: name, value: value, key: HTTPFieldName.Key(name)))
+    }
+
+    /// For the parser, which makes the key from the bytes it already holds.
+    mutating func add(name: String, value: String, key: HTTPFieldName.Key) {
+        fields.append(Entry(name: name, value: value, key: key))
     }
 
     /// Replaces every field called `name` with one field.
@@ -34,21 +57,37 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func remove(name: String) {
-        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        let wanted = HTTPFieldName(name)
+        fields.removeAll { $0.hasName(wanted) }
     }
 
     /// The first value of `name`, or nil.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+        self[HTTPFieldName(name)]
+    }
+
+    /// The first value of `name`, or nil.
+    public subscript(name: HTTPFieldName) -> String? {
+        for field in fields where field.hasName(name) { return field.value }
+        return nil
     }
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        values(for: HTTPFieldName(name))
+    }
+
+    /// Every value of `name`, in order.
+    public func values(for name: HTTPFieldName) -> [String] {
+        fields.filter { $0.hasName(name) }.map(\.value)
     }
 
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.equalsIgnoringASCIICase(name) }
+        contains(HTTPFieldName(name))
+    }
+
+    public func contains(_ name: HTTPFieldName) -> Bool {
+        fields.contains { $0.hasName(name) }
     }
 
     /// The comma-separated list elements of every `name` field, trimmed, lowercased
@@ -59,12 +98,53 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
     }
 
-    public func makeIterator() -> IndexingIterator<[Field]> {
-        fields.makeIterator()
+    /// Whether `token` (lowercase ASCII) is among `tokens(for: name)`, without building the
+    /// list: `Connection` and `Expect` are asked about on every request.
+    public func containsToken(_ token: StaticString, in name: HTTPFieldName) -> Bool {
+        let pattern = UnsafeRawBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
+        for field in fields where field.hasName(name) {
+            let found = field.value.utf8.withContiguousStorageIfAvailable {
+                Self.list(UnsafeRawBufferPointer($0), contains: pattern)
+            } ?? Array(field.value.utf8).withUnsafeBytes { Self.list($0, contains: pattern) }
+            if found { return true }
+        }
+        return false
+    }
+
+    public struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[Entry]>
+
+        public mutating func next() -> Field? {
+            base.next().map { (name: $0.name, value: $0.value) }
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        Iterator(base: fields.makeIterator())
     }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Whether the comma-separated `list` has an element equal to `token` (lowercase)
+    /// ignoring ASCII case, once optional white space around it is dropped (RFC 9110 §5.6.1).
+    private static func list(_ list: UnsafeRawBufferPointer, contains token: UnsafeRawBufferPointer) -> Bool {
+        var start = 0
+        while start <= list.count {
+            var end = start
+            while end < list.count && list[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start, last = end
+            while first < last && (list[first] == .space || list[first] == .tab) { first += 1 }
+            while last > first && (list[last - 1] == .space || list[last - 1] == .tab) { last -= 1 }
+            if last - first == token.count {
+                var index = 0
+                while index < token.count && lowerASCII(list[first + index]) == token[index] { index += 1 }
+                if index == token.count { return true }
+            }
+            start = end + 1
+        }
+        return false
     }
 }
 

@@ -17,9 +17,11 @@ public struct RequestHead: Sendable, Equatable {
         self.version = version
         self.headers = headers
         let pathAndQuery = Self.originForm(of: target)
-        if let mark = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            path = pathAndQuery[..<mark]
-            query = pathAndQuery[pathAndQuery.index(after: mark)...]
+        if let mark = Self.firstOffset(of: UInt8(ascii: "?"), in: pathAndQuery) {
+            let utf8 = pathAndQuery.utf8
+            let index = utf8.index(utf8.startIndex, offsetBy: mark)
+            path = pathAndQuery[..<index]
+            query = pathAndQuery[utf8.index(after: index)...]
         } else {
             path = pathAndQuery
             query = nil
@@ -29,7 +31,8 @@ public struct RequestHead: Sendable, Equatable {
     /// RFC 9112 §3.2.2: a server must accept absolute-form; reduce it to path + query.
     private static func originForm(of target: String) -> Substring {
         let whole = Substring(target)
-        guard !whole.hasPrefix("/"), let colon = whole.firstIndex(of: ":") else { return whole }
+        // Byte test first: origin-form is what every client but a proxy sends.
+        guard whole.utf8.first != UInt8(ascii: "/"), let colon = whole.firstIndex(of: ":") else { return whole }
         let afterScheme = whole[whole.index(after: colon)...]
         guard afterScheme.hasPrefix("//") else { return whole }
         let afterAuthority = afterScheme.dropFirst(2)
@@ -41,14 +44,21 @@ public struct RequestHead: Sendable, Equatable {
     /// RFC 9112 §9.3: HTTP/1.1 is persistent unless `Connection: close`;
     /// HTTP/1.0 only with `Connection: keep-alive`.
     public var wantsKeepAlive: Bool {
-        let connection = headers.tokens(for: "connection")
-        if connection.contains("close") { return false }
+        if headers.containsToken("close", in: .connection) { return false }
         if version == .http1_1 { return true }
-        return connection.contains("keep-alive")
+        return headers.containsToken("keep-alive", in: .connection)
     }
 
     /// RFC 9110 §10.1.1: `Expect: 100-continue` (case-insensitive).
     public var expectsContinue: Bool {
-        headers.tokens(for: "expect").contains("100-continue")
+        headers.containsToken("100-continue", in: .expect)
+    }
+
+    /// The offset of the first `byte` in the UTF-8 of `text`, read from its contiguous
+    /// storage (the generic `utf8.firstIndex(of:)` costs far more per byte).
+    private static func firstOffset(of byte: UInt8, in text: Substring) -> Int? {
+        let found = text.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: byte) }
+        if let found { return found }
+        return text.utf8.firstIndex(of: byte).map { text.utf8.distance(from: text.utf8.startIndex, to: $0) }
     }
 }
