@@ -31,61 +31,72 @@ public enum ResponseHeadSerializer {
         // concatenation (then array appends) showed up in profiles of small-file benchmarks.
         // One pass sizes the head and notes which security headers the handler set itself.
         var capacity = 64 + response.status.reason.utf8.count + date.utf8.count
-        // The fields are read with their lookup keys, so telling the framing and security
-        // headers apart costs a key comparison, not a String comparison.
-        let fields = response.headers.fields
-        var handlerSet: UInt8 = 0
-        for field in fields {
-            capacity += field.name.utf8.count + field.value.utf8.count + 4
-            handlerSet |= securityHeaderBit(field)
-        }
-        for (index, header) in securityHeaders.enumerated() where handlerSet & (1 << index) == 0 {
-            capacity += header.name.utf8CodeUnitCount + header.value.utf8CodeUnitCount + 4
-        }
-        capacity += 64  // Content-Length or Transfer-Encoding, and Connection
-        let head = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
-            var out = HeadWriter(buffer: buffer)
-            out.write("HTTP/1.1 " as StaticString)
-            out.writeDecimal(UInt64(response.status.code))
-            out.write(" " as StaticString)
-            out.write(response.status.reason)
-            out.write("\r\nDate: " as StaticString)
-            out.write(date)
-            out.write("\r\nServer: filedrop\r\n" as StaticString)
-            for field in fields where !isFramingHeader(field) {
-                out.field(field.name, field.value)
+        // The fields are read in place (no copy, no retain) with their lookup keys, so telling
+        // the framing and security headers apart costs a key comparison, not a String one.
+        let head = response.headers.fields.withUnsafeBufferPointer { fields in
+            let security = securityHeaders
+            var handlerSet: UInt8 = 0
+            for index in fields.indices {
+                capacity += fields[index].name.utf8.count + fields[index].value.utf8.count + 4
+                handlerSet |= securityHeaderBit(fields[index], among: security)
             }
-            for (index, header) in securityHeaders.enumerated() where handlerSet & (1 << index) == 0 {
-                out.field(header.name, header.value)
+            for index in security.indices where handlerSet & (1 << index) == 0 {
+                capacity += security[index].name.utf8CodeUnitCount + security[index].value.utf8CodeUnitCount + 4
             }
-            switch framing {
-            case .contentLength(let length):
-                out.write("Content-Length: " as StaticString)
-                out.writeDecimal(length)
+            capacity += 64  // Content-Length or Transfer-Encoding, and Connection
+            return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+                var out = HeadWriter(buffer: buffer)
+                out.write("HTTP/1.1 " as StaticString)
+                out.writeDecimal(UInt64(response.status.code))
+                out.write(" " as StaticString)
+                out.write(response.status.reason)
+                out.write("\r\nDate: " as StaticString)
+                out.write(date)
+                out.write("\r\nServer: filedrop\r\n" as StaticString)
+                for index in fields.indices where !isFramingHeader(fields[index]) {
+                    out.field(fields[index].name, fields[index].value)
+                }
+                for index in security.indices where handlerSet & (1 << index) == 0 {
+                    out.field(security[index].name, security[index].value)
+                }
+                switch framing {
+                case .contentLength(let length):
+                    out.write("Content-Length: " as StaticString)
+                    out.writeDecimal(length)
+                    out.write("\r\n" as StaticString)
+                case .chunked: out.field("Transfer-Encoding" as StaticString, "chunked")
+                case .none, .untilClose: break
+                }
+                if closes {
+                    out.field("Connection" as StaticString, "close")
+                } else if version == .http1_0 {
+                    out.field("Connection" as StaticString, "keep-alive")
+                }
                 out.write("\r\n" as StaticString)
-            case .chunked: out.field("Transfer-Encoding" as StaticString, "chunked")
-            case .none, .untilClose: break
+                count = out.count
             }
-            if closes {
-                out.field("Connection" as StaticString, "close")
-            } else if version == .http1_0 {
-                out.field("Connection" as StaticString, "keep-alive")
-            }
-            out.write("\r\n" as StaticString)
-            count = out.count
         }
         return (head, framing)
     }
 
     /// Content-Length, Transfer-Encoding and Connection are the serializer's own decision:
-    /// a handler's are dropped.
+    /// a handler's are dropped. The length is checked first so most names cost no comparison.
     private static func isFramingHeader(_ field: HTTPHeaders.Entry) -> Bool {
-        field.hasName(.connection) || field.hasName(.contentLength) || field.hasName(.transferEncoding)
+        switch field.key.length {
+        case 10: field.hasName(.connection)
+        case 14: field.hasName(.contentLength)
+        case 17: field.hasName(.transferEncoding)
+        default: false
+        }
     }
 
-    /// The bit (by position in `securityHeaders`) of the security header `field` is, or 0.
-    private static func securityHeaderBit(_ field: HTTPHeaders.Entry) -> UInt8 {
-        for (index, header) in securityHeaders.enumerated() where field.hasName(header.lookup) {
+    /// The bit (by position in `security`) of the security header `field` is, or 0.
+    private static func securityHeaderBit(
+        _ field: HTTPHeaders.Entry, among security: [(name: StaticString, value: StaticString, lookup: HTTPFieldName)]
+    ) -> UInt8 {
+        // Their names are 15, 22 and 23 bytes long: any other length is none of them.
+        guard field.key.length == 15 || field.key.length == 22 || field.key.length == 23 else { return 0 }
+        for index in security.indices where field.hasName(security[index].lookup) {
             return 1 << index
         }
         return 0
