@@ -120,6 +120,15 @@ import Testing
         #expect(parsedHead(head(line + "\r\nHost: a\r\n\r\n"))?.target == target)
     }
 
+    @Test(arguments: [
+        ("GET", HTTPMethod.get), ("PUT", .put), ("HEAD", .head), ("POST", .post), ("PATCH", .patch),
+        ("DELETE", .delete), ("OPTIONS", .options), ("get", .other("get")), ("GETS", .other("GETS")),
+        ("PU", .other("PU")), ("OPTIONs", .other("OPTIONs")),
+    ])
+    func methodsAreRecognizedCaseSensitively(token: String, method: HTTPMethod) {
+        #expect(parsedHead(head("\(token) / HTTP/1.1\r\nHost: a\r\n\r\n"))?.method == method)
+    }
+
     @Test func unknownMethodTokenIsKept() {
         #expect(parsedHead(head("PROPFIND / HTTP/1.1\r\nHost: a\r\n\r\n"))?.method == .other("PROPFIND"))
     }

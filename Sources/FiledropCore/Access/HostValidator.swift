@@ -24,6 +24,9 @@ public struct HostValidator: Sendable {
         if let absolute = Self.authority(ofAbsoluteTarget: head.target) {
             authority = absolute
         } else if let host = head.headers[.host] {
+            // The usual Host, an IPv4 address and port, is settled from its bytes alone.
+            let literal = host.utf8.withContiguousStorageIfAvailable { IPLiteral.isIPv4Authority(UnsafeRawBufferPointer($0)) }
+            if literal == true { return }
             // The parser already trimmed the value; heads built in code may not be.
             let edges = (host.utf8.first, host.utf8.last)
             let padded = edges.0 == 0x20 || edges.0 == 0x09 || edges.1 == 0x20 || edges.1 == 0x09

@@ -75,8 +75,15 @@ public struct HTTPHeadParser: Sendable {
             if stage == .fieldLines {
                 // Field lines are checked whole once complete; here only CR and LF matter.
                 index = ByteScan.firstIndex(below: .carriageReturn + 1, in: buffer, from: index, to: end)
-                guard index < end else { return nil }
+            } else {
+                // In the request line spaces matter too; the bytes skipped hold none, so all
+                // they can do is make the target too long. (Control bytes stop the skip and
+                // are refused by `RequestLineSyntax` once the line is complete.)
+                let stop = ByteScan.firstIndex(below: .space + 1, in: buffer, from: index, to: end)
+                if stop > index { try noteRequestLineRun(endingAt: stop - 1) }
+                index = stop
             }
+            guard index < end else { return nil }
             let byte = buffer[index]
             if byte == .carriageReturn {
                 guard index + 1 < end else { return nil }
@@ -102,6 +109,14 @@ public struct HTTPHeadParser: Sendable {
         if byte == .space {
             secondSpace = index
         } else if index - firstSpace > limits.maxURILength {
+            throw .uriTooLong
+        }
+    }
+
+    /// `noteRequestLineByte` for a run of bytes without a space that ends at `last`.
+    @inline(__always)
+    private func noteRequestLineRun(endingAt last: Int) throws(HTTPError) {
+        if let firstSpace, secondSpace == nil, last - firstSpace > limits.maxURILength {
             throw .uriTooLong
         }
     }
