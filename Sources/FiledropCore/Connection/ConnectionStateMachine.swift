@@ -40,11 +40,15 @@ public struct ConnectionStateMachine {
         public var bodyBytes: UInt64 = 0
     }
 
+    /// Kept small and trivial on purpose (the body in progress lives in `body`): the I/O
+    /// layer asks `isIdle` and friends several times per request, and a large enum is
+    /// copied whole for each such look.
     enum State {
         /// Between requests (or before the first): nothing buffered yet.
         case idle(since: UInt64)
         case readingHead(started: UInt64)
-        case readingBody(BodyInProgress)
+        /// The body's decoder and consumer are in `body`.
+        case readingBody
         case writing(after: AfterResponse, lastProgress: UInt64)
         /// The response is out and the write side shut: discard input until EOF or the deadline.
         case lingering(until: UInt64)
@@ -63,6 +67,8 @@ public struct ConnectionStateMachine {
     private let context: RequestContext
     private var parser: HTTPHeadParser
     private var state: State
+    /// The request body being read: set exactly while `state` is `.readingBody`.
+    private var body: BodyInProgress?
     private var shuttingDown = false
     /// The Date header of the current second: formatted once a second per connection, with
     /// no lock shared between event loops (a kept-alive client asks many times a second).
@@ -87,8 +93,7 @@ public struct ConnectionStateMachine {
 
     /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
     public var bodyBytesCertainToFollow: UInt64 {
-        if case .readingBody(let body) = state { return body.decoder.bytesCertainToFollow }
-        return 0
+        body?.decoder.bytesCertainToFollow ?? 0
     }
 
     public var isClosed: Bool {
@@ -121,7 +126,9 @@ public struct ConnectionStateMachine {
                 parser.reset()
                 return (length, begin(head, now: now, wallClock: wallClock))
             }
-        case .readingBody(var body):
+        case .readingBody:
+            // Taken out while decoding, so its buffers stay uniquely referenced.
+            guard var body = body.take() else { preconditionFailure("reading a body without one") }
             body.lastActivity = now
             var consumed = 0
             while true {
@@ -140,7 +147,7 @@ public struct ConnectionStateMachine {
                 switch step.event {
                 case .needMore:
                     if consumed < input.count && step.consumed > 0 { continue }
-                    state = .readingBody(body)
+                    self.body = body
                     return (consumed, .readMore)
                 case .end(let trailers):
                     let response = body.consumer.finish(trailers: trailers)
@@ -189,8 +196,8 @@ public struct ConnectionStateMachine {
     /// The peer closed its side (read returned 0).
     public mutating func inputEnded(now: UInt64, wallClock: Int64) -> Action {
         switch state {
-        case .readingBody(let body):
-            body.consumer.abort()
+        case .readingBody:
+            body.take()?.consumer.abort()
             state = .closed
             return .close
         case .writing:
@@ -204,7 +211,7 @@ public struct ConnectionStateMachine {
 
     /// The connection died under us (reset, write error): undo any upload in progress.
     public mutating func connectionFailed() {
-        if case .readingBody(let body) = state { body.consumer.abort() }
+        body.take()?.consumer.abort()
         state = .closed
     }
 
@@ -219,9 +226,9 @@ public struct ConnectionStateMachine {
             guard now >= started + configuration.headTimeout else { return nil }
             currentRequest = RequestInfo(method: .other("-"), target: "-", version: .http1_1, format: .text)
             return fail(.timeout, now: now, wallClock: wallClock)
-        case .readingBody(let body):
-            guard now >= body.lastActivity + configuration.bodyTimeout else { return nil }
-            body.consumer.abort()
+        case .readingBody:
+            guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout else { return nil }
+            body.take()?.consumer.abort()
             return fail(.timeout, now: now, wallClock: wallClock)
         case .writing(_, let lastProgress):
             guard now >= lastProgress + configuration.writeTimeout else { return nil }
@@ -285,7 +292,8 @@ public struct ConnectionStateMachine {
             if framing == .none || framing == .length(0) {
                 return send(consumer.finish(trailers: HTTPHeaders()), after: after, now: now, wallClock: wallClock)
             }
-            state = .readingBody(BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now))
+            body = BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now)
+            state = .readingBody
             // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
             if head.expectsContinue && head.version == .http1_1 {
                 return .sendInterim(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))

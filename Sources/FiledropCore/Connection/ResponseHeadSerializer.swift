@@ -22,6 +22,16 @@ public enum ResponseHeadSerializer {
         ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'", .contentSecurityPolicy),
     ]
 
+    /// `securityHeaders` as they go on the wire, for the usual response that sets none of
+    /// them itself: one copy instead of sixteen small ones. A test checks it against the table.
+    static let securityHeaderBlock: StaticString = """
+        X-Content-Type-Options: nosniff\r
+        Referrer-Policy: no-referrer\r
+        X-Frame-Options: DENY\r
+        Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r
+
+        """
+
     public static func serialize(
         _ response: Response, version: HTTPVersion, keepAlive: Bool, date: String
     ) -> (head: [UInt8], framing: BodyFraming) {
@@ -56,8 +66,12 @@ public enum ResponseHeadSerializer {
                 for index in fields.indices where !isFramingHeader(fields[index]) {
                     out.field(fields[index].name, fields[index].value)
                 }
-                for index in security.indices where handlerSet & (1 << index) == 0 {
-                    out.field(security[index].name, security[index].value)
+                if handlerSet == 0 {
+                    out.write(securityHeaderBlock)
+                } else {
+                    for index in security.indices where handlerSet & (1 << index) == 0 {
+                        out.field(security[index].name, security[index].value)
+                    }
                 }
                 switch framing {
                 case .contentLength(let length):
@@ -143,9 +157,18 @@ private struct HeadWriter {
 
     mutating func field(_ name: String, _ value: String) {
         write(name)
-        write(": " as StaticString)
+        write(.colon, .space)
         write(value)
-        write("\r\n" as StaticString)
+        write(.carriageReturn, .lineFeed)
+    }
+
+    /// Two bytes, stored directly: the separators of every field, where a copy would cost
+    /// more than the bytes.
+    mutating func write(_ first: UInt8, _ second: UInt8) {
+        precondition(count + 2 <= buffer.count, "response head larger than sized")
+        buffer[count] = first
+        buffer[count + 1] = second
+        count += 2
     }
 
     mutating func field(_ name: StaticString, _ value: StaticString) {

@@ -42,10 +42,10 @@ public struct HTTPFieldName: Sendable, Equatable {
             } else {
                 var word: UInt64 = 0
                 for index in 0..<bytes.count {
-                    word |= UInt64(lowerASCII(bytes[index])) << (8 * UInt64(index))
+                    word |= UInt64(bytes[index]) << (8 * UInt64(index))
                 }
-                head = word
-                tail = word
+                head = Self.lowercased(word)
+                tail = head
             }
         }
 

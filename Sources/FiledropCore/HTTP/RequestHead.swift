@@ -54,10 +54,16 @@ public struct RequestHead: Sendable, Equatable {
         headers.containsToken("100-continue", in: .expect)
     }
 
-    /// The offset of the first `byte` in the UTF-8 of `text`, read from its contiguous
-    /// storage (the generic `utf8.firstIndex(of:)` costs far more per byte).
+    /// The offset of the first `byte` in the UTF-8 of `text`, read from the contiguous
+    /// storage of the String it slices (the generic `utf8.firstIndex(of:)`, and even a
+    /// Substring's own contiguous-storage path, cost far more per byte).
     private static func firstOffset(of byte: UInt8, in text: Substring) -> Int? {
-        let found = text.utf8.withContiguousStorageIfAvailable { $0.firstIndex(of: byte) }
+        let base = text.base.utf8
+        let lower = base.distance(from: base.startIndex, to: text.startIndex)
+        let upper = base.distance(from: base.startIndex, to: text.endIndex)
+        let found = base.withContiguousStorageIfAvailable { bytes in
+            bytes[lower..<upper].firstIndex(of: byte).map { $0 - lower }
+        }
         if let found { return found }
         return text.utf8.firstIndex(of: byte).map { text.utf8.distance(from: text.utf8.startIndex, to: $0) }
     }
