@@ -282,3 +282,16 @@ import Testing
         #expect(head(four + "D: 4\r\n\r\n", limits: limits) == .failed(.tooManyHeaders))
     }
 }
+
+/// `RequestHead` splits the target into path and query once; origin-form and absolute-form
+/// must split alike.
+@Test(arguments: [
+    ("/a", "/a", nil), ("/a?b=1", "/a", "b=1"), ("/a?", "/a", ""), ("/?x?y", "/", "x?y"), ("/", "/", nil),
+    ("/é?ü", "/é", "ü"), ("http://h/p?q", "/p", "q"), ("http://h?q", "/", "q"), ("http://h", "/", nil),
+    ("*", "*", nil),
+] as [(String, String, String?)])
+func requestHeadSplitsPathAndQuery(target: String, path: String, query: String?) {
+    let head = RequestHead(method: .get, target: target, version: .http1_1, headers: ["Host": "a"])
+    #expect(head.path == path)
+    #expect(head.query.map(String.init) == query)
+}

@@ -21,8 +21,12 @@ public struct HTTPHeadParser: Sendable {
     private var requestLine: (method: HTTPMethod, target: String, version: HTTPVersion)?
     private var headers = HTTPHeaders()
     private var sawHost = false
-    /// Set once the head completed or failed; returned again until `reset()`.
-    private var outcome: HeadParseResult?
+    /// Set once the head failed; returned again until `reset()`.
+    private var failure: HTTPError?
+    /// Set once the head completed: its length. Asked again before `reset()`, the parser
+    /// rebuilds the same head from what it keeps (holding a copy of the head instead cost
+    /// a copy and a destruction on every request).
+    private var completedLength: Int?
 
     private enum Stage {
         case requestLine
@@ -38,7 +42,8 @@ public struct HTTPHeadParser: Sendable {
     /// re-offering is not quadratic. Leading empty lines (CRLF) before the request line are skipped
     /// (RFC 9112 §2.2) and count in `length`.
     public mutating func parse(_ buffer: UnsafeRawBufferPointer) -> HeadParseResult {
-        if let outcome { return outcome }
+        if let failure { return .failed(failure) }
+        if let completedLength, let requestLine { return .complete(head(requestLine), length: completedLength) }
         do throws(HTTPError) {
             // Bytes past the limit are never looked at: a head that has not ended inside the
             // first `maxHeadSize` bytes is too large whatever follows.
@@ -47,7 +52,7 @@ public struct HTTPHeadParser: Sendable {
                 let line = UnsafeRawBufferPointer(rebasing: buffer[lineStart..<lineEnd])
                 let next = lineEnd + 2
                 if let head = try take(line) {
-                    outcome = .complete(head, length: next)
+                    completedLength = next
                     return .complete(head, length: next)
                 }
                 lineStart = next
@@ -56,7 +61,7 @@ public struct HTTPHeadParser: Sendable {
             if buffer.count > limits.maxHeadSize { throw .headTooLarge }
             return .needMore
         } catch {
-            outcome = .failed(error)
+            failure = error
             return .failed(error)
         }
     }
@@ -146,10 +151,7 @@ public struct HTTPHeadParser: Sendable {
                 if requestLine.version == .http1_1, !sawHost {
                     throw .malformedHeader("HTTP/1.1 request without Host")
                 }
-                return RequestHead(
-                    method: requestLine.method, target: requestLine.target,
-                    version: requestLine.version, headers: headers
-                )
+                return head(requestLine)
             }
             guard headers.count < limits.maxHeaderCount else { throw .tooManyHeaders }
             let field = try HTTPFieldLine.parse(line)
@@ -161,6 +163,10 @@ public struct HTTPHeadParser: Sendable {
             headers.add(name: field.name, value: field.value, key: field.key)
             return nil
         }
+    }
+
+    private func head(_ requestLine: (method: HTTPMethod, target: String, version: HTTPVersion)) -> RequestHead {
+        RequestHead(method: requestLine.method, target: requestLine.target, version: requestLine.version, headers: headers)
     }
 }
 

@@ -16,6 +16,14 @@ public struct RequestHead: Sendable, Equatable {
         self.target = target
         self.version = version
         self.headers = headers
+        if let mark = Self.queryMark(inOriginForm: target) {
+            // Origin-form, what every client but a proxy sends: split where the bytes say.
+            let utf8 = target.utf8
+            let index = utf8.index(utf8.startIndex, offsetBy: mark)
+            path = target[..<index]
+            query = index == utf8.endIndex ? nil : target[utf8.index(after: index)...]
+            return
+        }
         let pathAndQuery = Self.originForm(of: target)
         if let mark = Self.firstOffset(of: UInt8(ascii: "?"), in: pathAndQuery) {
             let utf8 = pathAndQuery.utf8
@@ -52,6 +60,15 @@ public struct RequestHead: Sendable, Equatable {
     /// RFC 9110 §10.1.1: `Expect: 100-continue` (case-insensitive).
     public var expectsContinue: Bool {
         headers.containsToken("100-continue", in: .expect)
+    }
+
+    /// For an origin-form target (its first byte is "/"), the offset of its first "?", or its
+    /// length when it has none; nil for other forms or a target without contiguous bytes.
+    private static func queryMark(inOriginForm target: String) -> Int? {
+        target.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            guard bytes.first == UInt8(ascii: "/") else { return nil }
+            return bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+        } ?? nil
     }
 
     /// The offset of the first `byte` in the UTF-8 of `text`, read from the contiguous
