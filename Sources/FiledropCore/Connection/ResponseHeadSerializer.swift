@@ -41,13 +41,13 @@ public enum ResponseHeadSerializer {
         // concatenation (then array appends) showed up in profiles of small-file benchmarks.
         // One pass sizes the head and notes which security headers the handler set itself.
         var capacity = 64 + response.status.reason.utf8.count + date.utf8.count
-        // The fields are read in place (no copy, no retain) with their lookup keys, so telling
-        // the framing and security headers apart costs a key comparison, not a String one.
+        // The fields are read in place (no copy, no retain) with their name lengths, so most
+        // are told apart from the framing and security headers without comparing names.
         let head = response.headers.fields.withUnsafeBufferPointer { fields in
             let security = securityHeaders
             var handlerSet: UInt8 = 0
             for index in fields.indices {
-                capacity += fields[index].name.utf8.count + fields[index].value.utf8.count + 4
+                capacity += fields[index].nameLength + fields[index].value.utf8.count + 4
                 handlerSet |= securityHeaderBit(fields[index], among: security)
             }
             for index in security.indices where handlerSet & (1 << index) == 0 {
@@ -96,7 +96,7 @@ public enum ResponseHeadSerializer {
     /// Content-Length, Transfer-Encoding and Connection are the serializer's own decision:
     /// a handler's are dropped. The length is checked first so most names cost no comparison.
     private static func isFramingHeader(_ field: HTTPHeaders.Entry) -> Bool {
-        switch field.key.length {
+        switch field.nameLength {
         case 10: field.hasName(.connection)
         case 14: field.hasName(.contentLength)
         case 17: field.hasName(.transferEncoding)
@@ -109,7 +109,7 @@ public enum ResponseHeadSerializer {
         _ field: HTTPHeaders.Entry, among security: [(name: StaticString, value: StaticString, lookup: HTTPFieldName)]
     ) -> UInt8 {
         // Their names are 15, 22 and 23 bytes long: any other length is none of them.
-        guard field.key.length == 15 || field.key.length == 22 || field.key.length == 23 else { return 0 }
+        guard field.nameLength == 15 || field.nameLength == 22 || field.nameLength == 23 else { return 0 }
         for index in security.indices where field.hasName(security[index].lookup) {
             return 1 << index
         }

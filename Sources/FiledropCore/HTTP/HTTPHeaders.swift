@@ -1,36 +1,63 @@
 /// An ordered list of header fields. Names compare case-insensitively (RFC 9110 §5.1);
 /// order and duplicates are kept because framing rules depend on them.
 ///
-/// Each field keeps its name's lookup key (`HTTPFieldName.Key`), made once when the field is
-/// added: a request is looked up a dozen times and a response's fields are checked by the
-/// serializer, so comparing keys instead of Strings is what keeps lookups cheap.
+/// Lookups run a dozen times per request, so each field keeps its name's length, and a
+/// field the parser read also keeps its name's lookup key (`HTTPFieldName.Key`, made from
+/// the bytes at hand). A lookup by `HTTPFieldName` compares lengths, then keys; a lookup by
+/// String compares lengths, then the names. Fields added by code get no key: making one
+/// from a String would cost more than the few lookups a response sees.
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Field = (name: String, value: String)
 
-    /// A field with its name's lookup key.
+    /// A field with its name's length and, when parsed, its name's lookup key.
     struct Entry: Sendable {
         var name: String
         var value: String
-        var key: HTTPFieldName.Key
+        var nameLength: Int
+        var key: HTTPFieldName.Key?
 
-        /// Compares keys; only names longer than a key holds are compared in full.
+        init(name: String, value: String) {
+            self.name = name
+            self.value = value
+            self.nameLength = name.utf8.count
+            self.key = nil
+        }
+
+        init(name: String, value: String, key: HTTPFieldName.Key) {
+            self.name = name
+            self.value = value
+            self.nameLength = key.length
+            self.key = key
+        }
+
+        /// Lengths first; then keys, where both have one; names only when that cannot decide.
         @inline(__always)
         func hasName(_ wanted: HTTPFieldName) -> Bool {
-            key == wanted.key && (key.isExact || name.equalsIgnoringASCIICase(wanted.text))
+            guard nameLength == wanted.key.length else { return false }
+            if let key {
+                return key == wanted.key && (key.isExact || name.equalsIgnoringASCIICase(wanted.text))
+            }
+            return name.equalsIgnoringASCIICase(wanted.text)
+        }
+
+        /// `length` is `wanted.utf8.count`, worked out once per lookup.
+        @inline(__always)
+        func hasName(_ wanted: String, length: Int) -> Bool {
+            nameLength == length && name.equalsIgnoringASCIICase(wanted)
         }
     }
 
-    /// The fields in order; the response serializer reads them with their keys.
+    /// The fields in order; the response serializer reads them in place.
     private(set) var fields: [Entry] = []
 
     public init() {}
 
     public init(_ fields: [Field]) {
-        self.fields = fields.map { Entry(name: $0.name, value: $0.value, key: HTTPFieldName.Key($0.name)) }
+        self.fields = fields.map { Entry(name: $0.name, value: $0.value) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.fields = elements.map { Entry(name: $0.0, value: $0.1, key: HTTPFieldName.Key($0.0)) }
+        self.fields = elements.map { Entry(name: $0.0, value: $0.1) }
     }
 
     public var count: Int { fields.count }
@@ -42,7 +69,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func add(name: String, value: String) {
-        fields.append(Entry(name: name, value: value, key: HTTPFieldName.Key(name)))
+        fields.append(Entry(name: name, value: value))
     }
 
     /// For the parser, which makes the key from the bytes it already holds.
@@ -57,24 +84,27 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func remove(name: String) {
-        let wanted = HTTPFieldName(name)
-        fields.removeAll { $0.hasName(wanted) }
+        let length = name.utf8.count
+        fields.removeAll { $0.hasName(name, length: length) }
     }
 
     /// The first value of `name`, or nil.
     public subscript(name: String) -> String? {
-        self[HTTPFieldName(name)]
+        let length = name.utf8.count
+        for index in fields.indices where fields[index].hasName(name, length: length) { return fields[index].value }
+        return nil
     }
 
     /// The first value of `name`, or nil.
     public subscript(name: HTTPFieldName) -> String? {
-        for field in fields where field.hasName(name) { return field.value }
+        for index in fields.indices where fields[index].hasName(name) { return fields[index].value }
         return nil
     }
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
-        values(for: HTTPFieldName(name))
+        let length = name.utf8.count
+        return fields.filter { $0.hasName(name, length: length) }.map(\.value)
     }
 
     /// Every value of `name`, in order.
@@ -83,7 +113,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public func contains(_ name: String) -> Bool {
-        contains(HTTPFieldName(name))
+        let length = name.utf8.count
+        return fields.contains { $0.hasName(name, length: length) }
     }
 
     public func contains(_ name: HTTPFieldName) -> Bool {
@@ -102,7 +133,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// list: `Connection` and `Expect` are asked about on every request.
     public func containsToken(_ token: StaticString, in name: HTTPFieldName) -> Bool {
         let pattern = UnsafeRawBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
-        for field in fields where field.hasName(name) {
+        for index in fields.indices where fields[index].hasName(name) {
+            let field = fields[index]
             let found = field.value.utf8.withContiguousStorageIfAvailable {
                 Self.list(UnsafeRawBufferPointer($0), contains: pattern)
             } ?? Array(field.value.utf8).withUnsafeBytes { Self.list($0, contains: pattern) }

@@ -18,10 +18,17 @@ public struct RequestHead: Sendable, Equatable {
         self.headers = headers
         if let mark = Self.queryMark(inOriginForm: target) {
             // Origin-form, what every client but a proxy sends: split where the bytes say.
+            // Without a query the path is the whole target (slicing a String checks both
+            // bounds, which costs more than the rest of this).
             let utf8 = target.utf8
+            guard mark < utf8.count else {
+                path = Substring(target)
+                query = nil
+                return
+            }
             let index = utf8.index(utf8.startIndex, offsetBy: mark)
             path = target[..<index]
-            query = index == utf8.endIndex ? nil : target[utf8.index(after: index)...]
+            query = target[utf8.index(after: index)...]
             return
         }
         let pathAndQuery = Self.originForm(of: target)
