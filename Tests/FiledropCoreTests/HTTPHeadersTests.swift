@@ -76,3 +76,14 @@ func containsTokenAgreesWithTokens(value: String, hasClose: Bool) {
     headers.remove(name: "HOST")
     #expect(Array(headers).map(\.name) == ["vary"])
 }
+
+@Test func fieldsAddedByPreparedNameAreSentAsWrittenAndFound() {
+    var headers = HTTPHeaders()
+    headers.add(.contentType, value: "text/plain")
+    headers.add(name: "etag", value: "\"1\"")
+    #expect(Array(headers).map(\.name) == ["Content-Type", "etag"])
+    #expect(headers["content-type"] == "text/plain")
+    #expect(headers[.contentType] == "text/plain")
+    #expect(headers[.etag] == "\"1\"")
+    #expect(headers == HTTPHeaders([(name: "Content-Type", value: "text/plain"), (name: "etag", value: "\"1\"")]))
+}

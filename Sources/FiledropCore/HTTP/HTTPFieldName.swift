@@ -3,7 +3,8 @@
 /// reduced once to a `Key`; a lookup then compares three words per field instead of
 /// two Strings. The well-known names below are prepared once per process.
 public struct HTTPFieldName: Sendable, Equatable {
-    /// The name as written here (lowercase for the well-known names).
+    /// The name as written here: the well-known names in the case they are usually sent,
+    /// so comparing with a field built in code usually settles on plain equality.
     public let text: String
     let key: Key
 
@@ -68,28 +69,35 @@ public struct HTTPFieldName: Sendable, Equatable {
 
 extension HTTPFieldName {
     // Request fields the connection, the access checks and the routes read.
-    public static let host = HTTPFieldName("host")
-    public static let connection = HTTPFieldName("connection")
-    public static let contentLength = HTTPFieldName("content-length")
-    public static let transferEncoding = HTTPFieldName("transfer-encoding")
-    public static let expect = HTTPFieldName("expect")
-    public static let accept = HTTPFieldName("accept")
-    public static let acceptEncoding = HTTPFieldName("accept-encoding")
-    public static let authorization = HTTPFieldName("authorization")
-    public static let origin = HTTPFieldName("origin")
-    public static let secFetchSite = HTTPFieldName("sec-fetch-site")
-    public static let range = HTTPFieldName("range")
-    public static let ifRange = HTTPFieldName("if-range")
-    public static let ifMatch = HTTPFieldName("if-match")
-    public static let ifNoneMatch = HTTPFieldName("if-none-match")
-    public static let ifModifiedSince = HTTPFieldName("if-modified-since")
-    public static let ifUnmodifiedSince = HTTPFieldName("if-unmodified-since")
-    public static let contentType = HTTPFieldName("content-type")
+    public static let host = HTTPFieldName("Host")
+    public static let connection = HTTPFieldName("Connection")
+    public static let contentLength = HTTPFieldName("Content-Length")
+    public static let transferEncoding = HTTPFieldName("Transfer-Encoding")
+    public static let expect = HTTPFieldName("Expect")
+    public static let accept = HTTPFieldName("Accept")
+    public static let acceptEncoding = HTTPFieldName("Accept-Encoding")
+    public static let authorization = HTTPFieldName("Authorization")
+    public static let origin = HTTPFieldName("Origin")
+    public static let secFetchSite = HTTPFieldName("Sec-Fetch-Site")
+    public static let range = HTTPFieldName("Range")
+    public static let ifRange = HTTPFieldName("If-Range")
+    public static let ifMatch = HTTPFieldName("If-Match")
+    public static let ifNoneMatch = HTTPFieldName("If-None-Match")
+    public static let ifModifiedSince = HTTPFieldName("If-Modified-Since")
+    public static let ifUnmodifiedSince = HTTPFieldName("If-Unmodified-Since")
+    public static let contentType = HTTPFieldName("Content-Type")
+    // Response fields the download routes set (with `HTTPHeaders.add(_:value:)`).
+    public static let etag = HTTPFieldName("ETag")
+    public static let lastModified = HTTPFieldName("Last-Modified")
+    public static let cacheControl = HTTPFieldName("Cache-Control")
+    public static let contentDisposition = HTTPFieldName("Content-Disposition")
+    public static let contentRange = HTTPFieldName("Content-Range")
+    public static let acceptRanges = HTTPFieldName("Accept-Ranges")
     // Response fields the serializer decides itself or adds by default.
-    public static let contentEncoding = HTTPFieldName("content-encoding")
-    public static let vary = HTTPFieldName("vary")
-    public static let xContentTypeOptions = HTTPFieldName("x-content-type-options")
-    public static let referrerPolicy = HTTPFieldName("referrer-policy")
-    public static let xFrameOptions = HTTPFieldName("x-frame-options")
-    public static let contentSecurityPolicy = HTTPFieldName("content-security-policy")
+    public static let contentEncoding = HTTPFieldName("Content-Encoding")
+    public static let vary = HTTPFieldName("Vary")
+    public static let xContentTypeOptions = HTTPFieldName("X-Content-Type-Options")
+    public static let referrerPolicy = HTTPFieldName("Referrer-Policy")
+    public static let xFrameOptions = HTTPFieldName("X-Frame-Options")
+    public static let contentSecurityPolicy = HTTPFieldName("Content-Security-Policy")
 }

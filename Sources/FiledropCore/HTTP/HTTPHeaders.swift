@@ -37,7 +37,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
             if let key {
                 return key == wanted.key && (key.isExact || name.equalsIgnoringASCIICase(wanted.text))
             }
-            return name.equalsIgnoringASCIICase(wanted.text)
+            return name == wanted.text || name.equalsIgnoringASCIICase(wanted.text)
         }
 
         /// `length` is `wanted.utf8.count`, worked out once per lookup.
@@ -70,6 +70,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public mutating func add(name: String, value: String) {
         fields.append(Entry(name: name, value: value))
+    }
+
+    /// Adds a field named by a prepared name (`.contentType`, ...): its text and key come
+    /// along, so later lookups by `HTTPFieldName` compare keys.
+    public mutating func add(_ name: HTTPFieldName, value: String) {
+        fields.append(Entry(name: name.text, value: value, key: name.key))
     }
 
     /// For the parser, which makes the key from the bytes it already holds.
