@@ -29,6 +29,7 @@ public struct ConnectionStateMachine {
 
     /// After a response: keep the connection, close it, or half-close it and drain what the
     /// client is still sending so that it reads our answer instead of a reset.
+    @usableFromInline
     enum AfterResponse { case keepAlive, close, lingeringClose }
 
     /// The request being served, kept for the access log and for the response.
@@ -43,6 +44,7 @@ public struct ConnectionStateMachine {
     /// Kept small and trivial on purpose (the body in progress lives in `body`): the I/O
     /// layer asks `isIdle` and friends several times per request, and a large enum is
     /// copied whole for each such look.
+    @usableFromInline
     enum State {
         /// Between requests (or before the first): nothing buffered yet.
         case idle(since: UInt64)
@@ -66,9 +68,16 @@ public struct ConnectionStateMachine {
     private let responder: any HTTPResponder
     private let context: RequestContext
     private var parser: HTTPHeadParser
-    private var state: State
-    /// The request body being read: set exactly while `state` is `.readingBody`.
+    /// Readable by the inlined state questions (`isIdle`...): the I/O layer keeps the machine
+    /// in a class, and calling a getter across modules copied the whole machine (every
+    /// reference in it retained and released) several times per request.
+    @usableFromInline private(set) var state: State
+    /// The request body being read: set exactly while `state` is `.readingBody`; changed
+    /// only through `takeBody()` and `keepBody(_:)`, which keep the count below in step.
     private var body: BodyInProgress?
+    /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
+    /// Stored (not asked of the decoder) for the same reason as `state` is readable.
+    public private(set) var bodyBytesCertainToFollow: UInt64 = 0
     private var shuttingDown = false
     /// The Date header of the current second: formatted once a second per connection, with
     /// no lock shared between event loops (a kept-alive client asks many times a second).
@@ -86,21 +95,20 @@ public struct ConnectionStateMachine {
 
     /// True while nothing of a request has arrived: such a connection may be closed at once
     /// on shutdown.
+    @inlinable
     public var isIdle: Bool {
         if case .idle = state { return true }
         return false
     }
 
-    /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
-    public var bodyBytesCertainToFollow: UInt64 {
-        body?.decoder.bytesCertainToFollow ?? 0
-    }
 
+    @inlinable
     public var isClosed: Bool {
         if case .closed = state { return true }
         return false
     }
 
+    @inlinable
     public var isWriting: Bool {
         if case .writing = state { return true }
         return false
@@ -128,7 +136,7 @@ public struct ConnectionStateMachine {
             }
         case .readingBody:
             // Taken out while decoding, so its buffers stay uniquely referenced.
-            guard var body = body.take() else { preconditionFailure("reading a body without one") }
+            guard var body = takeBody() else { preconditionFailure("reading a body without one") }
             body.lastActivity = now
             var consumed = 0
             while true {
@@ -147,7 +155,7 @@ public struct ConnectionStateMachine {
                 switch step.event {
                 case .needMore:
                     if consumed < input.count && step.consumed > 0 { continue }
-                    self.body = body
+                    keepBody(body)
                     return (consumed, .readMore)
                 case .end(let trailers):
                     let response = body.consumer.finish(trailers: trailers)
@@ -183,6 +191,7 @@ public struct ConnectionStateMachine {
     }
 
     /// Whether the I/O layer should half-close and keep draining instead of closing at once.
+    @inlinable
     public var wantsLinger: Bool {
         if case .lingering = state { return true }
         return false
@@ -197,7 +206,7 @@ public struct ConnectionStateMachine {
     public mutating func inputEnded(now: UInt64, wallClock: Int64) -> Action {
         switch state {
         case .readingBody:
-            body.take()?.consumer.abort()
+            takeBody()?.consumer.abort()
             state = .closed
             return .close
         case .writing:
@@ -211,7 +220,7 @@ public struct ConnectionStateMachine {
 
     /// The connection died under us (reset, write error): undo any upload in progress.
     public mutating func connectionFailed() {
-        body.take()?.consumer.abort()
+        takeBody()?.consumer.abort()
         state = .closed
     }
 
@@ -228,7 +237,7 @@ public struct ConnectionStateMachine {
             return fail(.timeout, now: now, wallClock: wallClock)
         case .readingBody:
             guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout else { return nil }
-            body.take()?.consumer.abort()
+            takeBody()?.consumer.abort()
             return fail(.timeout, now: now, wallClock: wallClock)
         case .writing(_, let lastProgress):
             guard now >= lastProgress + configuration.writeTimeout else { return nil }
@@ -292,7 +301,7 @@ public struct ConnectionStateMachine {
             if framing == .none || framing == .length(0) {
                 return send(consumer.finish(trailers: HTTPHeaders()), after: after, now: now, wallClock: wallClock)
             }
-            body = BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now)
+            keepBody(BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now))
             state = .readingBody
             // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
             if head.expectsContinue && head.version == .http1_1 {
@@ -300,6 +309,17 @@ public struct ConnectionStateMachine {
             }
             return .readMore
         }
+    }
+
+    /// Takes the body in progress out (to decode it, or to end it).
+    private mutating func takeBody() -> BodyInProgress? {
+        bodyBytesCertainToFollow = 0
+        return body.take()
+    }
+
+    private mutating func keepBody(_ kept: BodyInProgress) {
+        bodyBytesCertainToFollow = kept.decoder.bytesCertainToFollow
+        body = kept
     }
 
     /// Sends the error response if one can still be sent, then closes: after a protocol error
