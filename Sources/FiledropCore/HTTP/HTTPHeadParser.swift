@@ -145,8 +145,8 @@ public struct HTTPHeadParser: Sendable {
             stage = .fieldLines
             return nil
         case .fieldLines:
-            guard let requestLine else { preconditionFailure("field lines before the request line") }
             if line.isEmpty {
+                guard let requestLine else { preconditionFailure("field lines before the request line") }
                 // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered with 400.
                 if requestLine.version == .http1_1, !sawHost {
                     throw .malformedHeader("HTTP/1.1 request without Host")
