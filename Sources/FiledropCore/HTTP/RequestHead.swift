@@ -32,11 +32,9 @@ public struct RequestHead: Sendable, Equatable {
             return
         }
         let pathAndQuery = Self.originForm(of: target)
-        if let mark = Self.firstOffset(of: UInt8(ascii: "?"), in: pathAndQuery) {
-            let utf8 = pathAndQuery.utf8
-            let index = utf8.index(utf8.startIndex, offsetBy: mark)
-            path = pathAndQuery[..<index]
-            query = pathAndQuery[utf8.index(after: index)...]
+        if let mark = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) {
+            path = pathAndQuery[..<mark]
+            query = pathAndQuery[pathAndQuery.index(after: mark)...]
         } else {
             path = pathAndQuery
             query = nil
@@ -76,19 +74,5 @@ public struct RequestHead: Sendable, Equatable {
             guard bytes.first == UInt8(ascii: "/") else { return nil }
             return bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
         } ?? nil
-    }
-
-    /// The offset of the first `byte` in the UTF-8 of `text`, read from the contiguous
-    /// storage of the String it slices (the generic `utf8.firstIndex(of:)`, and even a
-    /// Substring's own contiguous-storage path, cost far more per byte).
-    private static func firstOffset(of byte: UInt8, in text: Substring) -> Int? {
-        let base = text.base.utf8
-        let lower = base.distance(from: base.startIndex, to: text.startIndex)
-        let upper = base.distance(from: base.startIndex, to: text.endIndex)
-        let found = base.withContiguousStorageIfAvailable { bytes in
-            bytes[lower..<upper].firstIndex(of: byte).map { $0 - lower }
-        }
-        if let found { return found }
-        return text.utf8.firstIndex(of: byte).map { text.utf8.distance(from: text.utf8.startIndex, to: $0) }
     }
 }
