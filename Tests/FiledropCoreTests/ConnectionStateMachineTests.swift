@@ -211,6 +211,26 @@ import Testing
         }
     }
 
+    /// The I/O layer sizes its reads by this: it must follow the body and be 0 outside one.
+    @Test func bodyBytesCertainToFollowTracksTheBody() {
+        let responder = TestResponder()
+        var driver = Driver(responder: responder)
+        #expect(driver.machine.bodyBytesCertainToFollow == 0)
+        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n")
+        #expect(driver.machine.bodyBytesCertainToFollow == 10)
+        driver.receive("hell")
+        #expect(driver.machine.bodyBytesCertainToFollow == 6)
+        driver.receive("oworld")
+        #expect(driver.machine.bodyBytesCertainToFollow == 0)
+        #expect(responder.consumers.first?.finished == true)
+
+        var aborted = Driver(responder: responder)
+        aborted.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf")
+        #expect(aborted.machine.bodyBytesCertainToFollow == 96)
+        _ = aborted.machine.inputEnded(now: 0, wallClock: 0)
+        #expect(aborted.machine.bodyBytesCertainToFollow == 0)
+    }
+
     @Test func disconnectMidBodyAborts() {
         let responder = TestResponder()
         var driver = Driver(responder: responder)

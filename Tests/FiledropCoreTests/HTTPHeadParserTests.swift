@@ -120,6 +120,15 @@ import Testing
         #expect(parsedHead(head(line + "\r\nHost: a\r\n\r\n"))?.target == target)
     }
 
+    @Test(arguments: [
+        ("GET", HTTPMethod.get), ("PUT", .put), ("HEAD", .head), ("POST", .post), ("PATCH", .patch),
+        ("DELETE", .delete), ("OPTIONS", .options), ("get", .other("get")), ("GETS", .other("GETS")),
+        ("PU", .other("PU")), ("OPTIONs", .other("OPTIONs")),
+    ])
+    func methodsAreRecognizedCaseSensitively(token: String, method: HTTPMethod) {
+        #expect(parsedHead(head("\(token) / HTTP/1.1\r\nHost: a\r\n\r\n"))?.method == method)
+    }
+
     @Test func unknownMethodTokenIsKept() {
         #expect(parsedHead(head("PROPFIND / HTTP/1.1\r\nHost: a\r\n\r\n"))?.method == .other("PROPFIND"))
     }
@@ -272,4 +281,17 @@ import Testing
         #expect(parsedHead(head(four + "\r\n", limits: limits))?.headers.count == 4)
         #expect(head(four + "D: 4\r\n\r\n", limits: limits) == .failed(.tooManyHeaders))
     }
+}
+
+/// `RequestHead` splits the target into path and query once; origin-form and absolute-form
+/// must split alike.
+@Test(arguments: [
+    ("/a", "/a", nil), ("/a?b=1", "/a", "b=1"), ("/a?", "/a", ""), ("/?x?y", "/", "x?y"), ("/", "/", nil),
+    ("/é?ü", "/é", "ü"), ("http://h/p?q", "/p", "q"), ("http://h?q", "/", "q"), ("http://h", "/", nil),
+    ("*", "*", nil),
+] as [(String, String, String?)])
+func requestHeadSplitsPathAndQuery(target: String, path: String, query: String?) {
+    let head = RequestHead(method: .get, target: target, version: .http1_1, headers: ["Host": "a"])
+    #expect(head.path == path)
+    #expect(head.query.map(String.init) == query)
 }

@@ -26,6 +26,18 @@ import Testing
         #expect(!validator.accepts(authority: host))
     }
 
+    /// The byte-level IPv4 shortcut may only accept what the general path accepts.
+    @Test(arguments: [
+        "127.0.0.1", "127.0.0.1:8080", "127.0.0.1:", "127.0.0.1:00080", "255.255.255.255:65535",
+        "127.0.0.1:65536", "127.0.0.1:80:80", "127.0.0.1: 80", "256.0.0.1", "127.1", "01.2.3.4",
+        "127.0.0.1:123456", "127.0.0.1:8a", "127.0.0.1:\u{301}", "127.0.0.1\u{301}", "1.2.3.4.", ".1.2.3",
+    ])
+    func ipv4ShortcutAgreesWithTheGeneralPath(host: String) {
+        let shortcut = Array(host.utf8).withUnsafeBytes { IPLiteral.isIPv4Authority($0) }
+        let general = HostValidator.split(authority: Substring(host)).map { IPLiteral.isIPv4($0.host) } ?? false
+        #expect(shortcut == general)
+    }
+
     @Test func paddedHostHeaderIsTrimmed() throws {
         try validator.check(RequestHead(method: .get, target: "/", version: .http1_1, headers: ["Host": " \t127.0.0.1:8080 "]))
     }

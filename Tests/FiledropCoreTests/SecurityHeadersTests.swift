@@ -16,6 +16,12 @@ import Testing
         #expect(!text.lowercased().contains("access-control-"))
     }
 
+    @Test func theWrittenBlockIsTheTable() {
+        let table = ResponseHeadSerializer.securityHeaders.map { "\($0.name): \($0.value)\r\n" }.joined()
+        #expect(ResponseHeadSerializer.securityHeaderBlock.description == table)
+        #expect(ResponseHeadSerializer.securityHeaders.allSatisfy { HTTPFieldName($0.name.description) == $0.lookup })
+    }
+
     @Test func aHandlersPolicyWins() {
         let text = Self.head(Response(status: .ok, headers: ["Content-Security-Policy": "sandbox"]))
         #expect(text.ranges(of: "Content-Security-Policy").count == 1)

@@ -52,7 +52,7 @@ public struct AccessControl: Sendable {
         try hosts.check(head)
         try OriginCheck.check(head)
         guard policy.requirement(method: head.method, path: head.path) == .password else { return }
-        try authenticate(head.headers["authorization"], client: context.client)
+        try authenticate(head.headers[.authorization], client: context.client)
     }
 
     /// Takes an upload slot for the client and wraps the upload so the slot is given back

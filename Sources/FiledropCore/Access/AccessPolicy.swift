@@ -27,6 +27,9 @@ public struct AccessPolicy: Sendable, Equatable {
 
     public func requirement(method: HTTPMethod, path: Substring) -> Requirement {
         if mode == .private { return .password }
+        // Outside drop mode only DELETE can need the password: no path to look at (this runs
+        // on every request).
+        if mode != .drop && method != .delete { return .anyone }
         // Resumable uploads (tus, `/files/.tus/<id>`) are uploads: each random id is the
         // capability of whoever created it, and terminating one removes no stored file.
         if path.hasASCIIPrefix(TusHandler.uploadPrefix) { return .anyone }

@@ -23,7 +23,10 @@ public struct HostValidator: Sendable {
         let authority: Substring
         if let absolute = Self.authority(ofAbsoluteTarget: head.target) {
             authority = absolute
-        } else if let host = head.headers["host"] {
+        } else if let host = head.headers[.host] {
+            // The usual Host, an IPv4 address and port, is settled from its bytes alone.
+            let literal = host.utf8.withContiguousStorageIfAvailable { IPLiteral.isIPv4Authority(UnsafeRawBufferPointer($0)) }
+            if literal == true { return }
             // The parser already trimmed the value; heads built in code may not be.
             let edges = (host.utf8.first, host.utf8.last)
             let padded = edges.0 == 0x20 || edges.0 == 0x09 || edges.1 == 0x20 || edges.1 == 0x09
@@ -41,6 +44,10 @@ public struct HostValidator: Sendable {
 
     /// `host[:port]` as RFC 9110 §7.2 and RFC 3986 §3.2.2 write it.
     public func accepts<S: StringProtocol>(authority: S) -> Bool {
+        // Most clients name the server by its IPv4 address: settle that from the bytes,
+        // without the substrings and the name set below.
+        let literal = authority.utf8.withContiguousStorageIfAvailable { IPLiteral.isIPv4Authority(UnsafeRawBufferPointer($0)) }
+        if literal == true { return true }
         guard let (host, _) = Self.split(authority: Substring(authority)) else { return false }
         if host.utf8.first == UInt8(ascii: "[") { return true }  // split() checked the IPv6 literal
         if IPLiteral.isIPv4(host) { return true }
@@ -80,7 +87,8 @@ public struct HostValidator: Sendable {
 
     /// The authority of `http://authority/path`, or nil for origin-form and other targets.
     static func authority(ofAbsoluteTarget target: String) -> Substring? {
-        guard !target.hasPrefix("/"), let schemeEnd = target.firstRange(of: "://") else { return nil }
+        // The byte test settles origin-form, which nearly every request uses, at once.
+        guard target.utf8.first != UInt8(ascii: "/"), let schemeEnd = target.firstRange(of: "://") else { return nil }
         let afterScheme = target[schemeEnd.upperBound...]
         let end = afterScheme.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) ?? afterScheme.endIndex
         return afterScheme[..<end]
@@ -113,6 +121,39 @@ enum IPLiteral {
             guard digits <= 3, value <= 255 else { return false }
         }
         return dots == 3 && digits > 0
+    }
+
+    /// `IPv4address [ ":" port ]` with the rules of `HostValidator.split` for the port
+    /// (at most five digits, at most 65535, possibly empty), read straight from the bytes.
+    static func isIPv4Authority(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        var dots = 0, digits = 0, value = 0
+        var index = 0
+        while index < bytes.count, bytes[index] != .colon {
+            let byte = bytes[index]
+            index += 1
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                dots += 1
+                digits = 0
+                value = 0
+                continue
+            }
+            guard byte >= 0x30 && byte <= 0x39, !(digits == 1 && value == 0) else { return false }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+            guard digits <= 3, value <= 255 else { return false }
+        }
+        guard dots == 3 && digits > 0 else { return false }
+        guard index < bytes.count else { return true }
+        let portDigits = bytes.count - index - 1
+        guard portDigits <= 5 else { return false }
+        var port = 0
+        for position in (index + 1)..<bytes.count {
+            let byte = bytes[position]
+            guard byte >= 0x30 && byte <= 0x39 else { return false }
+            port = port * 10 + Int(byte - 0x30)
+        }
+        return port <= 65535
     }
 
     static func isIPv6<S: StringProtocol>(_ text: S) -> Bool {

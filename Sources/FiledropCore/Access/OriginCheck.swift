@@ -16,7 +16,7 @@ public enum OriginCheck {
         case .get, .head, .options: return
         default: break
         }
-        let site = head.headers["sec-fetch-site"]?.trimmingOWS().lowercased()
+        let site = head.headers[.secFetchSite]?.trimmingOWS().lowercased()
         if let site, site != "same-origin", site != "none" {
             throw .forbidden("This request was sent by another website (Sec-Fetch-Site: \(String(site.prefix(40)).logEscaped)). "
                 + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
@@ -24,8 +24,8 @@ public enum OriginCheck {
         // Fetch §3.1 (serializing a request origin): under `Referrer-Policy: no-referrer`, which
         // we send, a browser's form POST says `Origin: null` even on our own page; then only
         // the browser's own `Sec-Fetch-Site: same-origin` vouches for it.
-        if let origin = head.headers["origin"]?.trimmingOWS(), !(origin == "null" && site == "same-origin") {
-            guard matches(origin: origin, host: head.headers["host"]) else {
+        if let origin = head.headers[.origin]?.trimmingOWS(), !(origin == "null" && site == "same-origin") {
+            guard matches(origin: origin, host: head.headers[.host]) else {
                 throw .forbidden("This request was sent by another website (Origin: \(String(origin.prefix(100)).logEscaped)). "
                     + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
             }

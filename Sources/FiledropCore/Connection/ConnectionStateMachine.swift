@@ -29,6 +29,7 @@ public struct ConnectionStateMachine {
 
     /// After a response: keep the connection, close it, or half-close it and drain what the
     /// client is still sending so that it reads our answer instead of a reset.
+    @usableFromInline
     enum AfterResponse { case keepAlive, close, lingeringClose }
 
     /// The request being served, kept for the access log and for the response.
@@ -40,11 +41,16 @@ public struct ConnectionStateMachine {
         public var bodyBytes: UInt64 = 0
     }
 
+    /// Kept small and trivial on purpose (the body in progress lives in `body`): the I/O
+    /// layer asks `isIdle` and friends several times per request, and a large enum is
+    /// copied whole for each such look.
+    @usableFromInline
     enum State {
         /// Between requests (or before the first): nothing buffered yet.
         case idle(since: UInt64)
         case readingHead(started: UInt64)
-        case readingBody(BodyInProgress)
+        /// The body's decoder and consumer are in `body`.
+        case readingBody
         case writing(after: AfterResponse, lastProgress: UInt64)
         /// The response is out and the write side shut: discard input until EOF or the deadline.
         case lingering(until: UInt64)
@@ -62,7 +68,16 @@ public struct ConnectionStateMachine {
     private let responder: any HTTPResponder
     private let context: RequestContext
     private var parser: HTTPHeadParser
-    private var state: State
+    /// Readable by the inlined state questions (`isIdle`...): the I/O layer keeps the machine
+    /// in a class, and calling a getter across modules copied the whole machine (every
+    /// reference in it retained and released) several times per request.
+    @usableFromInline private(set) var state: State
+    /// The request body being read: set exactly while `state` is `.readingBody`; changed
+    /// only through `takeBody()` and `keepBody(_:)`, which keep the count below in step.
+    private var body: BodyInProgress?
+    /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
+    /// Stored (not asked of the decoder) for the same reason as `state` is readable.
+    public private(set) var bodyBytesCertainToFollow: UInt64 = 0
     private var shuttingDown = false
     /// The Date header of the current second: formatted once a second per connection, with
     /// no lock shared between event loops (a kept-alive client asks many times a second).
@@ -80,22 +95,20 @@ public struct ConnectionStateMachine {
 
     /// True while nothing of a request has arrived: such a connection may be closed at once
     /// on shutdown.
+    @inlinable
     public var isIdle: Bool {
         if case .idle = state { return true }
         return false
     }
 
-    /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
-    public var bodyBytesCertainToFollow: UInt64 {
-        if case .readingBody(let body) = state { return body.decoder.bytesCertainToFollow }
-        return 0
-    }
 
+    @inlinable
     public var isClosed: Bool {
         if case .closed = state { return true }
         return false
     }
 
+    @inlinable
     public var isWriting: Bool {
         if case .writing = state { return true }
         return false
@@ -121,7 +134,9 @@ public struct ConnectionStateMachine {
                 parser.reset()
                 return (length, begin(head, now: now, wallClock: wallClock))
             }
-        case .readingBody(var body):
+        case .readingBody:
+            // Taken out while decoding, so its buffers stay uniquely referenced.
+            guard var body = takeBody() else { preconditionFailure("reading a body without one") }
             body.lastActivity = now
             var consumed = 0
             while true {
@@ -140,7 +155,7 @@ public struct ConnectionStateMachine {
                 switch step.event {
                 case .needMore:
                     if consumed < input.count && step.consumed > 0 { continue }
-                    state = .readingBody(body)
+                    keepBody(body)
                     return (consumed, .readMore)
                 case .end(let trailers):
                     let response = body.consumer.finish(trailers: trailers)
@@ -176,6 +191,7 @@ public struct ConnectionStateMachine {
     }
 
     /// Whether the I/O layer should half-close and keep draining instead of closing at once.
+    @inlinable
     public var wantsLinger: Bool {
         if case .lingering = state { return true }
         return false
@@ -189,8 +205,8 @@ public struct ConnectionStateMachine {
     /// The peer closed its side (read returned 0).
     public mutating func inputEnded(now: UInt64, wallClock: Int64) -> Action {
         switch state {
-        case .readingBody(let body):
-            body.consumer.abort()
+        case .readingBody:
+            takeBody()?.consumer.abort()
             state = .closed
             return .close
         case .writing:
@@ -204,7 +220,7 @@ public struct ConnectionStateMachine {
 
     /// The connection died under us (reset, write error): undo any upload in progress.
     public mutating func connectionFailed() {
-        if case .readingBody(let body) = state { body.consumer.abort() }
+        takeBody()?.consumer.abort()
         state = .closed
     }
 
@@ -219,9 +235,9 @@ public struct ConnectionStateMachine {
             guard now >= started + configuration.headTimeout else { return nil }
             currentRequest = RequestInfo(method: .other("-"), target: "-", version: .http1_1, format: .text)
             return fail(.timeout, now: now, wallClock: wallClock)
-        case .readingBody(let body):
-            guard now >= body.lastActivity + configuration.bodyTimeout else { return nil }
-            body.consumer.abort()
+        case .readingBody:
+            guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout else { return nil }
+            takeBody()?.consumer.abort()
             return fail(.timeout, now: now, wallClock: wallClock)
         case .writing(_, let lastProgress):
             guard now >= lastProgress + configuration.writeTimeout else { return nil }
@@ -267,7 +283,7 @@ public struct ConnectionStateMachine {
             return fail(error, now: now, wallClock: wallClock)
         }
         // RFC 9110 §10.1.1: the only expectation defined is 100-continue.
-        if head.headers.contains("expect") && !(head.expectsContinue && head.headers.values(for: "expect").count == 1) {
+        if head.headers.contains(.expect) && !(head.expectsContinue && head.headers.values(for: .expect).count == 1) {
             return fail(.expectationFailed, now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
         }
         let keepAlive = head.wantsKeepAlive && !closeAfterResponse && !shuttingDown
@@ -285,13 +301,25 @@ public struct ConnectionStateMachine {
             if framing == .none || framing == .length(0) {
                 return send(consumer.finish(trailers: HTTPHeaders()), after: after, now: now, wallClock: wallClock)
             }
-            state = .readingBody(BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now))
+            keepBody(BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now))
+            state = .readingBody
             // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
             if head.expectsContinue && head.version == .http1_1 {
                 return .sendInterim(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
             }
             return .readMore
         }
+    }
+
+    /// Takes the body in progress out (to decode it, or to end it).
+    private mutating func takeBody() -> BodyInProgress? {
+        bodyBytesCertainToFollow = 0
+        return body.take()
+    }
+
+    private mutating func keepBody(_ kept: BodyInProgress) {
+        bodyBytesCertainToFollow = kept.decoder.bytesCertainToFollow
+        body = kept
     }
 
     /// Sends the error response if one can still be sent, then closes: after a protocol error

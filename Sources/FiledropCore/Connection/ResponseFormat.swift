@@ -8,7 +8,11 @@ public enum ResponseFormat: Sendable, Equatable {
             self = .json
             return
         }
-        let accepted = accept ?? ""
+        // curl and wrk send no Accept (or `*/*`): plain text, without searching.
+        guard let accepted = accept else {
+            self = .text
+            return
+        }
         if accepted.containsASCIICaseInsensitive("application/json") {
             self = .json
         } else if accepted.containsASCIICaseInsensitive("text/html") {
@@ -19,7 +23,7 @@ public enum ResponseFormat: Sendable, Equatable {
     }
 
     public init(head: RequestHead) {
-        self.init(accept: head.headers["accept"], query: head.query)
+        self.init(accept: head.headers[.accept], query: head.query)
     }
 }
 

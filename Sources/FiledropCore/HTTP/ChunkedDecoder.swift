@@ -196,7 +196,7 @@ struct ChunkedDecoder: Sendable {
                 Result { () throws(HTTPError) in try HTTPFieldLine.parse(line) }
             }
             let field = try parsed.get()
-            trailers.add(name: field.name, value: field.value)
+            trailers.add(name: field.name, value: field.value, key: field.key)
             trailerLine.removeAll(keepingCapacity: true)
             state = .trailer
             return

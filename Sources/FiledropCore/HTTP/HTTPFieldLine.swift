@@ -7,7 +7,8 @@ enum HTTPFieldLine {
     /// - A line starting with SP/HTAB is obs-fold, which we reject (RFC 9112 §5.2).
     /// - The value holds VCHAR, SP, HTAB and obs-text (0x80-0xFF); any other control byte,
     ///   NUL included, is rejected (RFC 9110 §5.5). obs-text is decoded as lossy UTF-8.
-    static func parse(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> (name: String, value: String) {
+    /// `key` is the name's lookup key, made from the bytes at hand (`HTTPHeaders` keeps it).
+    static func parse(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> (name: String, value: String, key: HTTPFieldName.Key) {
         guard let first = line.first else { throw .malformedHeader("empty field line") }
         if first == .space || first == .tab {
             throw .malformedHeader("obsolete line folding is not accepted")
@@ -32,9 +33,10 @@ enum HTTPFieldLine {
         while start < end, line[start] == .space || line[start] == .tab { start += 1 }
         while end > start, line[end - 1] == .space || line[end - 1] == .tab { end -= 1 }
 
-        let name = String(decoding: UnsafeRawBufferPointer(rebasing: line[0..<colon]), as: UTF8.self)
+        let nameBytes = UnsafeRawBufferPointer(rebasing: line[0..<colon])
+        let name = String(decoding: nameBytes, as: UTF8.self)
         let value = String(decoding: UnsafeRawBufferPointer(rebasing: line[start..<end]), as: UTF8.self)
-        return (name, value)
+        return (name, value, HTTPFieldName.Key(nameBytes))
     }
 }
 

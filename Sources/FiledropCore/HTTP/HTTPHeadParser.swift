@@ -21,8 +21,12 @@ public struct HTTPHeadParser: Sendable {
     private var requestLine: (method: HTTPMethod, target: String, version: HTTPVersion)?
     private var headers = HTTPHeaders()
     private var sawHost = false
-    /// Set once the head completed or failed; returned again until `reset()`.
-    private var outcome: HeadParseResult?
+    /// Set once the head failed; returned again until `reset()`.
+    private var failure: HTTPError?
+    /// Set once the head completed: its length. Asked again before `reset()`, the parser
+    /// rebuilds the same head from what it keeps (holding a copy of the head instead cost
+    /// a copy and a destruction on every request).
+    private var completedLength: Int?
 
     private enum Stage {
         case requestLine
@@ -38,7 +42,8 @@ public struct HTTPHeadParser: Sendable {
     /// re-offering is not quadratic. Leading empty lines (CRLF) before the request line are skipped
     /// (RFC 9112 §2.2) and count in `length`.
     public mutating func parse(_ buffer: UnsafeRawBufferPointer) -> HeadParseResult {
-        if let outcome { return outcome }
+        if let failure { return .failed(failure) }
+        if let completedLength, let requestLine { return .complete(head(requestLine), length: completedLength) }
         do throws(HTTPError) {
             // Bytes past the limit are never looked at: a head that has not ended inside the
             // first `maxHeadSize` bytes is too large whatever follows.
@@ -47,7 +52,7 @@ public struct HTTPHeadParser: Sendable {
                 let line = UnsafeRawBufferPointer(rebasing: buffer[lineStart..<lineEnd])
                 let next = lineEnd + 2
                 if let head = try take(line) {
-                    outcome = .complete(head, length: next)
+                    completedLength = next
                     return .complete(head, length: next)
                 }
                 lineStart = next
@@ -56,7 +61,7 @@ public struct HTTPHeadParser: Sendable {
             if buffer.count > limits.maxHeadSize { throw .headTooLarge }
             return .needMore
         } catch {
-            outcome = .failed(error)
+            failure = error
             return .failed(error)
         }
     }
@@ -75,8 +80,15 @@ public struct HTTPHeadParser: Sendable {
             if stage == .fieldLines {
                 // Field lines are checked whole once complete; here only CR and LF matter.
                 index = ByteScan.firstIndex(below: .carriageReturn + 1, in: buffer, from: index, to: end)
-                guard index < end else { return nil }
+            } else {
+                // In the request line spaces matter too; the bytes skipped hold none, so all
+                // they can do is make the target too long. (Control bytes stop the skip and
+                // are refused by `RequestLineSyntax` once the line is complete.)
+                let stop = ByteScan.firstIndex(below: .space + 1, in: buffer, from: index, to: end)
+                if stop > index { try noteRequestLineRun(endingAt: stop - 1) }
+                index = stop
             }
+            guard index < end else { return nil }
             let byte = buffer[index]
             if byte == .carriageReturn {
                 guard index + 1 < end else { return nil }
@@ -106,6 +118,14 @@ public struct HTTPHeadParser: Sendable {
         }
     }
 
+    /// `noteRequestLineByte` for a run of bytes without a space that ends at `last`.
+    @inline(__always)
+    private func noteRequestLineRun(endingAt last: Int) throws(HTTPError) {
+        if let firstSpace, secondSpace == nil, last - firstSpace > limits.maxURILength {
+            throw .uriTooLong
+        }
+    }
+
     private func lineError(_ why: String) -> HTTPError {
         stage == .requestLine ? .malformedRequestLine(why) : .malformedHeader(why)
     }
@@ -125,27 +145,28 @@ public struct HTTPHeadParser: Sendable {
             stage = .fieldLines
             return nil
         case .fieldLines:
-            guard let requestLine else { preconditionFailure("field lines before the request line") }
             if line.isEmpty {
+                guard let requestLine else { preconditionFailure("field lines before the request line") }
                 // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered with 400.
                 if requestLine.version == .http1_1, !sawHost {
                     throw .malformedHeader("HTTP/1.1 request without Host")
                 }
-                return RequestHead(
-                    method: requestLine.method, target: requestLine.target,
-                    version: requestLine.version, headers: headers
-                )
+                return head(requestLine)
             }
             guard headers.count < limits.maxHeaderCount else { throw .tooManyHeaders }
             let field = try HTTPFieldLine.parse(line)
-            if field.name.equalsIgnoringASCIICase("host") {
+            if field.key == HTTPFieldName.host.key {
                 // RFC 9112 §3.2: more than one Host field is answered with 400.
                 guard !sawHost else { throw .malformedHeader("more than one Host field") }
                 sawHost = true
             }
-            headers.add(name: field.name, value: field.value)
+            headers.add(name: field.name, value: field.value, key: field.key)
             return nil
         }
+    }
+
+    private func head(_ requestLine: (method: HTTPMethod, target: String, version: HTTPVersion)) -> RequestHead {
+        RequestHead(method: requestLine.method, target: requestLine.target, version: requestLine.version, headers: headers)
     }
 }
 

@@ -1,18 +1,63 @@
 /// An ordered list of header fields. Names compare case-insensitively (RFC 9110 §5.1);
 /// order and duplicates are kept because framing rules depend on them.
+///
+/// Lookups run a dozen times per request, so each field keeps its name's length, and a
+/// field the parser read also keeps its name's lookup key (`HTTPFieldName.Key`, made from
+/// the bytes at hand). A lookup by `HTTPFieldName` compares lengths, then keys; a lookup by
+/// String compares lengths, then the names. Fields added by code get no key: making one
+/// from a String would cost more than the few lookups a response sees.
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Field = (name: String, value: String)
 
-    private var fields: [Field] = []
+    /// A field with its name's length and, when parsed, its name's lookup key.
+    struct Entry: Sendable {
+        var name: String
+        var value: String
+        var nameLength: Int
+        var key: HTTPFieldName.Key?
+
+        init(name: String, value: String) {
+            self.name = name
+            self.value = value
+            self.nameLength = name.utf8.count
+            self.key = nil
+        }
+
+        init(name: String, value: String, key: HTTPFieldName.Key) {
+            self.name = name
+            self.value = value
+            self.nameLength = key.length
+            self.key = key
+        }
+
+        /// Lengths first; then keys, where both have one; names only when that cannot decide.
+        @inline(__always)
+        func hasName(_ wanted: HTTPFieldName) -> Bool {
+            guard nameLength == wanted.key.length else { return false }
+            if let key {
+                return key == wanted.key && (key.isExact || name.equalsIgnoringASCIICase(wanted.text))
+            }
+            return name == wanted.text || name.equalsIgnoringASCIICase(wanted.text)
+        }
+
+        /// `length` is `wanted.utf8.count`, worked out once per lookup.
+        @inline(__always)
+        func hasName(_ wanted: String, length: Int) -> Bool {
+            nameLength == length && name.equalsIgnoringASCIICase(wanted)
+        }
+    }
+
+    /// The fields in order; the response serializer reads them in place.
+    private(set) var fields: [Entry] = []
 
     public init() {}
 
     public init(_ fields: [Field]) {
-        self.fields = fields
+        self.fields = fields.map { Entry(name: $0.name, value: $0.value) }
     }
 
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.fields = elements.map { (name: $0.0, value: $0.1) }
+        self.fields = elements.map { Entry(name: $0.0, value: $0.1) }
     }
 
     public var count: Int { fields.count }
@@ -24,7 +69,18 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func add(name: String, value: String) {
-        fields.append((name: name, value: value))
+        fields.append(Entry(name: name, value: value))
+    }
+
+    /// Adds a field named by a prepared name (`.contentType`, ...): its text and key come
+    /// along, so later lookups by `HTTPFieldName` compare keys.
+    public mutating func add(_ name: HTTPFieldName, value: String) {
+        fields.append(Entry(name: name.text, value: value, key: name.key))
+    }
+
+    /// For the parser, which makes the key from the bytes it already holds.
+    mutating func add(name: String, value: String, key: HTTPFieldName.Key) {
+        fields.append(Entry(name: name, value: value, key: key))
     }
 
     /// Replaces every field called `name` with one field.
@@ -34,21 +90,41 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     }
 
     public mutating func remove(name: String) {
-        fields.removeAll { $0.name.equalsIgnoringASCIICase(name) }
+        let length = name.utf8.count
+        fields.removeAll { $0.hasName(name, length: length) }
     }
 
     /// The first value of `name`, or nil.
     public subscript(name: String) -> String? {
-        fields.first { $0.name.equalsIgnoringASCIICase(name) }?.value
+        let length = name.utf8.count
+        for index in fields.indices where fields[index].hasName(name, length: length) { return fields[index].value }
+        return nil
+    }
+
+    /// The first value of `name`, or nil.
+    public subscript(name: HTTPFieldName) -> String? {
+        for index in fields.indices where fields[index].hasName(name) { return fields[index].value }
+        return nil
     }
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { $0.name.equalsIgnoringASCIICase(name) }.map(\.value)
+        let length = name.utf8.count
+        return fields.filter { $0.hasName(name, length: length) }.map(\.value)
+    }
+
+    /// Every value of `name`, in order.
+    public func values(for name: HTTPFieldName) -> [String] {
+        fields.filter { $0.hasName(name) }.map(\.value)
     }
 
     public func contains(_ name: String) -> Bool {
-        fields.contains { $0.name.equalsIgnoringASCIICase(name) }
+        let length = name.utf8.count
+        return fields.contains { $0.hasName(name, length: length) }
+    }
+
+    public func contains(_ name: HTTPFieldName) -> Bool {
+        fields.contains { $0.hasName(name) }
     }
 
     /// The comma-separated list elements of every `name` field, trimmed, lowercased
@@ -59,12 +135,54 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
     }
 
-    public func makeIterator() -> IndexingIterator<[Field]> {
-        fields.makeIterator()
+    /// Whether `token` (lowercase ASCII) is among `tokens(for: name)`, without building the
+    /// list: `Connection` and `Expect` are asked about on every request.
+    public func containsToken(_ token: StaticString, in name: HTTPFieldName) -> Bool {
+        let pattern = UnsafeRawBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
+        for index in fields.indices where fields[index].hasName(name) {
+            let field = fields[index]
+            let found = field.value.utf8.withContiguousStorageIfAvailable {
+                Self.list(UnsafeRawBufferPointer($0), contains: pattern)
+            } ?? Array(field.value.utf8).withUnsafeBytes { Self.list($0, contains: pattern) }
+            if found { return true }
+        }
+        return false
+    }
+
+    public struct Iterator: IteratorProtocol {
+        var base: IndexingIterator<[Entry]>
+
+        public mutating func next() -> Field? {
+            base.next().map { (name: $0.name, value: $0.value) }
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        Iterator(base: fields.makeIterator())
     }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
         lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    /// Whether the comma-separated `list` has an element equal to `token` (lowercase)
+    /// ignoring ASCII case, once optional white space around it is dropped (RFC 9110 §5.6.1).
+    private static func list(_ list: UnsafeRawBufferPointer, contains token: UnsafeRawBufferPointer) -> Bool {
+        var start = 0
+        while start <= list.count {
+            var end = start
+            while end < list.count && list[end] != UInt8(ascii: ",") { end += 1 }
+            var first = start, last = end
+            while first < last && (list[first] == .space || list[first] == .tab) { first += 1 }
+            while last > first && (list[last - 1] == .space || list[last - 1] == .tab) { last -= 1 }
+            if last - first == token.count {
+                var index = 0
+                while index < token.count && lowerASCII(list[first + index]) == token[index] { index += 1 }
+                if index == token.count { return true }
+            }
+            start = end + 1
+        }
+        return false
     }
 }
 

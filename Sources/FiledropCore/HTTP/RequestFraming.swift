@@ -7,19 +7,19 @@ extension BodyFraming {
     /// repetition of Content-Length (even `5, 5`) and any Transfer-Encoding other than exactly
     /// `chunked` is refused.
     public static func of(_ head: RequestHead) throws(HTTPError) -> (framing: BodyFraming, closeAfterResponse: Bool) {
-        let hasContentLength = head.headers.contains("content-length")
-        if head.headers.contains("transfer-encoding") {
+        let hasContentLength = head.headers.contains(.contentLength)
+        if head.headers.contains(.transferEncoding) {
             // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 message means the framing is faulty.
             guard head.version != .http1_0 else {
                 throw .conflictingFraming("Transfer-Encoding in an HTTP/1.0 request")
             }
-            try requireOnlyChunked(head.headers.values(for: "transfer-encoding"))
+            try requireOnlyChunked(head.headers.values(for: .transferEncoding))
             // RFC 9112 §6.3 (3): Transfer-Encoding overrides Content-Length; the server must
             // close the connection after responding.
             return (.chunked, hasContentLength)
         }
         guard hasContentLength else { return (.none, false) }
-        return (.length(try contentLength(head.headers.values(for: "content-length"))), false)
+        return (.length(try contentLength(head.headers.values(for: .contentLength))), false)
     }
 
     /// RFC 9112 §6.3 (4): "If a Transfer-Encoding header field is present in a request and the

@@ -16,6 +16,21 @@ public struct RequestHead: Sendable, Equatable {
         self.target = target
         self.version = version
         self.headers = headers
+        if let mark = Self.queryMark(inOriginForm: target) {
+            // Origin-form, what every client but a proxy sends: split where the bytes say.
+            // Without a query the path is the whole target (slicing a String checks both
+            // bounds, which costs more than the rest of this).
+            let utf8 = target.utf8
+            guard mark < utf8.count else {
+                path = Substring(target)
+                query = nil
+                return
+            }
+            let index = utf8.index(utf8.startIndex, offsetBy: mark)
+            path = target[..<index]
+            query = target[utf8.index(after: index)...]
+            return
+        }
         let pathAndQuery = Self.originForm(of: target)
         if let mark = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) {
             path = pathAndQuery[..<mark]
@@ -29,7 +44,8 @@ public struct RequestHead: Sendable, Equatable {
     /// RFC 9112 §3.2.2: a server must accept absolute-form; reduce it to path + query.
     private static func originForm(of target: String) -> Substring {
         let whole = Substring(target)
-        guard !whole.hasPrefix("/"), let colon = whole.firstIndex(of: ":") else { return whole }
+        // Byte test first: origin-form is what every client but a proxy sends.
+        guard whole.utf8.first != UInt8(ascii: "/"), let colon = whole.firstIndex(of: ":") else { return whole }
         let afterScheme = whole[whole.index(after: colon)...]
         guard afterScheme.hasPrefix("//") else { return whole }
         let afterAuthority = afterScheme.dropFirst(2)
@@ -41,14 +57,22 @@ public struct RequestHead: Sendable, Equatable {
     /// RFC 9112 §9.3: HTTP/1.1 is persistent unless `Connection: close`;
     /// HTTP/1.0 only with `Connection: keep-alive`.
     public var wantsKeepAlive: Bool {
-        let connection = headers.tokens(for: "connection")
-        if connection.contains("close") { return false }
+        if headers.containsToken("close", in: .connection) { return false }
         if version == .http1_1 { return true }
-        return connection.contains("keep-alive")
+        return headers.containsToken("keep-alive", in: .connection)
     }
 
     /// RFC 9110 §10.1.1: `Expect: 100-continue` (case-insensitive).
     public var expectsContinue: Bool {
-        headers.tokens(for: "expect").contains("100-continue")
+        headers.containsToken("100-continue", in: .expect)
+    }
+
+    /// For an origin-form target (its first byte is "/"), the offset of its first "?", or its
+    /// length when it has none; nil for other forms or a target without contiguous bytes.
+    private static func queryMark(inOriginForm target: String) -> Int? {
+        target.utf8.withContiguousStorageIfAvailable { bytes -> Int? in
+            guard bytes.first == UInt8(ascii: "/") else { return nil }
+            return bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
+        } ?? nil
     }
 }

@@ -18,10 +18,37 @@ enum RequestLineSyntax {
 
     /// RFC 9110 §9.1: `method = token`, case-sensitive.
     private static func parseMethod(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> HTTPMethod {
+        if let known = knownMethod(bytes) { return known }
         guard !bytes.isEmpty, bytes.allSatisfy(isTokenByte) else {
             throw .malformedRequestLine("the method is not a token")
         }
         return HTTPMethod(token: String(decoding: bytes, as: UTF8.self))
+    }
+
+    /// The methods `HTTPMethod` has cases for, recognized from their bytes without making a
+    /// String first (every request has a method; nearly all are GET).
+    private static func knownMethod(_ bytes: UnsafeRawBufferPointer) -> HTTPMethod? {
+        switch bytes.count {
+        case 3:
+            if bytes.elementsEqual(ascii("GET")) { return .get }
+            if bytes.elementsEqual(ascii("PUT")) { return .put }
+        case 4:
+            if bytes.elementsEqual(ascii("HEAD")) { return .head }
+            if bytes.elementsEqual(ascii("POST")) { return .post }
+        case 5:
+            if bytes.elementsEqual(ascii("PATCH")) { return .patch }
+        case 6:
+            if bytes.elementsEqual(ascii("DELETE")) { return .delete }
+        case 7:
+            if bytes.elementsEqual(ascii("OPTIONS")) { return .options }
+        default:
+            break
+        }
+        return nil
+    }
+
+    private static func ascii(_ text: StaticString) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount)
     }
 
     /// RFC 9112 §3.2: origin-form (`/path?q`), absolute-form (`http://host/path`),
