@@ -81,13 +81,13 @@ public enum FileResponse {
     /// compares strongly (`*` matches any current file); If-Unmodified-Since counts only
     /// without If-Match. False means 412: the client's copy is not the one stored now.
     static func preconditionsHold(head: RequestHead, etag: String, modifiedSeconds: Int64) -> Bool {
-        if let ifMatch = head.headers["if-match"] {
+        if let ifMatch = head.headers[.ifMatch] {
             return ifMatch.split(separator: ",").contains { tag in
                 let trimmed = tag.trimmingOWS()
                 return trimmed == "*" || trimmed == etag
             }
         }
-        if let since = head.headers["if-unmodified-since"], let sinceSeconds = HTTPDate.parse(since) {
+        if let since = head.headers[.ifUnmodifiedSince], let sinceSeconds = HTTPDate.parse(since) {
             return modifiedSeconds <= sinceSeconds
         }
         return true
@@ -96,13 +96,13 @@ public enum FileResponse {
     /// RFC 9110 §13.1.2 and §13.1.3: If-None-Match wins; If-Modified-Since only without it.
     static func isNotModified(head: RequestHead, etag: String, modifiedSeconds: Int64) -> Bool {
         guard head.method == .get || head.method == .head else { return false }
-        if let ifNoneMatch = head.headers["if-none-match"] {
+        if let ifNoneMatch = head.headers[.ifNoneMatch] {
             return ifNoneMatch.split(separator: ",").contains { tag in
                 let trimmed = tag.trimmingOWS()
                 return trimmed == "*" || trimmed == etag || trimmed == "W/" + etag
             }
         }
-        if let since = head.headers["if-modified-since"], let sinceSeconds = HTTPDate.parse(since) {
+        if let since = head.headers[.ifModifiedSince], let sinceSeconds = HTTPDate.parse(since) {
             return modifiedSeconds <= sinceSeconds
         }
         return false

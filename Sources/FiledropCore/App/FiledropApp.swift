@@ -196,7 +196,7 @@ public struct FiledropApp: HTTPResponder {
             return try rawUpload(head, directory: path.parent, name: fileName, context: context)
         }
         try writable()
-        guard let contentType = head.headers["content-type"], let mediaType = MediaType(parsing: contentType),
+        guard let contentType = head.headers[.contentType], let mediaType = MediaType(parsing: contentType),
               mediaType.type == "multipart", mediaType.subtype == "form-data" else {
             throw .unsupportedMediaType("Send the files as multipart/form-data (curl -F file=@name), or the raw bytes with ?name=<file name>.")
         }
@@ -226,7 +226,7 @@ public struct FiledropApp: HTTPResponder {
 
     /// Content-Length when the body is framed by it (not when chunked wins).
     private func declaredLength(_ head: RequestHead) -> UInt64? {
-        guard !head.headers.contains("transfer-encoding"), let value = head.headers["content-length"] else { return nil }
+        guard !head.headers.contains(.transferEncoding), let value = head.headers[.contentLength] else { return nil }
         return UInt64(value)
     }
 
@@ -253,7 +253,7 @@ public struct FiledropApp: HTTPResponder {
     /// A QR code of the address the page was opened with, so a phone can scan it from a
     /// laptop's screen. Only rectangles go into the SVG; the Host text itself never does.
     private func qrResponse(_ head: RequestHead) throws(HTTPError) -> Response {
-        guard let host = head.headers["host"], let encoder = qrEncoder, let code = encoder.encode("http://\(host)/") else {
+        guard let host = head.headers[.host], let encoder = qrEncoder, let code = encoder.encode("http://\(host)/") else {
             throw .notFound
         }
         return Response(status: .ok, headers: ["Content-Type": "image/svg+xml", "Cache-Control": "no-cache",

@@ -18,10 +18,10 @@ enum FileDownload {
         var response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache",
                                          extraHeaders: consume headers, encoding: encoding, validators: values.validators)
         guard response.status == .ok, head.mayHaveConditionalOrRange, case .file(let whole) = response.body else { return response }
-        guard ifRangeHolds(head.headers["if-range"], etag: values.validators.etag, modified: values.validators.modifiedSeconds) else {
+        guard ifRangeHolds(head.headers[.ifRange], etag: values.validators.etag, modified: values.validators.modifiedSeconds) else {
             return response
         }
-        switch ByteRangeRequest(header: head.headers["range"], size: whole.length) {
+        switch ByteRangeRequest(header: head.headers[.range], size: whole.length) {
         case .ignored:
             return response
         case .unsatisfiable:

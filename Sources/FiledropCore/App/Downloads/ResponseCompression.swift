@@ -16,7 +16,7 @@ struct ResponseCompression {
     /// benchmark) then carry no copy of it.
     init(compressor: (any ContentCompressor)?, head: RequestHead) {
         clientAcceptsGzip = compressor != nil && (head.method == .get || head.method == .head)
-            && AcceptEncoding.allowsGzip(head.headers["accept-encoding"])
+            && AcceptEncoding.allowsGzip(head.headers[.acceptEncoding])
         self.compressor = clientAcceptsGzip ? compressor : nil
     }
 
@@ -36,7 +36,7 @@ struct ResponseCompression {
     func apply(to response: Response) -> Response {
         guard let compressor, clientAcceptsGzip, response.status == .ok, case .bytes(let bytes) = response.body,
               bytes.count >= Self.smallestCompressedBody, !response.headers.contains("content-encoding"),
-              let type = response.headers["content-type"], MediaTypes.isCompressible(type) else { return response }
+              let type = response.headers[.contentType], MediaTypes.isCompressible(type) else { return response }
         var compressed = response
         compressed.body = .bytes(compressor.gzip(bytes))
         compressed.headers.add(name: "Content-Encoding", value: "gzip")

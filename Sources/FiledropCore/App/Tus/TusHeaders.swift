@@ -37,20 +37,20 @@ enum TusHeaders {
 
     /// protocol.md "Content-Type" of a PATCH: the media type without parameters.
     static func hasPatchContentType(_ head: RequestHead) -> Bool {
-        guard let value = head.headers["content-type"] else { return false }
+        guard let value = head.headers[.contentType] else { return false }
         let mediaType = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return String(mediaType).trimmingOWS().lowercased() == patchContentType
     }
 
     /// The body length when `Content-Length` frames it, nil for chunked or no body.
     static func contentLength(_ head: RequestHead) -> UInt64? {
-        guard !head.headers.contains("transfer-encoding"), let value = head.headers["content-length"] else { return nil }
+        guard !head.headers.contains(.transferEncoding), let value = head.headers[.contentLength] else { return nil }
         return UInt64(value.trimmingOWS())
     }
 
     /// Whether the request carries a body at all (RFC 9112 §6.3).
     static func hasBody(_ head: RequestHead) -> Bool {
-        head.headers.contains("transfer-encoding") || (contentLength(head) ?? 0) > 0
+        head.headers.contains(.transferEncoding) || (contentLength(head) ?? 0) > 0
     }
 }
 
