@@ -42,7 +42,9 @@ struct DelimiterSearch: Sendable {
         let length = delimiter.count
         var from = 0
         while from < bytes.count {
-            from = Self.skip(bytes, from: from, length: length, isDelimiterByte: isDelimiterByte)
+            while from + length <= bytes.count, !isDelimiterByte(bytes[from + length - 1]) {
+                from += length
+            }
             // Candidates starting in this window; a comparison may read past its end.
             let windowEnd = min(from + length, bytes.count)
             guard let candidate = Self.indexOfCR(in: UnsafeRawBufferPointer(rebasing: bytes[..<windowEnd]), from: from) else {
@@ -57,28 +59,6 @@ struct DelimiterSearch: Sendable {
             from = candidate + 1
         }
         return .none
-    }
-
-    /// The first window start at or after `from` whose last byte is a delimiter byte, or the
-    /// first whose window would pass the end of `bytes`. The hot loop of a multipart upload.
-    /// Four windows are tested per round: their four loads are independent, so the processor
-    /// issues them together instead of one after another (twice as fast on payload in cache;
-    /// a per-byte Horspool shift, whose next load waits for the previous one, was slower
-    /// still). Indices cannot overflow: they stay below `bytes.count + 4 * length`.
-    @inline(__always)
-    private static func skip(_ bytes: UnsafeRawBufferPointer, from: Int, length: Int,
-                             isDelimiterByte: (UInt8) -> Bool) -> Int {
-        let count = bytes.count
-        var last = from &+ length &- 1
-        while last &+ 3 &* length < count {
-            if isDelimiterByte(bytes[last]) || isDelimiterByte(bytes[last &+ length])
-                || isDelimiterByte(bytes[last &+ 2 &* length]) || isDelimiterByte(bytes[last &+ 3 &* length]) {
-                break
-            }
-            last &+= 4 &* length
-        }
-        while last < count, !isDelimiterByte(bytes[last]) { last &+= length }
-        return last &- (length &- 1)
     }
 
     /// How `held` (a proper prefix of the delimiter) continues in `bytes`.
