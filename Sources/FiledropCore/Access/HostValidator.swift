@@ -102,48 +102,16 @@ public struct HostValidator: Sendable {
 
 /// Recognizes textual IP addresses without the C library (the core has none).
 enum IPLiteral {
-    /// Dotted-decimal `a.b.c.d`, each part 0-255 without leading zeros (RFC 3986 §3.2.2 `IPv4address`).
-    /// Dotted quad, four decimal parts 0-255 without leading zeros; one pass over the bytes
-    /// (it runs on every request's Host).
+    /// Dotted-decimal `a.b.c.d`, each part 0-255 without leading zeros (RFC 3986 §3.2.2
+    /// `IPv4address`); one pass over the bytes (it runs on every request's Host).
     static func isIPv4<S: StringProtocol>(_ text: S) -> Bool {
-        var dots = 0, digits = 0, value = 0
-        for byte in text.utf8 {
-            if byte == UInt8(ascii: ".") {
-                guard digits > 0 else { return false }
-                dots += 1
-                digits = 0
-                value = 0
-                continue
-            }
-            guard byte >= 0x30 && byte <= 0x39, !(digits == 1 && value == 0) else { return false }
-            value = value * 10 + Int(byte - 0x30)
-            digits += 1
-            guard digits <= 3, value <= 255 else { return false }
-        }
-        return dots == 3 && digits > 0
+        dottedQuadEnd(in: text.utf8) == text.utf8.endIndex
     }
 
     /// `IPv4address [ ":" port ]` with the rules of `HostValidator.split` for the port
     /// (at most five digits, at most 65535, possibly empty), read straight from the bytes.
     static func isIPv4Authority(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        var dots = 0, digits = 0, value = 0
-        var index = 0
-        while index < bytes.count, bytes[index] != .colon {
-            let byte = bytes[index]
-            index += 1
-            if byte == UInt8(ascii: ".") {
-                guard digits > 0 else { return false }
-                dots += 1
-                digits = 0
-                value = 0
-                continue
-            }
-            guard byte >= 0x30 && byte <= 0x39, !(digits == 1 && value == 0) else { return false }
-            value = value * 10 + Int(byte - 0x30)
-            digits += 1
-            guard digits <= 3, value <= 255 else { return false }
-        }
-        guard dots == 3 && digits > 0 else { return false }
+        guard let index = dottedQuadEnd(in: bytes) else { return false }
         guard index < bytes.count else { return true }
         let portDigits = bytes.count - index - 1
         guard portDigits <= 5 else { return false }
@@ -154,6 +122,29 @@ enum IPLiteral {
             port = port * 10 + Int(byte - 0x30)
         }
         return port <= 65535
+    }
+
+    /// Where the dotted quad that `bytes` start with ends (the end, or a `:`); nil when they
+    /// do not start with one.
+    private static func dottedQuadEnd<C: Collection<UInt8>>(in bytes: C) -> C.Index? {
+        var dots = 0, digits = 0, value = 0
+        var index = bytes.startIndex
+        while index < bytes.endIndex, bytes[index] != UInt8(ascii: ":") {
+            let byte = bytes[index]
+            bytes.formIndex(after: &index)
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return nil }
+                dots += 1
+                digits = 0
+                value = 0
+                continue
+            }
+            guard byte >= 0x30 && byte <= 0x39, !(digits == 1 && value == 0) else { return nil }
+            value = value * 10 + Int(byte - 0x30)
+            digits += 1
+            guard digits <= 3, value <= 255 else { return nil }
+        }
+        return dots == 3 && digits > 0 ? index : nil
     }
 
     static func isIPv6<S: StringProtocol>(_ text: S) -> Bool {
