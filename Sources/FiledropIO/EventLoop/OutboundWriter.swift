@@ -2,10 +2,10 @@ import FiledropCore
 import CLinux
 import Glibc
 
-/// Writes one response to a non-blocking socket: the head, then bytes, file regions
-/// (sendfile, zero-copy) or a streamed body pulled chunk by chunk - chunked-encoded when the
-/// length is unknown. At most one chunk of a stream is held at a time: a slow client makes
-/// us wait, never buffer.
+/// Writes one response to a non-blocking socket: the head, then bytes (a small file's
+/// cached bytes among them), file regions (sendfile, zero-copy) or a streamed body pulled
+/// chunk by chunk - chunked-encoded when the length is unknown. At most one chunk of a stream
+/// is held at a time: a slow client makes us wait, never buffer.
 struct OutboundWriter {
     enum Segment {
         /// Bytes still to send (a slice: what was sent is dropped from its front).
