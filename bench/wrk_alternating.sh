@@ -3,8 +3,8 @@
 #
 #   bench/wrk_alternating.sh [ROUNDS] [SECONDS]     (default 8 rounds of 10 s each)
 #
-# Each round starts a fresh filedrop (--log-level warning, as `make bench` runs it) and a fresh
-# nginx (the configuration `make bench` writes: sendfile, tcp_nopush, access_log off), runs
+# Each round starts a fresh filedrop and a fresh nginx, each with the command line and
+# configuration `make bench` uses (bench/servers.py), runs
 # `wrk -t2 -c64 -d<SECONDS>s` on the same 4 KiB file against each, and stops both. The two
 # are close (about 12-13 µs of CPU per request each on the 2-core VM) and one 10-second run
 # swings by ±15%, so the medians of many alternating rounds say more than `make bench`'s three.
@@ -19,46 +19,44 @@ binary=$root/.build/release/filedrop
 command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "needs nginx and wrk (make bench installs them)" >&2; exit 2; }
 
 work=$(mktemp -d /tmp/filedrop-wrk-XXXXXX)
-pids=()
-cleanup() {
-    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
-    rm -rf "$work"
-}
-trap cleanup EXIT
-mkdir -p "$work/save" "$work/nginx/files/files" "$work/nginx/body-temp"
-head -c 4096 /dev/urandom > "$work/save/small.bin"
-cp "$work/save/small.bin" "$work/nginx/files/files/small.bin"
-cat > "$work/nginx/nginx.conf" <<EOF
-user root;
-worker_processes auto;
-worker_rlimit_nofile 8192;
-pid $work/nginx/nginx.pid;
-error_log $work/nginx/error.log warn;
-events { worker_connections 4096; }
-http {
-    include /etc/nginx/mime.types;
-    default_type application/octet-stream;
-    access_log off;
-    sendfile on;
-    tcp_nopush on;
-    keepalive_timeout 65s;
-    client_body_temp_path $work/nginx/body-temp;
-    server {
-        listen 127.0.0.1:18491;
-        root $work/nginx/files;
-    }
-}
-EOF
+trap 'rm -rf "$work"' EXIT
+head -c 4096 /dev/urandom > "$work/small.bin"
 
-# Starts "$@" in the background, waits until URL answers, runs wrk, stops it; prints req/s.
+# Each server as `make bench` starts it (bench/servers.py writes nginx's configuration):
+# prints its URL for small.bin, then its command line, one argument per line.
+server() {
+    local key=$1 port=$2
+    mkdir -p "$work/$key/files"
+    cp "$work/small.bin" "$work/$key/files/small.bin"
+    python3 - "$root" "$work/$key" "$port" "$key" <<'EOF'
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+repo, root, port, key = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+sys.path.insert(0, str(repo / "bench"))
+from servers import Filedrop, Nginx
+kind = Filedrop(fsync=True) if key == "filedrop" else Nginx()
+tools = SimpleNamespace(filedrop=repo / ".build/release/filedrop", web_root=repo / "web")
+print(f"http://127.0.0.1:{port}{kind.get_prefix}small.bin")
+print("\n".join(kind.argv(root, port, tools)))
+EOF
+}
+mapfile -t filedrop_server < <(server filedrop 18490)
+mapfile -t nginx_server < <(server nginx 18491)
+
+# Given a URL and a command line: starts the server, waits until the URL answers with the
+# file, runs wrk, stops the server; prints req/s. (Runs in a subshell: it stops its own server.)
 measure() {
     local url=$1
     shift
     "$@" >/dev/null 2>&1 &
     local pid=$!
-    pids+=("$pid")
     for _ in $(seq 50); do curl -sf -o /dev/null "$url" && break; sleep 0.1; done
-    cmp -s <(curl -sf "$url") "$work/save/small.bin" || { echo "wrong bytes from $url" >&2; exit 1; }
+    if ! cmp -s <(curl -sf "$url") "$work/small.bin"; then
+        kill "$pid"
+        echo "wrong bytes from $url" >&2
+        exit 1
+    fi
     wrk -t2 -c64 -d"${seconds}s" "$url" | awk '/Requests\/sec/ { print $2 }'
     kill "$pid"
     wait "$pid" 2>/dev/null || true
@@ -67,9 +65,8 @@ measure() {
 filedrop_runs=()
 nginx_runs=()
 for round in $(seq "$rounds"); do
-    f=$(measure http://127.0.0.1:18490/files/small.bin "$binary" --config "" --listen 127.0.0.1:18490 \
-        --save-dir "$work/save" --web-root "$root/web" --log-level warning)
-    n=$(measure http://127.0.0.1:18491/files/small.bin nginx -c "$work/nginx/nginx.conf" -e "$work/nginx/error.log" -g "daemon off;")
+    f=$(measure "${filedrop_server[@]}")
+    n=$(measure "${nginx_server[@]}")
     filedrop_runs+=("$f")
     nginx_runs+=("$n")
     echo "round $round: filedrop $f req/s, nginx $n req/s"
