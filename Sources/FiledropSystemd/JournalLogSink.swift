@@ -27,9 +27,9 @@ public struct JournalLogSink: LogSink {
         }
     }
 
-    /// The entry `log(record.event)` sends, the event built only when info is logged at all.
+    /// The entry `log(record.event)` sends, the event built only when its level is logged at all.
     public func logRequest(_ record: AccessLogRecord) {
-        guard LogLevel.info >= minimumLevel else { return }
+        guard AccessLogRecord.level >= minimumLevel else { return }
         log(record.event)
     }
 

@@ -24,12 +24,12 @@ public struct TextLogSink: LogSink {
 
     /// The same line as `log(record.event)`, built in one byte buffer when the record is plain ASCII.
     public func logRequest(_ record: AccessLogRecord) {
-        guard LogLevel.info >= minimumLevel else { return }
+        guard AccessLogRecord.level >= minimumLevel else { return }
         var line: [UInt8] = []
         line.reserveCapacity(160 + 2 * record.target.utf8.count)
         line.appendUTF8(timestamp())
         line.append(0x20)
-        line.appendUTF8(levelText(.info))
+        line.appendUTF8(levelText(AccessLogRecord.level))
         line.append(0x20)
         guard AccessLogLine.appendBody(record, to: &line) else { return log(record.event) }
         line.append(UInt8(ascii: "\n"))

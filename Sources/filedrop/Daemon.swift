@@ -253,8 +253,8 @@ final class Daemon {
         server.connection.bodyTimeout = nanoseconds(configuration.bodyTimeout)
         server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
         server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
-        // Access-log lines are info: below that level they would be built only to be dropped.
-        server.connection.accessLog = configuration.accessLog && configuration.logLevel <= .info
+        // Below the access log's level, records would be built only for the sink to drop.
+        server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
         return server
     }
 }

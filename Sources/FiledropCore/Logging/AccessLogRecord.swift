@@ -2,6 +2,9 @@
 /// sink understands (journald's `FILEDROP_*` fields come from it); text sinks may format the
 /// record directly instead, to the same line.
 public struct AccessLogRecord: Sendable {
+    /// The level of every access-log line: below it, records need not be built at all.
+    public static let level = LogLevel.info
+
     public var method: HTTPMethod
     /// The request-target as sent.
     public var target: String
@@ -33,7 +36,7 @@ public struct AccessLogRecord: Sendable {
     /// method, path, status, bytes, received, duration and client.
     public var event: LogEvent {
         LogEvent(
-            level: .info, kind: .request,
+            level: Self.level, kind: .request,
             message: "\(method) \(target) \(status)\(responseCut ? " (response cut)" : "")",
             fields: [
                 ("method", method.description), ("path", target),
