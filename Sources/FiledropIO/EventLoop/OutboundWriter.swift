@@ -131,10 +131,11 @@ struct OutboundWriter {
         }
     }
 
-    /// Drops `count` sent bytes from the front of the leading byte segments.
+    /// Drops `count` sent bytes from the front of the leading byte segments (never empty:
+    /// `append` skips empty ones, and a head is never empty).
     private mutating func dropSent(_ count: Int) {
         var left = count
-        while left > 0 || segments.first.map(Self.isEmptyBytes) == true {
+        while left > 0 {
             guard case .bytes(let bytes) = segments[0] else { preconditionFailure("sent more than the byte segments held") }
             if left >= bytes.count {
                 segments.removeFirst()
@@ -144,11 +145,6 @@ struct OutboundWriter {
                 left = 0
             }
         }
-    }
-
-    private static func isEmptyBytes(_ segment: Segment) -> Bool {
-        if case .bytes(let bytes) = segment { return bytes.isEmpty }
-        return false
     }
 
     /// Refills `segments` from the stream; false when the response is complete.

@@ -52,8 +52,8 @@ public final class PosixStorage: Storage {
         // it is all a small file sent before costs.
         let found = try checkedStatus(of: name, in: parent)
         if found.isDirectory { throw .isADirectory }
-        guard found.isRegularFile, let metadata = found.fileMetadata(name: name) else { throw .notAllowed }
-        if let contents = smallFiles.contents(for: found) {
+        guard found.isRegularFile else { throw .notAllowed }
+        if let contents = smallFiles.contents(for: found), let metadata = found.fileMetadata(name: name) {
             return OpenedFile(handle: contents, metadata: metadata)
         }
         // The name may lead elsewhere by now: O_NOFOLLOW refuses a symlink (ELOOP), O_NONBLOCK
@@ -63,12 +63,12 @@ public final class PosixStorage: Storage {
         })
         let opened = try mappingSystemErrors(file.status)
         if opened.isDirectory { throw .isADirectory }
-        guard opened.isRegularFile, let openedMetadata = opened.fileMetadata(name: name) else { throw .notAllowed }
+        guard opened.isRegularFile, let metadata = opened.fileMetadata(name: name) else { throw .notAllowed }
         if opened.st_size <= SmallFileCache.maxFileSize, let contents = FileContents.read(file, size: Int(opened.st_size)) {
             smallFiles.remember(contents, of: opened)
-            return OpenedFile(handle: contents, metadata: openedMetadata)
+            return OpenedFile(handle: contents, metadata: metadata)
         }
-        return OpenedFile(handle: file, metadata: openedMetadata)
+        return OpenedFile(handle: file, metadata: metadata)
     }
 
     public func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata? {

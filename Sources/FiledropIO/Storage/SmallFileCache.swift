@@ -22,6 +22,11 @@ final class SmallFileCache: Sendable {
     private struct Identity: Hashable {
         var device: UInt64
         var inode: UInt64
+
+        init(_ found: stat) {
+            device = UInt64(found.st_dev)
+            inode = UInt64(found.st_ino)
+        }
     }
 
     private struct Entry {
@@ -47,7 +52,7 @@ final class SmallFileCache: Sendable {
 
     /// The cached bytes of the file `found` describes, if they are still its bytes.
     func contents(for found: stat) -> FileContents? {
-        let identity = Identity(device: UInt64(found.st_dev), inode: UInt64(found.st_ino))
+        let identity = Identity(found)
         return state.withLock { state in
             guard let entry = state.entries[identity] else { return nil }
             guard entry.size == Int64(found.st_size), Self.same(entry.modified, found.st_mtim),
@@ -64,7 +69,7 @@ final class SmallFileCache: Sendable {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         guard now.tv_sec - found.st_ctim.tv_sec >= 2 else { return }
-        let identity = Identity(device: UInt64(found.st_dev), inode: UInt64(found.st_ino))
+        let identity = Identity(found)
         let entry = Entry(size: Int64(found.st_size), modified: found.st_mtim, changed: found.st_ctim, contents: contents)
         state.withLock { state in
             if state.entries.updateValue(entry, forKey: identity) != nil { return }
