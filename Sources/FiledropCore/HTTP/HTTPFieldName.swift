@@ -28,11 +28,7 @@ public struct HTTPFieldName: Sendable, Equatable {
         var isExact: Bool { length <= 16 }
 
         init(_ name: String) {
-            if let key = name.utf8.withContiguousStorageIfAvailable({ Key(UnsafeRawBufferPointer($0)) }) {
-                self = key
-            } else {
-                self = Array(name.utf8).withUnsafeBytes { Key($0) }
-            }
+            self = name.withUTF8Bytes { Key($0) }
         }
 
         init(_ bytes: UnsafeRawBufferPointer) {

@@ -140,11 +140,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     public func containsToken(_ token: StaticString, in name: HTTPFieldName) -> Bool {
         let pattern = UnsafeRawBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
         for index in fields.indices where fields[index].hasName(name) {
-            let field = fields[index]
-            let found = field.value.utf8.withContiguousStorageIfAvailable {
-                Self.list(UnsafeRawBufferPointer($0), contains: pattern)
-            } ?? Array(field.value.utf8).withUnsafeBytes { Self.list($0, contains: pattern) }
-            if found { return true }
+            if fields[index].value.withUTF8Bytes({ Self.list($0, contains: pattern) }) { return true }
         }
         return false
     }
@@ -187,6 +183,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 }
 
 extension StringProtocol {
+    /// Runs `body` on the UTF-8 bytes in one buffer: in place where they are contiguous (every
+    /// native String), otherwise copied once. For byte loops on paths every request takes.
+    @inline(__always)
+    public func withUTF8Bytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        if let result = utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
+        return Array(utf8).withUnsafeBytes(body)
+    }
+
     /// ASCII case-insensitive comparison: header names and tokens are ASCII.
     /// Compares contiguous bytes where both sides have them (every native String does): this
     /// runs for each header lookup, several times per request.
@@ -224,12 +228,11 @@ extension StringProtocol {
     /// Whether `needle` (lowercase ASCII) occurs in this string, ignoring ASCII case. A byte
     /// loop: the generic `contains` of _StringProcessing is far too slow for a hot path.
     public func containsASCIICaseInsensitive(_ needle: StaticString) -> Bool {
-        let pattern = UnsafeBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        if let found = utf8.withContiguousStorageIfAvailable({ Self.search($0, for: pattern) }) { return found }
-        return Array(utf8).withUnsafeBufferPointer { Self.search($0, for: pattern) }
+        let pattern = UnsafeRawBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        return withUTF8Bytes { Self.search($0, for: pattern) }
     }
 
-    private static func search(_ haystack: UnsafeBufferPointer<UInt8>, for pattern: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func search(_ haystack: UnsafeRawBufferPointer, for pattern: UnsafeRawBufferPointer) -> Bool {
         guard let first = pattern.first else { return true }
         guard haystack.count >= pattern.count else { return false }
         for i in 0...(haystack.count - pattern.count) where lowerASCII(haystack[i]) == first {

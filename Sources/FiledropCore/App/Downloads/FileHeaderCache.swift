@@ -39,15 +39,13 @@ final class FileHeaderValues: Sendable {
     /// `a.utf8.elementsEqual(b.utf8)` on contiguous bytes: iterating two UTF8Views costs
     /// more than the rest of a cache hit together.
     private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        let answer = a.utf8.withContiguousStorageIfAvailable { left in
-            b.utf8.withContiguousStorageIfAvailable { right in
+        a.withUTF8Bytes { left in
+            b.withUTF8Bytes { right in
                 guard left.count == right.count else { return false }
                 for i in 0..<left.count where left[i] != right[i] { return false }
                 return true
             }
         }
-        if let answer, let equal = answer { return equal }
-        return a.utf8.elementsEqual(b.utf8)
     }
 }
 
