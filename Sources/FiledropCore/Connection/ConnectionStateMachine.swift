@@ -101,7 +101,6 @@ public struct ConnectionStateMachine {
         return false
     }
 
-
     @inlinable
     public var isClosed: Bool {
         if case .closed = state { return true }
