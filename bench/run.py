@@ -7,7 +7,8 @@ rounds whose order rotates (so drift hits everyone alike), measures the machine'
 the same rounds, and prints a markdown table. A tool, not a test: it never fails on a timing.
 
 Environment: BENCH_RUNS (rounds, default 3), BENCH_QUICK=1 (small sizes, one round),
-BENCH_SAVE=1 (also write bench/results/<date>.md), BENCH_SERVERS=key,key (a subset).
+BENCH_SAVE=1 (also write bench/results/<date>-<HHMM>.md), BENCH_SERVERS=key,key and
+BENCH_WORKLOADS=key,key (subsets).
 Every server is stopped by the PID we started, also on Ctrl-C or SIGTERM.
 """
 
@@ -252,7 +253,8 @@ def main():
     sources = make_sources(sizes)
     wanted = os.environ.get("BENCH_SERVERS")
     kinds = [k for k in all_kinds() if not wanted or k.key in wanted.split(",")]
-    workloads = workload_list(sizes)
+    only = os.environ.get("BENCH_WORKLOADS")
+    workloads = [w for w in workload_list(sizes) if not only or w.key in only.split(",")]
     results, notes = {}, list(NOTES)
     servers = []
     deadline = time.monotonic() + TIME_BUDGET_SECONDS["quick" if quick else "full"]
@@ -282,7 +284,8 @@ def main():
     if os.environ.get("BENCH_SAVE") == "1":
         directory = REPO / "bench" / "results"
         directory.mkdir(exist_ok=True)
-        target = directory / f"{datetime.date.today():%Y-%m-%d}{'-quick' if quick else ''}.md"
+        # The minute too: a day's earlier reports are kept, not overwritten.
+        target = directory / f"{datetime.datetime.now():%Y-%m-%d-%H%M}{'-quick' if quick else ''}.md"
         target.write_text(text)
         print(f"saved {target.relative_to(REPO)}", file=sys.stderr)
     return 0
