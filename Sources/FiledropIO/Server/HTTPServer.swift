@@ -99,7 +99,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func tick(_ loop: EventLoop) {
-        let now = Clock.monotonicNanoseconds()
+        let now = loop.now
         let connections = loop.registeredHandlers.compactMap { $0 as? Connection }
         for connection in connections { connection.checkTimeouts(loop: loop, now: now) }
         guard draining.load(ordering: .relaxed) else { return }
