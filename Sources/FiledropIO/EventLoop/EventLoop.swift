@@ -78,8 +78,16 @@ public final class EventLoop: @unchecked Sendable {
         running = false
     }
 
+    /// The index of the loop running on the calling thread, or nil on any other thread: lets
+    /// a cache shared by the loops keep a part per loop without being told which loop calls.
+    static var currentIndex: Int? {
+        let value = Int(bitPattern: pthread_getspecific(loopIndexKey))
+        return value == 0 ? nil : value - 1
+    }
+
     /// The loop itself. Returns after `stop()`.
     func run() {
+        pthread_setspecific(loopIndexKey, UnsafeRawPointer(bitPattern: index + 1))
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         updateTime()
         nextTick = now + tickInterval
@@ -122,3 +130,11 @@ public final class EventLoop: @unchecked Sendable {
         for task in tasks { task() }
     }
 }
+
+/// The thread-specific slot `EventLoop.currentIndex` reads: the loop's index plus one (zero,
+/// the unset value, means no loop).
+private let loopIndexKey: pthread_key_t = {
+    var key = pthread_key_t()
+    precondition(pthread_key_create(&key, nil) == 0, "pthread_key_create failed")
+    return key
+}()
