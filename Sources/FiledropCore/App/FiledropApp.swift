@@ -23,7 +23,7 @@ public struct FiledropApp: HTTPResponder {
     public let tusUploads: TusUploads?
     public let access: AccessControl
     /// Per file version, so repeated downloads of one file reuse its header values.
-    let downloadHeaders = FileHeaderCache()
+    private(set) var downloadHeaders = FileHeaderCache()
 
     /// `access` defaults to the configuration's rules with no password verifier (so anything
     /// that needs the password is refused) and no names besides `localhost` and `allowed-hosts`.
@@ -40,6 +40,14 @@ public struct FiledropApp: HTTPResponder {
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
             collision: configuration.onCollision, maxFileSize: configuration.maxUploadSize,
             minFreeSpace: configuration.minFreeSpace, durable: configuration.fsync, monitor: monitor)
+    }
+
+    /// A copy for one event loop: the same configuration, storage and state, with a download
+    /// header cache of its own, so loops serving downloads at once do not take turns at one lock.
+    public func forEventLoop() -> FiledropApp {
+        var copy = self
+        copy.downloadHeaders = FileHeaderCache()
+        return copy
     }
 
     public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {

@@ -21,7 +21,8 @@ final class Connection: EventHandler {
     /// Whether finished requests are logged (`access-log`).
     private let accessLog: Bool
     private let onClose: (Connection) -> Void
-    /// When the request being served began (first byte), for the access log.
+    /// When the request being served began (the wakeup that read its first byte), for the
+    /// access log. Its end is read from the clock itself, and only when the line is logged.
     private var requestStart: UInt64 = 0
     private var responseStatus: HTTPStatus?
     /// The epoll events asked for now; changed only when different (one syscall saved per
@@ -136,7 +137,7 @@ final class Connection: EventHandler {
             close(loop: loop)
             return
         }
-        switch machine.inputEnded(now: Clock.monotonicNanoseconds(), wallClock: Clock.wallClockSeconds()) {
+        switch machine.inputEnded(now: loop.now, wallClock: loop.wallClockSeconds) {
         case .close: close(loop: loop)
         default: want(loop, 0)
         }
@@ -145,9 +146,10 @@ final class Connection: EventHandler {
     /// Feeds buffered input to the machine until it needs more bytes or starts writing.
     private func process(loop: EventLoop) {
         while phase == .reading {
-            if machine.isIdle && inbound.readableCount > 0 { requestStart = Clock.monotonicNanoseconds() }
-            let now = Clock.monotonicNanoseconds()
-            let wallClock = Clock.wallClockSeconds()
+            // The loop's time of this wakeup, read once for all its connections (EventLoop.now).
+            let now = loop.now
+            let wallClock = loop.wallClockSeconds
+            if machine.isIdle && inbound.readableCount > 0 { requestStart = now }
             let (consumed, action) = inbound.withReadableBytes { machine.process($0, now: now, wallClock: wallClock) }
             inbound.consume(consumed)
             switch action {
@@ -179,7 +181,7 @@ final class Connection: EventHandler {
             fail(loop: loop)
             return
         }
-        machine.writeProgressed(now: Clock.monotonicNanoseconds())
+        machine.writeProgressed(now: loop.now)
         switch progress {
         case .wouldBlock, .yielded:
             want(loop, EPOLLOUT.rawValue)
@@ -196,7 +198,7 @@ final class Connection: EventHandler {
 
     private func responseFinished(loop: EventLoop) {
         logRequest(failed: false)
-        switch machine.responseSent(now: Clock.monotonicNanoseconds()) {
+        switch machine.responseSent(now: loop.now) {
         case .readMore:
             phase = .reading
             want(loop, EPOLLIN.rawValue)
@@ -223,7 +225,7 @@ final class Connection: EventHandler {
         // A connection between requests gives its buffer back, but only here: freeing it after
         // every request made a busy keep-alive client allocate and free it each time.
         if phase == .reading && machine.isIdle { inbound.releaseIfEmpty() }
-        guard phase != .closed, let action = machine.checkTimeouts(now: now, wallClock: Clock.wallClockSeconds()) else { return }
+        guard phase != .closed, let action = machine.checkTimeouts(now: now, wallClock: loop.wallClockSeconds) else { return }
         carryOut(action, loop: loop)
     }
 

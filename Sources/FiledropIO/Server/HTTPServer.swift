@@ -22,7 +22,9 @@ public struct ServerConfiguration: Sendable {
 public final class HTTPServer: @unchecked Sendable {
     public let listeners: [ListeningSocket]
     private let configuration: ServerConfiguration
-    private let responder: any HTTPResponder
+    /// One per loop, by loop index: the given responder's per-loop instances when it is a
+    /// `PerLoopResponder`, else the given responder itself.
+    private let responders: [any HTTPResponder]
     private let log: any LogSink
     private let loops: [EventLoop]
     private let connectionCount = Atomic<Int>(0)
@@ -35,12 +37,14 @@ public final class HTTPServer: @unchecked Sendable {
     public init(listeners: [ListeningSocket], configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink) throws(SystemError) {
         self.listeners = listeners
         self.configuration = configuration
-        self.responder = responder
         self.log = log
         let count = configuration.threads > 0 ? configuration.threads : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var loops: [EventLoop] = []
         for index in 0..<count { loops.append(try EventLoop(index: index)) }
         self.loops = loops
+        responders = loops.map { loop in
+            (responder as? any PerLoopResponder)?.responder(forLoop: loop.index) ?? responder
+        }
         for loop in loops {
             for listener in listeners {
                 try loop.register(Acceptor(listener: listener, server: self),
@@ -99,7 +103,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func tick(_ loop: EventLoop) {
-        let now = Clock.monotonicNanoseconds()
+        let now = loop.now
         let connections = loop.registeredHandlers.compactMap { $0 as? Connection }
         for connection in connections { connection.checkTimeouts(loop: loop, now: now) }
         guard draining.load(ordering: .relaxed) else { return }
@@ -140,7 +144,7 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func adopt(_ fd: Int32, peer: SocketAddress, on loop: EventLoop) {
         let connection = Connection(
-            descriptor: fd, peer: peer, configuration: configuration.connection, responder: responder, log: log,
+            descriptor: fd, peer: peer, configuration: configuration.connection, responder: responders[loop.index], log: log,
             onClose: { [unowned self] _ in
                 self.connectionCount.wrappingSubtract(1, ordering: .relaxed)
                 self.releaseClientSlot(peer.host)

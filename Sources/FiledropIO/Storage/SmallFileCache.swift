@@ -12,9 +12,11 @@ import Synchronization
 /// milliseconds: a file changed in the last two seconds is not remembered, so a later change
 /// always gets a later time than the one remembered.
 ///
-/// Bounded: at most `capacity` entries of at most `maxFileSize` bytes (2 MiB), the oldest
-/// entry going first. No descriptor is kept, so a deleted file's space is freed at once.
-/// Shared by the event loops behind one lock, held only for a dictionary lookup.
+/// Bounded: at most `capacity` entries of at most `maxFileSize` bytes (2 MiB) per event loop,
+/// the oldest entry going first. No descriptor is kept, so a deleted file's space is freed at
+/// once. Each event loop has a part of its own (`EventLoop.currentIndex`), behind a lock held
+/// only for a dictionary lookup: the loops never wait for each other on a download, nor
+/// pass one lock's cache line back and forth. Other threads share the first loop's part.
 final class SmallFileCache: Sendable {
     /// Files larger than this are opened and sent with sendfile every time.
     static let maxFileSize = 16 * 1024
@@ -43,17 +45,31 @@ final class SmallFileCache: Sendable {
         var nextEviction = 0
     }
 
+    /// One loop's entries. Padded so that two parts' locks never share a cache line.
+    private final class Part: Sendable {
+        let state = Mutex(State())
+        private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    }
+
+    /// Loops beyond this many share parts (correct, only contended again).
+    static let partCount = 8
+
     private let capacity: Int
-    private let state = Mutex(State())
+    private let parts = (0..<SmallFileCache.partCount).map { _ in Part() }
 
     init(capacity: Int = 128) {
         self.capacity = capacity
     }
 
+    /// The part of the loop running on this thread.
+    private var part: Part {
+        parts[(EventLoop.currentIndex ?? 0) % Self.partCount]
+    }
+
     /// The cached bytes of the file `found` describes, if they are still its bytes.
     func contents(for found: stat) -> FileContents? {
         let identity = Identity(found)
-        return state.withLock { state in
+        return part.state.withLock { state in
             guard let entry = state.entries[identity] else { return nil }
             guard entry.size == Int64(found.st_size), Self.same(entry.modified, found.st_mtim),
                   Self.same(entry.changed, found.st_ctim) else {
@@ -71,7 +87,7 @@ final class SmallFileCache: Sendable {
         guard now.tv_sec - found.st_ctim.tv_sec >= 2 else { return }
         let identity = Identity(found)
         let entry = Entry(size: Int64(found.st_size), modified: found.st_mtim, changed: found.st_ctim, contents: contents)
-        state.withLock { state in
+        part.state.withLock { state in
             if state.entries.updateValue(entry, forKey: identity) != nil { return }
             if state.order.count < capacity {
                 state.order.append(identity)
