@@ -48,19 +48,9 @@ public enum FileResponse {
             etag = ResponseCompression.gzipETag(etag)
             headers.addVary("Accept-Encoding")
         }
-        let modifiedSeconds = validators.modifiedSeconds
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "ETag", value: etag)
-        headers.add(name: "Last-Modified", value: validators.lastModified)
-        headers.add(name: "Cache-Control", value: cacheControl)
-        headers.add(name: "Accept-Ranges", value: "bytes")
-        if head.mayHaveConditionalOrRange {
-            if !preconditionsHold(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
-                return Response(status: .preconditionFailed, headers: headers)
-            }
-            if isNotModified(head: head, etag: etag, modifiedSeconds: modifiedSeconds) {
-                return Response(status: .notModified, headers: headers)
-            }
+        addFileFields(to: &headers, contentType: contentType, etag: etag, lastModified: validators.lastModified, cacheControl: cacheControl)
+        if let status = conditionalStatus(head: head, etag: etag, modifiedSeconds: validators.modifiedSeconds) {
+            return Response(status: status, headers: headers)
         }
         let region = FileRegion(file: file.handle, offset: 0, length: metadata.size)
         switch encoding {
@@ -75,6 +65,34 @@ public enum FileResponse {
             headers.add(name: "Content-Encoding", value: "gzip")
             return Response(status: .ok, headers: headers, body: .stream(compressor.gzipStream(of: region)))
         }
+    }
+
+    /// The identity response for `file` whose headers are ready: those `make` builds for
+    /// `.identity`, serialized once per file version (`FileHeaderValues.identityHeaders`).
+    /// The same statuses as `make`; nothing here touches the headers, so their bytes go along.
+    static func make(_ file: OpenedFile, head: RequestHead, identityHeaders: SerializedHeaders, validators: FileValidators) -> Response {
+        if let status = conditionalStatus(head: head, etag: validators.etag, modifiedSeconds: validators.modifiedSeconds) {
+            return Response(status: status, headers: identityHeaders)
+        }
+        return Response(status: .ok, headers: identityHeaders, body: .file(FileRegion(file: file.handle, offset: 0, length: file.metadata.size)))
+    }
+
+    /// The fields every file response carries after the caller's own, in this order.
+    static func addFileFields(to headers: inout HTTPHeaders, contentType: String, etag: String, lastModified: String, cacheControl: String) {
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "ETag", value: etag)
+        headers.add(name: "Last-Modified", value: lastModified)
+        headers.add(name: "Cache-Control", value: cacheControl)
+        headers.add(name: "Accept-Ranges", value: "bytes")
+    }
+
+    /// 412 or 304 when a conditional header decides the answer (RFC 9110 §13.2.2), nil for
+    /// the full response.
+    static func conditionalStatus(head: RequestHead, etag: String, modifiedSeconds: Int64) -> HTTPStatus? {
+        guard head.mayHaveConditionalOrRange else { return nil }
+        if !preconditionsHold(head: head, etag: etag, modifiedSeconds: modifiedSeconds) { return .preconditionFailed }
+        if isNotModified(head: head, etag: etag, modifiedSeconds: modifiedSeconds) { return .notModified }
+        return nil
     }
 
     /// RFC 9110 §13.1.1 and §13.1.4, evaluated first (§13.2.2 steps 1 and 2): If-Match

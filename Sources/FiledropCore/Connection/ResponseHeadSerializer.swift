@@ -39,58 +39,80 @@ public enum ResponseHeadSerializer {
         let closes = !keepAlive || framing == .untilClose
         // Written into one buffer sized up front: this runs once per response, and String
         // concatenation (then array appends) showed up in profiles of small-file benchmarks.
-        // One pass sizes the head and notes which security headers the handler set itself.
-        var capacity = 64 + response.status.reason.utf8.count + date.utf8.count
-        // The fields are read in place (no copy, no retain) with their name lengths, so most
-        // are told apart from the framing and security headers without comparing names.
-        let head = response.headers.fields.withUnsafeBufferPointer { fields in
-            let security = securityHeaders
-            var handlerSet: UInt8 = 0
-            for index in fields.indices {
-                capacity += fields[index].nameLength + fields[index].value.utf8.count + 4
-                handlerSet |= securityHeaderBit(fields[index], among: security)
-            }
-            for index in security.indices where handlerSet & (1 << index) == 0 {
-                capacity += security[index].name.utf8CodeUnitCount + security[index].value.utf8CodeUnitCount + 4
-            }
-            capacity += 64  // Content-Length or Transfer-Encoding, and Connection
-            return [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+        // 64 for the status line's fixed part and Server, 64 for the framing fields.
+        let fixed = 128 + response.status.reason.utf8.count + date.utf8.count
+        // A field block made by `fieldBlock(of:)` for these very headers (`Response` drops it
+        // when they change): the bytes the loop below would write, copied at once.
+        if let block = response.fieldBlock {
+            assert(block == fieldBlock(of: response.headers), "a field block outlived its headers")
+            let head = [UInt8](unsafeUninitializedCapacity: fixed + block.count) { buffer, count in
                 var out = HeadWriter(buffer: buffer)
-                out.write("HTTP/1.1 " as StaticString)
-                out.writeDecimal(UInt64(response.status.code))
-                out.write(" " as StaticString)
-                out.write(response.status.reason)
-                out.write("\r\nDate: " as StaticString)
-                out.write(date)
-                out.write("\r\nServer: filedrop\r\n" as StaticString)
-                for index in fields.indices where !isFramingHeader(fields[index]) {
-                    out.field(fields[index].name, fields[index].value)
-                }
-                if handlerSet == 0 {
-                    out.write(securityHeaderBlock)
-                } else {
-                    for index in security.indices where handlerSet & (1 << index) == 0 {
-                        out.field(security[index].name, security[index].value)
-                    }
-                }
-                switch framing {
-                case .contentLength(let length):
-                    out.write("Content-Length: " as StaticString)
-                    out.writeDecimal(length)
-                    out.write("\r\n" as StaticString)
-                case .chunked: out.field("Transfer-Encoding" as StaticString, "chunked")
-                case .none, .untilClose: break
-                }
-                if closes {
-                    out.field("Connection" as StaticString, "close")
-                } else if version == .http1_0 {
-                    out.field("Connection" as StaticString, "keep-alive")
-                }
-                out.write("\r\n" as StaticString)
+                out.statusLine(response.status, date: date)
+                block.withUnsafeBytes { out.copy($0) }
+                out.framing(framing, closes: closes, version: version)
+                count = out.count
+            }
+            return (head, framing)
+        }
+        // The fields are read in place (no copy, no retain).
+        let head = response.headers.fields.withUnsafeBufferPointer { fields in
+            let (size, handlerSet) = measure(fields)
+            return [UInt8](unsafeUninitializedCapacity: fixed + size) { buffer, count in
+                var out = HeadWriter(buffer: buffer)
+                out.statusLine(response.status, date: date)
+                write(fields, handlerSet: handlerSet, to: &out)
+                out.framing(framing, closes: closes, version: version)
                 count = out.count
             }
         }
         return (head, framing)
+    }
+
+    /// The bytes `serialize` writes for `headers` between Server and the framing fields: the
+    /// handler's fields but framing ones, then the security headers it did not set. Made once
+    /// for headers sent again and again (`SerializedHeaders`); by the same code as every
+    /// other head, so the two can never differ.
+    static func fieldBlock(of headers: HTTPHeaders) -> [UInt8] {
+        headers.fields.withUnsafeBufferPointer { fields in
+            let (size, handlerSet) = measure(fields)
+            return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
+                var out = HeadWriter(buffer: buffer)
+                write(fields, handlerSet: handlerSet, to: &out)
+                count = out.count
+            }
+        }
+    }
+
+    /// An upper bound of the bytes `write` takes for `fields`, and which security headers the
+    /// handler set itself (by bit, as `securityHeaderBit` numbers them). Most fields are told
+    /// apart from the framing and security headers by their name's length alone.
+    private static func measure(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>) -> (size: Int, handlerSet: UInt8) {
+        let security = securityHeaders
+        var size = 0
+        var handlerSet: UInt8 = 0
+        for index in fields.indices {
+            size += fields[index].nameLength + fields[index].value.utf8.count + 4
+            handlerSet |= securityHeaderBit(fields[index], among: security)
+        }
+        for index in security.indices where handlerSet & (1 << index) == 0 {
+            size += security[index].name.utf8CodeUnitCount + security[index].value.utf8CodeUnitCount + 4
+        }
+        return (size, handlerSet)
+    }
+
+    /// The field lines of `fields` (framing fields dropped), then the missing security headers.
+    private static func write(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>, handlerSet: UInt8, to out: inout HeadWriter) {
+        for index in fields.indices where !isFramingHeader(fields[index]) {
+            out.field(fields[index].name, fields[index].value)
+        }
+        if handlerSet == 0 {
+            out.write(securityHeaderBlock)
+        } else {
+            let security = securityHeaders
+            for index in security.indices where handlerSet & (1 << index) == 0 {
+                out.field(security[index].name, security[index].value)
+            }
+        }
     }
 
     /// Content-Length, Transfer-Encoding and Connection are the serializer's own decision:
@@ -148,7 +170,36 @@ private struct HeadWriter {
         copy(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
-    private mutating func copy(_ bytes: UnsafeRawBufferPointer) {
+    /// `HTTP/1.1 <code> <reason>`, Date and Server: how every head starts.
+    mutating func statusLine(_ status: HTTPStatus, date: String) {
+        write("HTTP/1.1 " as StaticString)
+        writeDecimal(UInt64(status.code))
+        write(" " as StaticString)
+        write(status.reason)
+        write("\r\nDate: " as StaticString)
+        write(date)
+        write("\r\nServer: filedrop\r\n" as StaticString)
+    }
+
+    /// The framing fields (RFC 9112 §6.1, §6.2, §9.6) and the blank line ending the head.
+    mutating func framing(_ framing: ResponseHeadSerializer.BodyFraming, closes: Bool, version: HTTPVersion) {
+        switch framing {
+        case .contentLength(let length):
+            write("Content-Length: " as StaticString)
+            writeDecimal(length)
+            write("\r\n" as StaticString)
+        case .chunked: field("Transfer-Encoding" as StaticString, "chunked")
+        case .none, .untilClose: break
+        }
+        if closes {
+            field("Connection" as StaticString, "close")
+        } else if version == .http1_0 {
+            field("Connection" as StaticString, "keep-alive")
+        }
+        write("\r\n" as StaticString)
+    }
+
+    mutating func copy(_ bytes: UnsafeRawBufferPointer) {
         guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
         precondition(count + bytes.count <= buffer.count, "response head larger than sized")
         UnsafeMutableRawPointer(buffer.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)

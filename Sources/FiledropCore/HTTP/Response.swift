@@ -1,13 +1,29 @@
 /// A response as a value: handlers return it, the connection serializes it.
 public struct Response: Sendable {
     public var status: HTTPStatus
-    public var headers: HTTPHeaders
+    /// Any change drops `fieldBlock`, which then no longer describes them.
+    public var headers: HTTPHeaders {
+        didSet { fieldBlock = nil }
+    }
     public var body: ResponseBody
+    /// `headers` as they go on the wire (`ResponseHeadSerializer.fieldBlock(of:)`), when they
+    /// came ready with their bytes (`SerializedHeaders`): the serializer copies these instead
+    /// of writing the fields one by one. Valid for the exact `headers` it came with only.
+    public private(set) var fieldBlock: [UInt8]?
 
     public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: ResponseBody = .empty) {
         self.status = status
         self.headers = headers
         self.body = body
+        self.fieldBlock = nil
+    }
+
+    /// A response with headers serialized ahead (a download's, kept per file version).
+    public init(status: HTTPStatus, headers: SerializedHeaders, body: ResponseBody = .empty) {
+        self.status = status
+        self.headers = headers.headers
+        self.body = body
+        self.fieldBlock = headers.fieldBlock
     }
 }
 

@@ -5,18 +5,33 @@ enum FileDownload {
     /// Even a file shown inline can do nothing: no script, no plugins, no forms.
     static let sandboxPolicy = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'"
 
-    /// `cache` keeps the header values of each file version (`FileHeaderCache`).
+    /// A download is revalidated before each use.
+    static let cacheControl = "no-cache"
+
+    /// The fields a download puts before `FileResponse`'s: how to show it, and the sandbox.
+    static func downloadFields(contentDisposition: String) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        headers.reserveCapacity(8)
+        headers.add(name: "Content-Disposition", value: contentDisposition)
+        headers.add(name: "Content-Security-Policy", value: sandboxPolicy)
+        return headers
+    }
+
+    /// `cache` keeps the header values of each file version (`FileHeaderCache`), with the
+    /// serialized headers of the usual answer: the whole file, not encoded.
     static func response(_ file: OpenedFile, head: RequestHead, forceDownload: Bool, compression: ResponseCompression,
                          cache: FileHeaderCache) -> Response {
         let values = cache.values(for: file.metadata, forceDownload: forceDownload)
         let type = values.contentType
-        var headers = HTTPHeaders()
-        headers.reserveCapacity(8)
-        headers.add(name: "Content-Disposition", value: values.contentDisposition)
-        headers.add(name: "Content-Security-Policy", value: sandboxPolicy)
         let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size, cacheKey: nil, head: head)
-        var response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache",
-                                         extraHeaders: consume headers, encoding: encoding, validators: values.validators)
+        var response: Response
+        if case .identity = encoding {
+            response = FileResponse.make(file, head: head, identityHeaders: values.identityHeaders, validators: values.validators)
+        } else {
+            response = FileResponse.make(file, head: head, contentType: type, cacheControl: cacheControl,
+                                         extraHeaders: downloadFields(contentDisposition: values.contentDisposition),
+                                         encoding: encoding, validators: values.validators)
+        }
         guard response.status == .ok, head.mayHaveConditionalOrRange, case .file(let whole) = response.body else { return response }
         guard ifRangeHolds(head.headers[.ifRange], etag: values.validators.etag, modified: values.validators.modifiedSeconds) else {
             return response

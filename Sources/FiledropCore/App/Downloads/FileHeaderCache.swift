@@ -1,8 +1,9 @@
 import Synchronization
 
 /// The header values of a download that depend on the file alone: Content-Type,
-/// Content-Disposition, ETag and Last-Modified. Built once per version of a file (about
-/// five heap Strings and a table lookup), then shared by every download of that version.
+/// Content-Disposition, ETag and Last-Modified, and the whole header section of the usual
+/// answer (200, the whole file, not encoded) ready with its bytes. Built once per version of
+/// a file, then shared by every download of that version.
 final class FileHeaderValues: Sendable {
     let name: String
     let inode: UInt64
@@ -13,6 +14,9 @@ final class FileHeaderValues: Sendable {
     let contentType: String
     let contentDisposition: String
     let validators: FileValidators
+    /// The headers `FileResponse.make` gives a download sent whole and unencoded, serialized:
+    /// a 200, 304 or 412 for this version needs no field added and no field written.
+    let identityHeaders: SerializedHeaders
 
     /// Everything from `metadata`: the values are a function of the fields kept above, which
     /// is what lets `FileHeaderCache` hand them out again.
@@ -26,6 +30,10 @@ final class FileHeaderValues: Sendable {
         let attachment = forceDownload || MediaTypes.isActiveContent(contentType)
         contentDisposition = contentDispositionValue(filename: metadata.name, disposition: attachment ? .attachment : .inline)
         validators = FileValidators(metadata)
+        var headers = FileDownload.downloadFields(contentDisposition: contentDisposition)
+        FileResponse.addFileFields(to: &headers, contentType: contentType, etag: validators.etag,
+                                   lastModified: validators.lastModified, cacheControl: FileDownload.cacheControl)
+        identityHeaders = SerializedHeaders(headers)
     }
 
     /// True while `metadata` still describes the version these values were built for. Names
