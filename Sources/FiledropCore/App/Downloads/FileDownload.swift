@@ -22,6 +22,7 @@ enum FileDownload {
     static func response(_ file: OpenedFile, head: RequestHead, forceDownload: Bool, compression: ResponseCompression,
                          cache: FileHeaderCache) -> Response {
         let values = cache.values(for: file.metadata, forceDownload: forceDownload)
+        let mayHaveConditionalOrRange = head.mayHaveConditionalOrRange
         let type = values.contentType
         let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size, cacheKey: nil, head: head)
         var response: Response
@@ -32,7 +33,7 @@ enum FileDownload {
                                          extraHeaders: downloadFields(contentDisposition: values.contentDisposition),
                                          encoding: encoding, validators: values.validators)
         }
-        guard response.status == .ok, head.mayHaveConditionalOrRange, case .file(let whole) = response.body else { return response }
+        guard response.status == .ok, mayHaveConditionalOrRange, case .file(let whole) = response.body else { return response }
         guard ifRangeHolds(head.headers[.ifRange], etag: values.validators.etag, modified: values.validators.modifiedSeconds) else {
             return response
         }
