@@ -16,7 +16,11 @@ public final class EventLoop: @unchecked Sendable {
     public let index: Int
     private let epoll: Int32
     private let wakeDescriptor: Int32
-    private var handlers: [Int32: EventHandler] = [:]
+    /// Owns the registered handlers, by descriptor.
+    private var registrations: [Int32: Registration] = [:]
+    /// Registrations ended since the last epoll_wait: kept alive until the next one, since
+    /// events for them may still wait in the batch being dispatched (see `Registration`).
+    private var ended: [Registration] = []
     private let pending = Mutex<[@Sendable () -> Void]>([])
     private var running = true
     /// Runs every `tickInterval` on this loop's thread: timeouts, watchdog, status.
@@ -37,7 +41,8 @@ public final class EventLoop: @unchecked Sendable {
         wallClockSeconds = Clock.wallClockSeconds()
         epoll = try syscall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         wakeDescriptor = try syscall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC)) }
-        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeDescriptor))
+        // Data 0 marks the eventfd; every other event carries its registration's address.
+        var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: 0))
         try syscall("epoll_ctl(ADD eventfd)") { epoll_ctl(epoll, EPOLL_CTL_ADD, wakeDescriptor, &event) }
     }
 
@@ -47,23 +52,32 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Connections and other handlers currently registered (for shutdown and timeouts).
-    var registeredHandlers: Dictionary<Int32, EventHandler>.Values { handlers.values }
+    var registeredHandlers: [EventHandler] { registrations.values.map(\.handler) }
 
     func register(_ handler: EventHandler, events: UInt32) throws(SystemError) {
-        var event = epoll_event(events: events, data: epoll_data_t(fd: handler.descriptor))
+        let registration = Registration(handler)
+        var event = epoll_event(events: events, data: registration.epollData)
         try syscall("epoll_ctl(ADD)") { epoll_ctl(epoll, EPOLL_CTL_ADD, handler.descriptor, &event) }
-        handlers[handler.descriptor] = handler
+        // A registration left behind by a descriptor closed without `unregister` ends here.
+        if let replaced = registrations.updateValue(registration, forKey: handler.descriptor) { end(replaced) }
     }
 
     func modify(_ handler: EventHandler, events: UInt32) {
-        var event = epoll_event(events: events, data: epoll_data_t(fd: handler.descriptor))
+        guard let registration = registrations[handler.descriptor] else { return }
+        var event = epoll_event(events: events, data: registration.epollData)
         _ = try? syscall("epoll_ctl(MOD)") { epoll_ctl(epoll, EPOLL_CTL_MOD, handler.descriptor, &event) }
     }
 
-    /// Removes the handler; the caller closes the descriptor afterwards.
+    /// Removes the handler; the caller closes the descriptor afterwards. Events of the
+    /// current batch not yet dispatched to it are dropped.
     func unregister(_ handler: EventHandler) {
         _ = try? syscall("epoll_ctl(DEL)") { epoll_ctl(epoll, EPOLL_CTL_DEL, handler.descriptor, nil) }
-        handlers[handler.descriptor] = nil
+        if let registration = registrations.removeValue(forKey: handler.descriptor) { end(registration) }
+    }
+
+    private func end(_ registration: Registration) {
+        registration.isActive = false
+        ended.append(registration)
     }
 
     /// Runs `task` on this loop's thread, soon. Callable from any thread.
@@ -92,6 +106,8 @@ public final class EventLoop: @unchecked Sendable {
         updateTime()
         nextTick = now + tickInterval
         while running {
+            // Nothing ended before this wait can be in the batch it returns (EPOLL_CTL_DEL came first).
+            if !ended.isEmpty { ended.removeAll(keepingCapacity: true) }
             let timeout = nextTick > now ? Int32((nextTick - now) / 1_000_000) + 1 : 0
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
@@ -101,11 +117,15 @@ public final class EventLoop: @unchecked Sendable {
             }
             updateTime()
             for i in 0..<max(0, Int(count)) {
-                let fd = events[i].data.fd
-                if fd == wakeDescriptor {
+                guard let address = UnsafeRawPointer(bitPattern: UInt(events[i].data.u64)) else {
                     drainWakeups()
-                } else if let handler = handlers[fd] {
-                    handler.handle(events: events[i].events, loop: self)
+                    continue
+                }
+                // Alive: owned by `registrations`, or by `ended` until the next epoll_wait; so
+                // borrowed without a retain.
+                let happened = events[i].events
+                Unmanaged<Registration>.fromOpaque(address)._withUnsafeGuaranteedRef { registration in
+                    if registration.isActive { registration.handler.handle(events: happened, loop: self) }
                 }
             }
             if now >= nextTick {
@@ -128,6 +148,25 @@ public final class EventLoop: @unchecked Sendable {
             return tasks
         }
         for task in tasks { task() }
+    }
+}
+
+/// A handler registered with a loop. epoll_event.data carries the registration's address, so
+/// an event reaches its handler without a lookup by descriptor. A handler unregistered while
+/// a batch is dispatched (a connection closed by an earlier event) may still have events
+/// further on in that batch: its registration is then marked inactive and outlives the batch,
+/// so those events are dropped, never handed to a freed handler or to a new one that took
+/// the same descriptor number.
+private final class Registration {
+    let handler: EventHandler
+    var isActive = true
+
+    init(_ handler: EventHandler) {
+        self.handler = handler
+    }
+
+    var epollData: epoll_data_t {
+        epoll_data_t(u64: UInt64(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())))
     }
 }
 
