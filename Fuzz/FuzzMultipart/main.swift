@@ -1,11 +1,13 @@
-import FiledropCore
+@testable import FiledropCore
 
 /// libFuzzer entry for `MultipartParser` (built by `scripts/fuzz.sh FuzzMultipart`).
 /// The boundary is fixed (`XyZ-42`, short so random inputs reach it); the first input byte
 /// picks where the rest is split. Fed whole and in two pieces, the parser must report the
 /// same parts, payload bytes and outcome; every step must consume within the offered bytes
 /// and every `.data` range must lie inside them. Parts found also go through the file name
-/// policy, which must either refuse a name or return one safe component.
+/// policy, which must either refuse a name or return one safe component. The delimiter search
+/// must find what a byte-by-byte search finds in the input and in each piece, for the
+/// parser's boundary and for a longer one that turns on its skipping (13 bytes or more).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMultipart(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
@@ -19,6 +21,14 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     limits.maxParts = 16
     limits.maxFieldSize = 64
 
+    for search in delimiterSearches {
+        for bytes in [input, UnsafeRawBufferPointer(rebasing: input[..<split]), UnsafeRawBufferPointer(rebasing: input[split...])] {
+            let found = search.firstMatch(in: bytes)
+            let expected = naiveFirstMatch(of: search.delimiter, in: bytes)
+            precondition(found == expected, "\(search.delimiter.count)-byte delimiter: \(found) vs naive \(expected)")
+        }
+    }
+
     let whole = Transcript(input, chunks: [0..<input.count], limits: limits)
     let pieces = Transcript(input, chunks: [0..<split, split..<input.count], limits: limits)
     precondition(whole.settled == pieces.settled, "split at \(split): \(pieces) vs whole \(whole)")
@@ -31,6 +41,19 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         precondition((try? policy.storagePath(fromComponents: [stored])) != nil, "stored name \(stored) is not a valid path")
     }
     return 0
+}
+
+let delimiterSearches = [DelimiterSearch(boundary: "XyZ-42"), DelimiterSearch(boundary: "XyZ-42XyZ-42XyZ-42")]
+
+/// The first index where `delimiter` starts in `bytes`, or where a proper prefix of it runs
+/// to the end: what `DelimiterSearch.firstMatch` must return.
+func naiveFirstMatch(of delimiter: [UInt8], in bytes: UnsafeRawBufferPointer) -> DelimiterSearch.Match {
+    for start in bytes.indices {
+        let available = min(bytes.count - start, delimiter.count)
+        guard bytes[start..<start + available].elementsEqual(delimiter[..<available]) else { continue }
+        return available == delimiter.count ? .delimiter(at: start) : .partial(at: start)
+    }
+    return .none
 }
 
 /// What a body produced when fed in `chunks`, with the step invariants checked on the way.
