@@ -6,8 +6,9 @@
 /// same parts, payload bytes and outcome; every step must consume within the offered bytes
 /// and every `.data` range must lie inside them. Parts found also go through the file name
 /// policy, which must either refuse a name or return one safe component. The delimiter search
-/// must find what a byte-by-byte search finds in the input and in each piece, for the
-/// parser's boundary and for a longer one that turns on its skipping (13 bytes or more).
+/// must find what a byte-by-byte search finds in the input and in each piece, also with
+/// delimiters planted where the input has 0xFE or 0xFD, for the parser's boundary and for a
+/// longer one that turns on its skipping (11 bytes or more).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzMultipart(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     guard let data, size > 0 else { return 0 }
@@ -22,11 +23,9 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     limits.maxFieldSize = 64
 
     for search in delimiterSearches {
-        for bytes in [input, UnsafeRawBufferPointer(rebasing: input[..<split]), UnsafeRawBufferPointer(rebasing: input[split...])] {
-            let found = search.firstMatch(in: bytes)
-            let expected = naiveFirstMatch(of: search.delimiter, in: bytes)
-            precondition(found == expected, "\(search.delimiter.count)-byte delimiter: \(found) vs naive \(expected)")
-        }
+        crossCheck(search, in: input, splitAt: split)
+        let planted = plantingDelimiters(search.delimiter, in: input)
+        planted.withUnsafeBytes { crossCheck(search, in: $0, splitAt: Int(data[0]) * $0.count / 255) }
     }
 
     let whole = Transcript(input, chunks: [0..<input.count], limits: limits)
@@ -44,6 +43,30 @@ public func fuzzMultipart(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 }
 
 let delimiterSearches = [DelimiterSearch(boundary: "XyZ-42"), DelimiterSearch(boundary: "XyZ-42XyZ-42XyZ-42")]
+
+/// `search` must find in `bytes`, and in the pieces before and after `split`, what a
+/// byte-by-byte search finds.
+func crossCheck(_ search: DelimiterSearch, in bytes: UnsafeRawBufferPointer, splitAt split: Int) {
+    for piece in [bytes, UnsafeRawBufferPointer(rebasing: bytes[..<split]), UnsafeRawBufferPointer(rebasing: bytes[split...])] {
+        let found = search.firstMatch(in: piece)
+        let expected = naiveFirstMatch(of: search.delimiter, in: piece)
+        precondition(found == expected, "\(search.delimiter.count)-byte delimiter: \(found) vs naive \(expected)")
+    }
+}
+
+/// `bytes` with each 0xFE replaced by the whole delimiter and each 0xFD by all of it but its
+/// last byte, so that short inputs put delimiters and near misses at any offset.
+func plantingDelimiters(_ delimiter: [UInt8], in bytes: UnsafeRawBufferPointer) -> [UInt8] {
+    var planted: [UInt8] = []
+    for byte in bytes {
+        switch byte {
+        case 0xFE: planted += delimiter
+        case 0xFD: planted += delimiter.dropLast()
+        default: planted.append(byte)
+        }
+    }
+    return planted
+}
 
 /// The first index where `delimiter` starts in `bytes`, or where a proper prefix of it runs
 /// to the end: what `DelimiterSearch.firstMatch` must return.

@@ -32,10 +32,10 @@ struct DelimiterSearchTests {
         bytes.withUnsafeBytes { search.firstMatch(in: $0) }
     }
 
-    /// Short (no skipping: under 13 bytes), the shortest that skips, curl's, Chromium's, and
+    /// Short (no skipping: under 11 bytes), the shortest that skips, curl's, Chromium's, and
     /// the longest RFC 2046 allows.
     static let boundaries = [
-        "x", "abcdefghijkl", "abcdefghijklm", "------------------------d74496d66958873e",
+        "x", "abcdefghij", "abcdefghijk", "------------------------d74496d66958873e",
         "----WebKitFormBoundaryrBIqlYShzUxVU5YK", String(repeating: "7", count: 70),
     ]
 
@@ -165,9 +165,9 @@ struct DelimiterSearchTests {
 
     @Test func findsTheDelimiterRightAfterSkippedWindows() {
         let search = DelimiterSearch(boundary: "abcdefghijklmnop")
-        // L = 20: windows of 11 starts are skipped while their word (bytes 12 ..< 20 of the
-        // window) holds a zero. The window 55 ..< 66 is the last one skipped (its word 67 ..< 75
-        // is zeros); the next word is the delimiter's, so the search goes on from 66.
+        // L = 20: windows of 13 starts are skipped while their word (bytes 12 ..< 20 of the
+        // window) holds a zero. The window 65 ..< 78 is the last one skipped (its word 77 ..< 85
+        // starts with the last zero): the search goes on exactly at the delimiter.
         let payload = [UInt8](repeating: 0, count: 78)
         #expect(Self.search(search, payload + search.delimiter) == .delimiter(at: 78))
         #expect(Self.search(search, payload + search.delimiter.prefix(4)) == .partial(at: 78))

@@ -8,14 +8,13 @@
 ///   `SIMD64<UInt8>` (SSE2 `pcmpeqb` on x86-64, NEON `cmeq` on aarch64); the rest of the
 ///   delimiter is compared only where both hold, about once per 65,536 random bytes and
 ///   rarely in text (a line's CR LF passes only when the byte L - 1 later happens to match).
-/// - Skip filter: bytes 2 ..< L of the delimiter ("--" and the boundary) are never 0x00 and
-///   never above 0x7F (RFC 2046 §5.1.1 `bchars` are ASCII). Any occurrence starting in the
-///   window `from ..< from + L - 9`, whole or cut off by the end of the input, puts those
-///   bytes at `from + L - 8 ..< from + L`: when that word holds a 0x00 or a byte above 0x7F,
-///   the whole window is skipped after one 8-byte load (the Horspool idea, used only as a
-///   filter). In random payload only about one word in 270 has no such byte, so it is
-///   crossed about L - 9 bytes per step; ASCII text never skips and is left to the vector
-///   filter.
+/// - Skip filter: no byte of the delimiter is 0x00 or above 0x7F (CR, LF, "-" and the
+///   RFC 2046 §5.1.1 `bchars` are ASCII). Any occurrence starting in the window
+///   `from ..< from + L - 7`, whole or cut off by the end of the input, covers the word
+///   `from + L - 8 ..< from + L`: when that word holds a 0x00 or a byte above 0x7F, the whole
+///   window is skipped after one 8-byte load (the Horspool idea, used only as a filter). In
+///   random payload only about one word in 270 has no such byte, so it is crossed about
+///   L - 7 bytes per step; ASCII text never skips and is left to the vector filter.
 /// Each byte is then examined a bounded number of times: skips read disjoint words, the
 /// vector filter loads each byte twice, the tail's CR scans never revisit bytes, and a
 /// comparison from one CR stops before the next CR.
@@ -33,7 +32,7 @@ struct DelimiterSearch: Sendable {
     let delimiter: [UInt8]
 
     /// How far a window may be skipped when its last word rules out the delimiter; 0 turns
-    /// skipping off (a boundary shorter than 13 bytes, or one with a byte the test needs
+    /// skipping off (a boundary shorter than 11 bytes, or one with a byte the test needs
     /// absent, which `MediaType.isValidBoundary` rejects anyway).
     private let skipDistance: Int
 
@@ -46,8 +45,8 @@ struct DelimiterSearch: Sendable {
 
     init(boundary: String) {
         delimiter = [0x0D, 0x0A, UInt8(ascii: "-"), UInt8(ascii: "-")] + Array(boundary.utf8)
-        let skippable = delimiter.dropFirst(2).allSatisfy { (0x01...0x7F).contains($0) }
-        skipDistance = skippable && delimiter.count >= 17 ? delimiter.count - 9 : 0
+        let skippable = delimiter.allSatisfy { (0x01...0x7F).contains($0) }
+        skipDistance = skippable && delimiter.count >= 15 ? delimiter.count - 7 : 0
     }
 
     func firstMatch(in bytes: UnsafeRawBufferPointer) -> Match {
@@ -72,7 +71,7 @@ struct DelimiterSearch: Sendable {
                 @inline(__always) func skips(window: Int) -> Bool {
                     Self.holdsNonBoundaryByte(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: window &+ wordOffset, as: UInt64.self)))
                 }
-                // Two windows per test: one branch per 2 (L - 9) bytes of random payload.
+                // Two windows per test: one branch per 2 (L - 7) bytes of random payload.
                 while from &+ skipDistance <= lastWindow, skips(window: from) && skips(window: from &+ skipDistance) {
                     from &+= skipDistance &* 2
                 }
