@@ -9,7 +9,7 @@ struct DelimiterSearchTests {
     /// The obvious search: the first index where the delimiter starts, or where a proper
     /// prefix of it runs to the end of the input.
     static func reference(_ delimiter: [UInt8], in bytes: [UInt8]) -> DelimiterSearch.Match {
-        for start in bytes.indices {
+        for start in bytes.indices where bytes[start] == delimiter[0] {
             let available = min(bytes.count - start, delimiter.count)
             guard bytes[start..<start + available].elementsEqual(delimiter[..<available]) else { continue }
             return available == delimiter.count ? .delimiter(at: start) : .partial(at: start)
@@ -60,9 +60,9 @@ struct DelimiterSearchTests {
             Array(Set(delimiter)) + [0x00, 0x80, 0xFF], Array(0x20...0x7E) + [0x0D, 0x0A],
         ]
         var generator = SeededGenerator(state: 0x9E37_79B9_7F4A_7C15)
-        for round in 0..<4_000 {
+        for round in 0..<3_000 {
             let alphabet = alphabets[round % alphabets.count]
-            let count = Int.random(in: 0...(round % 3 == 0 ? 1_200 : 300), using: &generator)
+            let count = Int.random(in: 0...(round % 4 == 0 ? 1_200 : 300), using: &generator)
             var bytes = (0..<count).map { _ in alphabet.randomElement(using: &generator)! }
             for _ in 0..<Int.random(in: 0...2, using: &generator) where count > 0 {
                 let at = Int.random(in: 0..<count, using: &generator)

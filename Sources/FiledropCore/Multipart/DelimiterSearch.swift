@@ -32,8 +32,8 @@ struct DelimiterSearch: Sendable {
     let delimiter: [UInt8]
 
     /// How far a window may be skipped when its last word rules out the delimiter; 0 turns
-    /// skipping off (a boundary shorter than 11 bytes, or one with a byte the test needs
-    /// absent, which `MediaType.isValidBoundary` rejects anyway).
+    /// skipping off (a boundary shorter than 11 bytes, or one holding 0x00 or a non-ASCII
+    /// byte, which `MediaType.isValidBoundary` rejects anyway).
     private let skipDistance: Int
 
     /// Starts checked per vector step.
@@ -69,7 +69,7 @@ struct DelimiterSearch: Sendable {
                 let lastWindow = count &- length
                 let wordOffset = length &- 8
                 @inline(__always) func skips(window: Int) -> Bool {
-                    Self.holdsNonBoundaryByte(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: window &+ wordOffset, as: UInt64.self)))
+                    Self.holdsNonDelimiterByte(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: window &+ wordOffset, as: UInt64.self)))
                 }
                 // Two windows per test: one branch per 2 (L - 7) bytes of random payload.
                 while from &+ skipDistance <= lastWindow, skips(window: from) && skips(window: from &+ skipDistance) {
@@ -116,11 +116,11 @@ struct DelimiterSearch: Sendable {
         return .none
     }
 
-    /// Whether one of the word's bytes is 0x00 or above 0x7F, so no boundary byte. Exact:
+    /// Whether one of the word's bytes is 0x00 or above 0x7F, so no delimiter byte. Exact:
     /// `word - 0x01…01` borrows only out of a zero byte, and sets the high bit of the lowest
     /// one; `| word` adds the high bits already set.
     @inline(__always)
-    private static func holdsNonBoundaryByte(_ word: UInt64) -> Bool {
+    private static func holdsNonDelimiterByte(_ word: UInt64) -> Bool {
         ((word &- 0x0101_0101_0101_0101) | word) & 0x8080_8080_8080_8080 != 0
     }
 
