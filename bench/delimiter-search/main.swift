@@ -1,7 +1,7 @@
 import FiledropCore
 
 /// Times `MultipartParser.parse` on the payload of one large file part, the hot loop of a
-/// `curl -F` upload. Built and run by `scripts/bench-delimiter-search.sh`.
+/// `curl -F` upload. Built and run by `scripts/bench-core.sh delimiter-search`.
 ///
 /// The payload is fed in 256 KiB pieces, as the daemon's receive buffer holds them: each
 /// piece is copied into one buffer first (so it sits in cache, as after `recv`) and only

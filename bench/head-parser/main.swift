@@ -1,7 +1,7 @@
 import FiledropCore
 
 /// Micro-benchmark for the hot path of every request: parse a Chromium-shaped head and decide
-/// its framing, as the connection does. Built and run by `scripts/bench-head-parser.sh`.
+/// its framing, as the connection does. Built and run by `scripts/bench-core.sh head-parser`.
 @main
 enum HeadParserBenchmark {
     static let head = Array((
