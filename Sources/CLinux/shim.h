@@ -6,6 +6,7 @@
  * Header only: they live in libc, nothing more to link. */
 #include <fcntl.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -18,6 +19,8 @@
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 extern int sync_file_range(int fd, __off64_t offset, __off64_t nbytes, unsigned int flags);
+extern int pthread_setname_np(pthread_t thread, const char *name);
+extern pid_t gettid(void);
 
 static inline int filedrop_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
@@ -30,6 +33,15 @@ static inline int filedrop_renameat2(int olddirfd, const char *oldpath, int newd
 
 static inline int filedrop_sync_file_range(int fd, long long offset, long long nbytes, unsigned int flags) {
     return sync_file_range(fd, offset, nbytes, flags);
+}
+
+/* Thread names are what top -H and /proc/PID/task/TID/comm show: loop-N, worker-N. */
+static inline int filedrop_name_thread(const char *name) {
+    return pthread_setname_np(pthread_self(), name);
+}
+
+static inline pid_t filedrop_gettid(void) {
+    return gettid();
 }
 
 /* Values from linux/fcntl.h and linux/fs.h (O_DIRECTORY differs per architecture). */

@@ -253,6 +253,7 @@ final class Daemon {
         server.connection.bodyTimeout = nanoseconds(configuration.bodyTimeout)
         server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
         server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
+        server.connection.minSendRate = configuration.minSendRate
         // Below the access log's level, records would be built only for the sink to drop.
         server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
         return server

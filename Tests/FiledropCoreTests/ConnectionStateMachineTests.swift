@@ -25,10 +25,13 @@ import Testing
         var body: [UInt8] = []
         var finished = false
         var aborted = false
-        func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) { body += bytes }
-        func finish(trailers: HTTPHeaders) -> Response {
+        func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
+            body += bytes
+            return .accepted
+        }
+        func finish(trailers: HTTPHeaders) -> Deferred<Response> {
             finished = true
-            return Response(status: .created, body: .bytes(Array("got \(body.count)".utf8)))
+            return .ready(Response(status: .created, body: .bytes(Array("got \(body.count)".utf8))))
         }
         func abort() { aborted = true }
     }
@@ -40,6 +43,9 @@ import Testing
         var sent: [String] = []
         var closed = false
         var now: UInt64 = 0
+        /// Keeps blocking work in `held` instead of running it, as a busy worker would.
+        var holdsWork = false
+        var held: [BlockingWork] = []
 
         init(responder: TestResponder, configuration: ConnectionConfiguration = ConnectionConfiguration()) {
             machine = ConnectionStateMachine(configuration: configuration, responder: responder,
@@ -68,7 +74,15 @@ import Testing
                 return true
             case .sendInterim(let bytes):
                 sent.append(String(decoding: bytes, as: UTF8.self))
-                return true
+                return carryOut(machine.interimSent(now: now))
+            case .runBlocking(let work):
+                // Where a live server hands it to a worker; `held` lets a test look in between.
+                guard !holdsWork else {
+                    held.append(work)
+                    return false
+                }
+                work.run()
+                return carryOut(machine.blockingWorkFinished(now: now, wallClock: 0))
             case .send(let response):
                 var text = String(decoding: response.head, as: UTF8.self)
                 if case .bytes(let body) = response.body { text += String(decoding: body, as: UTF8.self) }

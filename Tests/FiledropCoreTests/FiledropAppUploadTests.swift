@@ -23,30 +23,7 @@ import Testing
 
     /// Routes the head, feeds the body in `pieces`, returns the final response.
     static func send(_ app: FiledropApp, _ head: RequestHead, body: [UInt8] = [], pieces: Int = 1) -> Response {
-        switch app.route(head, context: RequestContext(client: "test", wallClockSeconds: 0)) {
-        case .respond(let response):
-            return response
-        case .readBody(let consumer):
-            let size = max(1, (body.count + pieces - 1) / pieces)
-            var offset = 0
-            while offset < body.count {
-                let end = min(body.count, offset + size)
-                let failure: HTTPError? = body[offset..<end].withUnsafeBytes { raw in
-                    do throws(HTTPError) {
-                        try consumer.consume(raw)
-                        return nil
-                    } catch {
-                        return error
-                    }
-                }
-                if let failure {
-                    consumer.abort()
-                    return .error(failure, format: .text)
-                }
-                offset = end
-            }
-            return consumer.finish(trailers: HTTPHeaders())
-        }
+        RequestDriver.send(app.route(head, context: RequestContext(client: "test", wallClockSeconds: 0)), body: body, pieces: pieces)
     }
 
     static func multipart(_ parts: [(name: String, filename: String?, body: String)], boundary: String = "XyZ") -> [UInt8] {

@@ -48,25 +48,7 @@ import Testing
                   client: String = "10.0.0.1") -> Response {
             var headers = headers
             if !body.isEmpty { headers.add(name: "Content-Length", value: String(body.count)) }
-            switch route(method, target, headers, client: client) {
-            case .respond(let response):
-                return response
-            case .readBody(let consumer):
-                let size = max(1, (body.count + pieces - 1) / pieces)
-                var offset = 0
-                while offset < body.count {
-                    let end = min(body.count, offset + size)
-                    let failure: HTTPError? = body[offset..<end].withUnsafeBytes { raw in
-                        do throws(HTTPError) { try consumer.consume(raw); return nil } catch { return error }
-                    }
-                    if let failure {
-                        consumer.abort()
-                        return .error(failure, format: .text)
-                    }
-                    offset = end
-                }
-                return consumer.finish(trailers: HTTPHeaders())
-            }
+            return RequestDriver.send(route(method, target, headers, client: client), body: body, pieces: pieces)
         }
 
         func create(length: UInt64?, name: String = "a.bin", client: String = "10.0.0.1", extra: HTTPHeaders = [:]) -> Response {

@@ -33,6 +33,8 @@ struct StorageFileSystemLimitTests {
         #expect(try fixture.entriesOnDisk("sub") == ["small.txt"])
     }
 
+    /// The check runs in `paceWriteback`, which the caller runs off its event loop whenever
+    /// the upload says it is due.
     @Test("minFreeSpace stops an upload part-way once the file system runs low")
     func minFreeSpaceDuringWrite() throws {
         let options = StorageOptions(writebackChunk: 64 << 10, minFreeSpace: 512 << 10)
@@ -45,6 +47,7 @@ struct StorageFileSystemLimitTests {
             do {
                 try block.withUnsafeBytes { try upload.write($0) }
                 written += block.count
+                if upload.writebackDue { try upload.paceWriteback() }
             } catch {
                 failure = error as? StorageError
                 break

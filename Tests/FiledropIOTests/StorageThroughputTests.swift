@@ -35,6 +35,7 @@ struct StorageThroughputTests {
             try block.withUnsafeBytes { buffer in
                 for _ in 0..<(Self.total / Self.writeSize) {
                     try upload.write(buffer)
+                    if upload.writebackDue { try upload.paceWriteback() }
                 }
             }
             let written = clock.now

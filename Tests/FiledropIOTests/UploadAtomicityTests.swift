@@ -161,7 +161,9 @@ struct UploadAtomicityTests {
             try piece.withUnsafeBytes { try upload.write($0) }
             expected += piece
             crc.update(piece)
+            if upload.writebackDue { try upload.paceWriteback() }
         }
+        #expect(!upload.writebackDue)
         try upload.publish(as: "big.bin", replacing: false, durable: true)
         #expect(upload.bytesWritten == UInt64(expected.count))
         #expect(upload.crc32 == crc.value)

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// Every access decision filedrop makes about a request, from its head alone, before any
 /// body byte is read (so a refusal goes out instead of `100 Continue`):
 ///
@@ -5,17 +7,22 @@
 /// 2. a state-changing request must not come from another website (`OriginCheck`: CSRF);
 /// 3. the password, where the access mode asks for one (`AccessPolicy`), checked with
 ///    brute-force slowing (`LoginThrottle`) and a short cache of verified headers
-///    (`CredentialCache`, because the hash check is slow on purpose);
+///    (`CredentialCache`, because the hash check is slow on purpose). The hash check itself
+///    is blocking work for a worker thread (`PasswordCheck`), and only `PasswordCheckGate`'s
+///    few run or wait at once: past that, 503, never a queue that grows with a flood;
 /// 4. per-client upload slots and the hourly upload quota (`UploadCounters`).
 public struct AccessControl: Sendable {
     /// What survives a configuration reload: per-client failure and upload records.
     public final class ClientRecords: Sendable {
         public let throttle: LoginThrottle
         public let uploads: UploadCounters
+        public let passwordChecks: PasswordCheckGate
 
-        public init(throttle: LoginThrottle = LoginThrottle(), uploads: UploadCounters = UploadCounters()) {
+        public init(throttle: LoginThrottle = LoginThrottle(), uploads: UploadCounters = UploadCounters(),
+                    passwordChecks: PasswordCheckGate = PasswordCheckGate()) {
             self.throttle = throttle
             self.uploads = uploads
+            self.passwordChecks = passwordChecks
         }
     }
 
@@ -47,12 +54,13 @@ public struct AccessControl: Sendable {
         self.now = now
     }
 
-    /// Throws the refusal (421, 403, 401 or 429) when the request may not proceed.
-    public func check(_ head: RequestHead, _ context: RequestContext) throws(HTTPError) {
+    /// Throws the refusal (421, 403, 401, 429 or 503) when the request may not proceed;
+    /// returns the password check still to run when the answer needs the slow hash.
+    public func check(_ head: RequestHead, _ context: RequestContext) throws(HTTPError) -> PasswordCheck? {
         try hosts.check(head)
         try OriginCheck.check(head)
-        guard policy.requirement(method: head.method, path: head.path) == .password else { return }
-        try authenticate(head.headers[.authorization], client: context.client)
+        guard policy.requirement(method: head.method, path: head.path) == .password else { return nil }
+        return try authenticate(head.headers[.authorization], client: context.client)
     }
 
     /// Takes an upload slot for the client and wraps the upload so the slot is given back
@@ -67,7 +75,7 @@ public struct AccessControl: Sendable {
         return CountedUpload(upload, counters: records.uploads, client: client, hourlyQuota: hourlyUploadQuota, now: now)
     }
 
-    private func authenticate(_ authorization: String?, client: String) throws(HTTPError) {
+    private func authenticate(_ authorization: String?, client: String) throws(HTTPError) -> PasswordCheck? {
         let time = now()
         let wait = records.throttle.remainingLockout(client: client, now: time)
         guard wait == 0 else {
@@ -78,13 +86,71 @@ public struct AccessControl: Sendable {
         guard let authorization else {
             throw .unauthorized("A password is needed for this. Any user name will do.")
         }
-        if cache.contains(authorization, now: time) { return }
-        guard let credentials = BasicCredentials(authorization: authorization), let verifier,
-              verifier.verify(credentials.password) else {
+        if cache.contains(authorization, now: time) { return nil }
+        guard let credentials = BasicCredentials(authorization: authorization), let verifier else {
             records.throttle.recordFailure(client: client, now: time)
             throw .unauthorized("The password is wrong.")
         }
-        records.throttle.recordSuccess(client: client)
-        cache.insert(authorization, now: time)
+        try records.passwordChecks.enter()
+        return PasswordCheck(access: self, authorization: authorization, password: credentials.password, verifier: verifier,
+                             client: client)
+    }
+
+    /// The verdict of a check, on the loop: records it, and throws 401 for a wrong password.
+    fileprivate func conclude(_ check: PasswordCheck, correct: Bool) throws(HTTPError) {
+        let time = now()
+        guard correct else {
+            records.throttle.recordFailure(client: check.client, now: time)
+            throw .unauthorized("The password is wrong.")
+        }
+        records.throttle.recordSuccess(client: check.client)
+        cache.insert(check.authorization, now: time)
+    }
+}
+
+/// One password to verify against the hash: `verify` is the slow part (yescrypt, tens of
+/// milliseconds of CPU on purpose) and runs on a worker thread; `conclude` records the verdict
+/// on the loop. It holds a place in `PasswordCheckGate` until verified.
+public struct PasswordCheck: @unchecked Sendable {
+    fileprivate let access: AccessControl
+    fileprivate let authorization: String
+    fileprivate let password: [UInt8]
+    fileprivate let verifier: any PasswordVerifier
+    fileprivate let client: String
+
+    /// Blocking: on a worker thread.
+    public func verify() -> Bool {
+        defer { access.records.passwordChecks.leave() }
+        return verifier.verify(password)
+    }
+
+    public func conclude(correct: Bool) throws(HTTPError) {
+        try access.conclude(self, correct: correct)
+    }
+}
+
+/// Bounds the password checks running or waiting for a worker, whatever the number of
+/// addresses they come from: a flood of guesses gets 503 with `Retry-After` past
+/// `capacity`, and never holds more than that much hashing between the workers (per-address
+/// throttling cannot help when every guess comes from a new address).
+public final class PasswordCheckGate: Sendable {
+    public let capacity: Int
+    private let inFlight = Atomic<Int>(0)
+
+    public init(capacity: Int = 8) {
+        self.capacity = capacity
+    }
+
+    public var checksInFlight: Int { inFlight.load(ordering: .relaxed) }
+
+    func enter() throws(HTTPError) {
+        guard inFlight.wrappingAdd(1, ordering: .relaxed).newValue <= capacity else {
+            inFlight.wrappingSubtract(1, ordering: .relaxed)
+            throw .serviceUnavailable("Too many password checks are running; try again in a moment.", retryAfterSeconds: 1)
+        }
+    }
+
+    func leave() {
+        inFlight.wrappingSubtract(1, ordering: .relaxed)
     }
 }

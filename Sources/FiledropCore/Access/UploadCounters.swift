@@ -112,12 +112,15 @@ final class CountedUpload: RequestBodyConsumer {
         self.now = now
     }
 
-    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) {
-        try counters.add(bytes.count, client: client, hourlyQuota: hourlyQuota, now: now())
-        try upload.consume(bytes)
+    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
+        let intake = try upload.consume(bytes)
+        // Only what was taken: bytes left over from a pause are offered again later.
+        let taken = if case .paused(let accepted, _, _) = intake { accepted } else { bytes.count }
+        try counters.add(taken, client: client, hourlyQuota: hourlyQuota, now: now())
+        return intake
     }
 
-    func finish(trailers: HTTPHeaders) -> Response {
+    func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         release()
         return upload.finish(trailers: trailers)
     }

@@ -52,18 +52,49 @@ public struct FiledropApp: HTTPResponder {
 
     public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
         let compression = ResponseCompression(compressor: compressor, head: head)
-        do {
-            let decision = try dispatch(head, context: context, compression: compression)
-            // Taken apart and rebuilt only when gzip could apply: a file body never changes here.
-            guard compression.isPossible, case .respond(let response) = decision, case .bytes = response.body else { return decision }
+        return compressed(deciding(head) { () throws(HTTPError) in try dispatch(head, context: context, compression: compression) },
+                          compression)
+    }
+
+    /// gzip where it applies, also to a decision reached after blocking work. Taken apart and
+    /// rebuilt only when gzip could apply: a file body never changes here.
+    private func compressed(_ decision: RouteDecision, _ compression: ResponseCompression) -> RouteDecision {
+        guard compression.isPossible else { return decision }
+        switch decision {
+        case .respond(let response):
+            guard case .bytes = response.body else { return decision }
             return .respond(compression.apply(to: response))
+        case .after(let work, let then):
+            return .after(work) { compressed(then(), compression) }
+        case .readBody:
+            return decision
+        }
+    }
+
+    /// The decision `body` makes, or its refusal in the client's format.
+    private func deciding(_ head: RequestHead, _ body: () throws(HTTPError) -> RouteDecision) -> RouteDecision {
+        do {
+            return try body()
         } catch {
             return .respond(.error(error, format: ResponseFormat(head: head)))
         }
     }
 
     private func dispatch(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
-        try access.check(head, context)
+        guard let passwordCheck = try access.check(head, context) else {
+            return try admitted(head, context: context, compression: compression)
+        }
+        // The hash is slow on purpose: a worker verifies it, the loop goes on meanwhile.
+        return .blocking("password", skippableWhenAbandoned: false, { passwordCheck.verify() }) { correct in
+            deciding(head) { () throws(HTTPError) in
+                try passwordCheck.conclude(correct: correct)
+                return try admitted(head, context: context, compression: compression)
+            }
+        }
+    }
+
+    /// Routes a request that passed the access checks.
+    private func admitted(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         // Every body this app reads is an upload: each takes one of the client's upload slots.
         let decision = try routeRequest(head, context: context, compression: compression)
         guard case .readBody(let upload) = decision else { return decision }
@@ -128,7 +159,7 @@ public struct FiledropApp: HTTPResponder {
         let query = QueryParameters(head.query)
         switch head.method {
         case .get, .head:
-            return .respond(try download(path, isDirectoryURL: isDirectoryURL, head: head, query: query, compression: compression))
+            return try download(path, isDirectoryURL: isDirectoryURL, head: head, query: query, compression: compression)
         case .put:
             guard !isDirectoryURL, let name = path.name else {
                 throw .methodNotAllowed(allowed: [.get, .head])
@@ -139,12 +170,19 @@ public struct FiledropApp: HTTPResponder {
                 throw .methodNotAllowed(allowed: [.get, .head, .put])
             }
             try writable()
-            do {
-                try store.storage.remove(path)
-            } catch {
-                throw error.httpError
+            // unlink(2) of a big file frees its blocks, which takes a while: a worker does it.
+            let storage = store.storage
+            return .blocking("delete", skippableWhenAbandoned: false, { () -> StorageError? in
+                do throws(StorageError) {
+                    try storage.remove(path)
+                    return nil
+                } catch {
+                    return error
+                }
+            }) { failure in
+                guard let failure else { return .respond(Response(status: .noContent)) }
+                return .respond(.error(failure.httpError, format: ResponseFormat(head: head)))
             }
-            return .respond(Response(status: .noContent))
         case .options:
             return .respond(Response(status: .noContent, headers: ["Allow": "GET, HEAD, PUT, OPTIONS"]))
         default:
@@ -153,45 +191,23 @@ public struct FiledropApp: HTTPResponder {
     }
 
     private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters,
-                          compression: ResponseCompression) throws(HTTPError) -> Response {
+                          compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         // Open first: a file (the common case) costs one lookup; only a directory needs more.
         if !isDirectoryURL && !path.isRoot {
             do {
                 let file = try store.storage.open(path)
-                return FileDownload.response(file, head: head, forceDownload: query.contains("download"), compression: compression,
-                                             cache: downloadHeaders)
+                return .respond(FileDownload.response(file, head: head, forceDownload: query.contains("download"),
+                                                      compression: compression, cache: downloadHeaders))
             } catch .isADirectory {
-                return redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined())
+                return .respond(redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined()))
             } catch {
                 throw error.httpError
             }
         }
-        let metadata: FileMetadata?
-        do {
-            metadata = try store.storage.metadata(path)
-        } catch {
-            throw error.httpError
-        }
-        guard let metadata, metadata.kind == .directory else { throw .notFound }
-        if query.contains("zip") {
-            return try zipDownload(path)
-        }
-        let entries: [FileMetadata]
-        do {
-            // Only names the download route accepts: a listed name must never be a dead link.
-            entries = try store.storage.list(path).filter { entry in
-                (try? store.names.storagePath(fromComponents: [entry.name])) != nil
-            }
-        } catch {
-            throw error.httpError
-        }
-        return DirectoryListing(path: path, entries: entries, title: configuration.title, query: head.query)
-            .response(format: ResponseFormat(head: head))
-    }
-
-    private func zipDownload(_ path: StoragePath) throws(HTTPError) -> Response {
-        guard let compressor else { throw .notImplemented("ZIP downloads") }
-        return ZipDownload.response(directory: path, storage: store.storage, title: configuration.title, compressor: compressor)
+        // A directory is read, and its listing built and compressed, by a worker: a folder of
+        // 100,000 files takes a second.
+        let listing = DirectoryRead(path: path, zip: query.contains("zip"), head: head, app: self, compression: compression)
+        return .blocking("listing", { listing.response() }) { .respond($0) }
     }
 
     // MARK: - Uploads

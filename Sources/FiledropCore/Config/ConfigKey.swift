@@ -166,6 +166,13 @@ public struct ConfigKey: Sendable {
         durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
         durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
         durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),
+        ConfigKey(name: "min-send-rate", kind: .value(placeholder: "SIZE"), defaultText: "1K",
+                  meaning: "A response read slower than this per second, over 30 s, is cut off (a slot held for nothing); 0 never.",
+                  expected: "a size per second such as 1K, or 0") { configuration, value in
+            guard let size = ByteSize.parse(value) else { return false }
+            configuration.minSendRate = size
+            return true
+        },
         durationKey("drain-timeout", default: .seconds(20), allowZero: true,
                     meaning: "After SIGTERM, how long requests in flight may take to finish.", \.drainTimeout),
         ConfigKey(name: "threads", kind: .value(placeholder: "N"), defaultText: "0",

@@ -31,6 +31,8 @@ public struct Configuration: Sendable, Equatable {
     public var bodyTimeout: Duration = .seconds(60)
     /// How long an idle keep-alive connection is kept.
     public var idleTimeout: Duration = .seconds(60)
+    /// A download read slower than this many bytes per second, over 30 s, is cut off; 0 never.
+    public var minSendRate: UInt64 = 1024
     /// Grace period for requests in flight after SIGTERM.
     public var drainTimeout: Duration = .seconds(20)
     /// Event-loop threads; 0 means one per CPU.

@@ -10,6 +10,10 @@ public struct ConnectionConfiguration: Sendable {
     public var idleTimeout: UInt64 = 60_000_000_000
     /// Longest time a response write may make no progress (a client that stopped reading).
     public var writeTimeout: UInt64 = 60_000_000_000
+    /// A response read slower than this (bytes per second, averaged over `sendRateWindow`)
+    /// closes the connection; 0 switches the check off.
+    public var minSendRate: UInt64 = 0
+    public var sendRateWindow: UInt64 = 30_000_000_000
     /// After an error response on a connection whose request body was not read, how long we
     /// keep reading and discarding, so the client sees our answer instead of a reset.
     public var lingerTimeout: UInt64 = 5_000_000_000

@@ -8,8 +8,13 @@ public struct ConnectionStateMachine {
     public enum Action {
         /// Wait until more bytes arrive (the buffer may be empty or hold a partial head).
         case readMore
-        /// Write these bytes (`100 Continue`), then call `process` again with what is buffered.
+        /// Write these bytes (`100 Continue`), then call `interimSent` and go on reading.
         case sendInterim([UInt8])
+        /// Run this on a worker thread (it may block), stop reading meanwhile, then call
+        /// `blockingWorkFinished` (or `blockingWorkRefused`) on this connection's loop.
+        /// Handed out even after the connection closed, when an upload that arrived whole
+        /// still has to be published.
+        case runBlocking(BlockingWork)
         /// Write the response, then call `responseSent`. Stop reading meanwhile: that is the
         /// backpressure on pipelining clients.
         case send(OutboundResponse)
@@ -51,6 +56,10 @@ public struct ConnectionStateMachine {
         case readingHead(started: UInt64)
         /// The body's decoder and consumer are in `body`.
         case readingBody
+        /// `100 Continue` is being written; the body follows.
+        case sendingContinue
+        /// Blocking work was handed out; what follows it is in `waitingFor`.
+        case waiting
         case writing(after: AfterResponse, lastProgress: UInt64)
         /// The response is out and the write side shut: discard input until EOF or the deadline.
         case lingering(until: UInt64)
@@ -62,6 +71,27 @@ public struct ConnectionStateMachine {
         var consumer: any RequestBodyConsumer
         var after: AfterResponse
         var lastActivity: UInt64
+        /// Decoded body bytes offered while the consumer was paused and not taken yet.
+        var held: [UInt8] = []
+        /// What the decoder said after `held` (the body's end, or an error), still to act on.
+        var eventAfterHeld: BodyDecodeEvent?
+    }
+
+    /// What happens once the blocking work handed out is done.
+    enum Continuation {
+        /// The route decides (a password was checked, a directory read).
+        case route(() -> RouteDecision, PendingBody)
+        /// The consumer integrates the work's result, then is offered `body.held`.
+        case body(() throws(HTTPError) -> Void)
+        /// The final response, or more work on the way to it.
+        case response(() -> Deferred<Response>, after: AfterResponse)
+    }
+
+    /// How the body of a request whose route is still deciding will be read.
+    struct PendingBody {
+        var framing: BodyFraming
+        var keepAlive: Bool
+        var expectsContinue: Bool
     }
 
     private let configuration: ConnectionConfiguration
@@ -78,7 +108,15 @@ public struct ConnectionStateMachine {
     /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
     /// Stored (not asked of the decoder) for the same reason as `state` is readable.
     public private(set) var bodyBytesCertainToFollow: UInt64 = 0
+    /// Set while `state` is `.waiting` (and after the connection closed during the wait,
+    /// until the work is back).
+    private var waitingFor: Continuation?
+    /// The connection closed while work was out: what comes back is cleaned up, not answered.
+    private var abandoned = false
     private var shuttingDown = false
+    /// Bytes of the response written since `sendRateWindowStart` (`minSendRate`).
+    private var sentInWindow: UInt64 = 0
+    private var sendRateWindowStart: UInt64 = 0
     /// The Date header of the current second: formatted once a second per connection, with
     /// no lock shared between event loops (a kept-alive client asks many times a second).
     private var date: (second: Int64, text: String) = (-1, "")
@@ -109,8 +147,33 @@ public struct ConnectionStateMachine {
 
     @inlinable
     public var isWriting: Bool {
-        if case .writing = state { return true }
+        switch state {
+        case .writing, .sendingContinue: return true
+        default: return false
+        }
+    }
+
+    /// True while `100 Continue` is being written (`interimSent` follows, not `responseSent`).
+    @inlinable
+    public var isSendingContinue: Bool {
+        if case .sendingContinue = state { return true }
         return false
+    }
+
+    /// True while blocking work is out: the I/O layer neither reads nor writes meanwhile.
+    @inlinable
+    public var isWaiting: Bool {
+        if case .waiting = state { return true }
+        return false
+    }
+
+    /// True while input is wanted: reading a request or draining after a lingering close.
+    @inlinable
+    public var wantsInput: Bool {
+        switch state {
+        case .idle, .readingHead, .readingBody, .lingering: return true
+        case .sendingContinue, .waiting, .writing, .closed: return false
+        }
     }
 
     /// Offers the buffered input. Returns how many bytes to drop from the front of the buffer
@@ -144,11 +207,19 @@ public struct ConnectionStateMachine {
                 consumed += step.consumed
                 if let data = step.data, !data.isEmpty {
                     currentRequest?.bodyBytes += UInt64(data.count)
-                    do {
-                        try body.consumer.consume(UnsafeRawBufferPointer(rebasing: rest[data]))
-                    } catch {
+                    let bytes = UnsafeRawBufferPointer(rebasing: rest[data])
+                    switch offer(bytes, to: body.consumer) {
+                    case .failure(let error):
                         body.consumer.abort()
                         return (input.count, fail(error, now: now, wallClock: wallClock))
+                    case .success(.accepted):
+                        break
+                    case .success(.paused(let accepted, let work, let then)):
+                        // Whatever the decoder saw after these bytes (the end of the body) waits too.
+                        body.held = Array(UnsafeRawBufferPointer(rebasing: bytes[accepted...]))
+                        body.eventAfterHeld = step.event
+                        keepBody(body)
+                        return (consumed, wait(for: work, then: .body(then)))
                     }
                 }
                 switch step.event {
@@ -157,15 +228,14 @@ public struct ConnectionStateMachine {
                     keepBody(body)
                     return (consumed, .readMore)
                 case .end(let trailers):
-                    let response = body.consumer.finish(trailers: trailers)
-                    return (consumed, send(response, after: body.after, now: now, wallClock: wallClock))
+                    return (consumed, finish(body, trailers: trailers, now: now, wallClock: wallClock))
                 case .failed(let error):
                     body.consumer.abort()
                     return (input.count, fail(error, now: now, wallClock: wallClock))
                 }
             }
-        case .writing:
-            // The I/O layer does not read while a response is being written.
+        case .sendingContinue, .waiting, .writing:
+            // The I/O layer does not read while it writes or while blocking work is out.
             return (0, .readMore)
         case .lingering, .closed:
             return (input.count, .readMore)
@@ -189,6 +259,14 @@ public struct ConnectionStateMachine {
         }
     }
 
+    /// `100 Continue` is out: read the body.
+    public mutating func interimSent(now: UInt64) -> Action {
+        guard case .sendingContinue = state else { return .close }
+        body?.lastActivity = now
+        state = .readingBody
+        return .readMore
+    }
+
     /// Whether the I/O layer should half-close and keep draining instead of closing at once.
     @inlinable
     public var wantsLinger: Bool {
@@ -196,32 +274,131 @@ public struct ConnectionStateMachine {
         return false
     }
 
-    /// Some bytes of the response were written.
-    public mutating func writeProgressed(now: UInt64) {
-        if case .writing(let after, _) = state { state = .writing(after: after, lastProgress: now) }
+    /// `bytes` of the response were written.
+    public mutating func writeProgressed(_ bytes: Int, now: UInt64) {
+        guard case .writing(let after, _) = state else { return }
+        state = .writing(after: after, lastProgress: now)
+        sentInWindow &+= UInt64(bytes)
     }
 
     /// The peer closed its side (read returned 0).
     public mutating func inputEnded(now: UInt64, wallClock: Int64) -> Action {
         switch state {
-        case .readingBody:
-            takeBody()?.consumer.abort()
-            state = .closed
-            return .close
         case .writing:
             // A half-closed client may still read the response (`curl -T` does this).
             return .readMore
+        case .waiting:
+            connectionFailed()
+            return .close
         default:
+            takeBody()?.consumer.abort()
             state = .closed
             return .close
         }
     }
 
-    /// The connection died under us (reset, write error): undo any upload in progress.
+    /// The connection died under us (reset, write error): undo any upload in progress. Work
+    /// already out keeps what it owns until it is back (`blockingWorkFinished`).
     public mutating func connectionFailed() {
-        takeBody()?.consumer.abort()
+        if case .waiting = state {
+            abandoned = true
+        } else {
+            takeBody()?.consumer.abort()
+        }
         state = .closed
     }
+
+    // MARK: - Blocking work
+
+    /// The work of the last `.runBlocking` is done: go on with what was waiting for it. After
+    /// the connection closed, this only finishes what must finish (publishing) and cleans up.
+    public mutating func blockingWorkFinished(now: UInt64, wallClock: Int64) -> Action {
+        guard let continuation = waitingFor.take() else { preconditionFailure("blocking work finished with nothing waiting") }
+        switch continuation {
+        case .route(let decide, let pending):
+            let decision = decide()
+            guard !abandoned else {
+                if case .readBody(let consumer) = decision { consumer.abort() }
+                return .close
+            }
+            return carryOut(decision, pending, now: now, wallClock: wallClock)
+        case .body(let integrate):
+            guard var body = takeBody() else { preconditionFailure("a paused body without one") }
+            do {
+                try integrate()
+            } catch {
+                body.consumer.abort()
+                return abandoned ? .close : fail(error, now: now, wallClock: wallClock)
+            }
+            guard !abandoned else {
+                body.consumer.abort()
+                return .close
+            }
+            return offerHeld(&body, now: now, wallClock: wallClock)
+        case .response(let next, let after):
+            return proceed(next(), after: after, now: now, wallClock: wallClock)
+        }
+    }
+
+    /// The work of the last `.runBlocking` was not run: the workers' queue was full, or the
+    /// connection was gone before it started (only work that may be skipped is refused).
+    public mutating func blockingWorkRefused(now: UInt64, wallClock: Int64) -> Action {
+        guard let continuation = waitingFor.take() else { preconditionFailure("blocking work refused with nothing waiting") }
+        guard case .route(_, let pending) = continuation else { preconditionFailure("only a route's question may be refused") }
+        guard !abandoned else { return .close }
+        return fail(.serviceUnavailable("The server is busy; try again in a moment.", retryAfterSeconds: 1),
+                    now: now, wallClock: wallClock, keepBodyUnread: pending.framing != .none)
+    }
+
+    /// Hands `work` out; `continuation` runs when it is back.
+    private mutating func wait(for work: BlockingWork, then continuation: Continuation) -> Action {
+        waitingFor = continuation
+        if !abandoned { state = .waiting }
+        return .runBlocking(work)
+    }
+
+    /// Offers the bytes kept while the consumer was paused, then acts on what the decoder
+    /// said after them.
+    private mutating func offerHeld(_ body: inout BodyInProgress, now: UInt64, wallClock: Int64) -> Action {
+        let held = body.held
+        body.held = []
+        if !held.isEmpty {
+            switch held.withUnsafeBytes({ offer($0, to: body.consumer) }) {
+            case .failure(let error):
+                body.consumer.abort()
+                return fail(error, now: now, wallClock: wallClock)
+            case .success(.accepted):
+                break
+            case .success(.paused(let accepted, let work, let then)):
+                body.held = Array(held[accepted...])
+                keepBody(body)
+                return wait(for: work, then: .body(then))
+            }
+        }
+        switch body.eventAfterHeld.take() {
+        case .end(let trailers)?:
+            return finish(body, trailers: trailers, now: now, wallClock: wallClock)
+        case .failed(let error)?:
+            body.consumer.abort()
+            return fail(error, now: now, wallClock: wallClock)
+        case .needMore?, nil:
+            body.lastActivity = now
+            keepBody(body)
+            state = .readingBody
+            return .readMore
+        }
+    }
+
+    /// `consume` with its typed error as a value (closures over buffers rethrow untyped).
+    private func offer(_ bytes: UnsafeRawBufferPointer, to consumer: any RequestBodyConsumer) -> Result<BodyIntake, HTTPError> {
+        do throws(HTTPError) {
+            return .success(try consumer.consume(bytes))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: - Time and shutdown
 
     /// Called periodically; returns an action when a deadline has passed.
     public mutating func checkTimeouts(now: UInt64, wallClock: Int64) -> Action? {
@@ -234,14 +411,19 @@ public struct ConnectionStateMachine {
             guard now >= started + configuration.headTimeout else { return nil }
             currentRequest = RequestInfo(method: .other("-"), target: "-", version: .http1_1, format: .text)
             return fail(.timeout, now: now, wallClock: wallClock)
-        case .readingBody:
+        case .readingBody, .sendingContinue:
             guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout else { return nil }
             takeBody()?.consumer.abort()
             return fail(.timeout, now: now, wallClock: wallClock)
+        case .waiting:
+            // fsync and friends take what they take; the client is not the one who is slow.
+            return nil
         case .writing(_, let lastProgress):
-            guard now >= lastProgress + configuration.writeTimeout else { return nil }
-            state = .closed
-            return .close
+            if now >= lastProgress + configuration.writeTimeout || sendsTooSlowly(now: now) {
+                state = .closed
+                return .close
+            }
+            return nil
         case .lingering(let until):
             guard now >= until else { return nil }
             state = .closed
@@ -251,8 +433,22 @@ public struct ConnectionStateMachine {
         }
     }
 
+    /// A client that reads a response slower than `minSendRate` over a whole window holds a
+    /// connection slot for nothing (lighttpd's and nginx's send timeouts, as a rate): true
+    /// once a window ends below the rate. Each window starts afresh.
+    private mutating func sendsTooSlowly(now: UInt64) -> Bool {
+        let rate = configuration.minSendRate
+        let window = configuration.sendRateWindow
+        guard rate > 0, window > 0, now >= sendRateWindowStart &+ window else { return false }
+        let elapsed = now - sendRateWindowStart
+        let tooSlow = sentInWindow.multipliedFullWidth(by: 1_000_000_000) < rate.multipliedFullWidth(by: elapsed)
+        sendRateWindowStart = now
+        sentInWindow = 0
+        return tooSlow
+    }
+
     /// Graceful shutdown: idle connections close now; a request in progress finishes, and
-    /// its response closes the connection.
+    /// its response closes the connection; a request that starts after this gets 503.
     public mutating func beginShutdown() -> Action? {
         shuttingDown = true
         switch state {
@@ -281,13 +477,28 @@ public struct ConnectionStateMachine {
         } catch {
             return fail(error, now: now, wallClock: wallClock)
         }
+        if shuttingDown {
+            return fail(.serviceUnavailable("The server is shutting down; try again in a moment.", retryAfterSeconds: 2),
+                        now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
+        }
         // RFC 9110 §10.1.1: the only expectation defined is 100-continue.
         if head.headers.contains(.expect) && !(head.expectsContinue && head.headers.values(for: .expect).count == 1) {
             return fail(.expectationFailed, now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
         }
-        let keepAlive = head.wantsKeepAlive && !closeAfterResponse && !shuttingDown
+        let keepAlive = head.wantsKeepAlive && !closeAfterResponse
+        // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
+        let pending = PendingBody(framing: framing, keepAlive: keepAlive,
+                                  expectsContinue: head.expectsContinue && head.version == .http1_1)
         let requestContext = RequestContext(client: context.client, wallClockSeconds: wallClock)
-        switch responder.route(head, context: requestContext) {
+        return carryOut(responder.route(head, context: requestContext), pending, now: now, wallClock: wallClock)
+    }
+
+    /// Acts on what the route decided about the request whose head just arrived (or whose
+    /// route has just finished its blocking work).
+    private mutating func carryOut(_ decision: RouteDecision, _ pending: PendingBody, now: UInt64, wallClock: Int64) -> Action {
+        let framing = pending.framing
+        let keepAlive = pending.keepAlive && !shuttingDown
+        switch decision {
         case .respond(let response):
             // The body, if any, was not read: the connection cannot be reused.
             let after: AfterResponse = framing == .none || framing == .length(0)
@@ -295,18 +506,35 @@ public struct ConnectionStateMachine {
             return send(response, after: after, now: now, wallClock: wallClock)
         case .readBody(let consumer):
             let after: AfterResponse = keepAlive ? .keepAlive : .close
-            let decoder = BodyDecoder(framing: framing, limits: configuration.limits)
+            let body = BodyInProgress(decoder: BodyDecoder(framing: framing, limits: configuration.limits), consumer: consumer,
+                                      after: after, lastActivity: now)
             // No body, or an empty one: nothing will arrive to drive the decoder, so finish now.
             if framing == .none || framing == .length(0) {
-                return send(consumer.finish(trailers: HTTPHeaders()), after: after, now: now, wallClock: wallClock)
+                return finish(body, trailers: HTTPHeaders(), now: now, wallClock: wallClock)
             }
-            keepBody(BodyInProgress(decoder: decoder, consumer: consumer, after: after, lastActivity: now))
-            state = .readingBody
-            // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
-            if head.expectsContinue && head.version == .http1_1 {
+            keepBody(body)
+            if pending.expectsContinue {
+                state = .sendingContinue
                 return .sendInterim(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8))
             }
+            state = .readingBody
             return .readMore
+        case .after(let work, let then):
+            return wait(for: work, then: .route(then, pending))
+        }
+    }
+
+    /// The body is complete: the consumer's response, after whatever work it needs.
+    private mutating func finish(_ body: BodyInProgress, trailers: HTTPHeaders, now: UInt64, wallClock: Int64) -> Action {
+        proceed(body.consumer.finish(trailers: trailers), after: body.after, now: now, wallClock: wallClock)
+    }
+
+    private mutating func proceed(_ response: Deferred<Response>, after: AfterResponse, now: UInt64, wallClock: Int64) -> Action {
+        switch response {
+        case .ready(let response):
+            return abandoned ? .close : send(response, after: after, now: now, wallClock: wallClock)
+        case .after(let work, let then):
+            return wait(for: work, then: .response(then, after: after))
         }
     }
 
@@ -339,6 +567,8 @@ public struct ConnectionStateMachine {
         var body = response.body
         if currentRequest?.method == .head || framing == .none { body = .empty }
         state = .writing(after: after, lastProgress: now)
+        sendRateWindowStart = now
+        sentInWindow = 0
         return .send(OutboundResponse(head: head, body: body, framing: framing, status: response.status))
     }
 }

@@ -9,16 +9,43 @@ public protocol HTTPResponder: Sendable {
 public enum RouteDecision {
     case respond(Response)
     case readBody(any RequestBodyConsumer)
+    /// The decision needs blocking work first (checking a password, reading a directory):
+    /// `then` decides on the loop once `work` has run on a worker.
+    case after(BlockingWork, then: () -> RouteDecision)
+
+    /// Decides after `work`, mapping its result to the decision on the loop. By default
+    /// skipped when the client is gone before it starts: nobody waits for the answer any more.
+    public static func blocking<Result>(_ label: String, skippableWhenAbandoned: Bool = true, _ work: @escaping () -> Result,
+                                        then: @escaping (Result) -> RouteDecision) -> RouteDecision {
+        let slot = ResultSlot<Result>()
+        let blocking = BlockingWork(label, skippableWhenAbandoned: skippableWhenAbandoned) { slot.value = work() }
+        return .after(blocking) { then(slot.take(label)) }
+    }
+
+    /// Runs every step on the calling thread: for tests, never for an event loop.
+    public func resolvedInline() -> RouteDecision {
+        var decision = self
+        while case .after(let work, let then) = decision {
+            work.run()
+            decision = then()
+        }
+        return decision
+    }
 }
 
 /// Receives a request body as it arrives, so memory stays flat whatever the size.
 /// Exactly one of `finish` or `abort` is called.
 public protocol RequestBodyConsumer: AnyObject {
     /// Payload bytes, in order. Throwing stops the request with that error's response.
-    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError)
-    /// The body is complete; return the final response.
-    func finish(trailers: HTTPHeaders) -> Response
+    /// A consumer that must wait for blocking work (publishing a finished part) says so with
+    /// `.paused`; nothing is offered to it until the work is done.
+    @discardableResult
+    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake
+    /// The body is complete; return the final response, maybe after blocking work (fsync,
+    /// publishing), which then runs even if the client goes away meanwhile.
+    func finish(trailers: HTTPHeaders) -> Deferred<Response>
     /// The body will never complete (disconnect, timeout, framing error): undo everything.
+    /// Never called while work the consumer handed out is running.
     func abort()
 }
 

@@ -43,6 +43,9 @@ extension Response {
         if case .tooManyRequests(_, let seconds) = error {
             headers.add(name: "Retry-After", value: String(seconds))
         }
+        if case .serviceUnavailable(_, let seconds?) = error {
+            headers.add(name: "Retry-After", value: String(seconds))
+        }
         let status = error.status
         let body: String
         switch format {

@@ -35,7 +35,8 @@ public enum HTTPError: Error, Equatable, Sendable {
     case preconditionFailed(String)
     case rangeNotSatisfiable(size: UInt64)
     case insufficientStorage(String)
-    case serviceUnavailable(String)
+    /// RFC 9110 §15.6.4: overloaded or stopping; sent with `Retry-After` when known.
+    case serviceUnavailable(String, retryAfterSeconds: UInt64?)
     case internalError(String)
 
     public var status: HTTPStatus {
@@ -98,7 +99,7 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .preconditionFailed(let why): why
         case .rangeNotSatisfiable: "The requested range is outside the file."
         case .insufficientStorage(let why): why
-        case .serviceUnavailable(let why): why
+        case .serviceUnavailable(let why, _): why
         case .internalError(let why): "The server failed: \(why)."
         }
     }

@@ -23,12 +23,19 @@ extension Storage {
     }
 }
 
-/// An upload being written: invisible until `publish` succeeds.
+/// An upload being written: invisible until `publish` succeeds. `publish` and
+/// `paceWriteback` may block (fsync, rename); callers on an event loop hand them to a worker.
 public protocol UploadFile: AnyObject {
     var bytesWritten: UInt64 { get }
     /// CRC-32 (zlib's) of every byte written so far; nil unless created `checksummed`.
     var crc32: UInt32? { get }
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError)
+    /// True when written bytes wait for `paceWriteback()`; the writer should run it (off the
+    /// event loop) before writing more.
+    var writebackDue: Bool { get }
+    /// Blocks: hands what was written to write-back, waits for the oldest of it once too
+    /// much is under way, and checks free space. Fails with `.noSpace` below the minimum.
+    func paceWriteback() throws(StorageError)
     /// Makes the file visible as `name` in its directory. Without `replacing`, an existing
     /// entry makes it fail with `.exists` and nothing changes. With `durable`, the file and
     /// the directory are fsync'ed before it returns.

@@ -3,23 +3,31 @@ import CLinux
 import Glibc
 
 /// Drives one accepted socket: reads into a bounded buffer, hands bytes to the core
-/// `ConnectionStateMachine` and carries out what it answers. All on the owning loop's thread.
+/// `ConnectionStateMachine` and carries out what it answers. All on the owning loop's thread;
+/// blocking work the machine hands out goes to the `WorkerPool`, whose answer comes back to
+/// this loop (hence `@unchecked Sendable`: the completion is only ever run here). What the
+/// connection is doing (reading, writing, waiting, lingering) is the machine's state; this
+/// class keeps only its socket, buffers and epoll interest.
 ///
 /// The four properties every request goes through many times are `@exclusivity(unchecked)`:
 /// only this class touches them, on one thread, and never two overlapping accesses to the same
 /// one (a closure given to `inbound` works on `machine`, not on `inbound`). The runtime's
 /// checks of that cost about 25 calls and 1.5k instructions per small request.
-final class Connection: EventHandler {
+final class Connection: EventHandler, @unchecked Sendable {
     let descriptor: Int32
     private let peer: String
     @exclusivity(unchecked) private var machine: ConnectionStateMachine
     @exclusivity(unchecked) private var inbound = ByteBuffer()
     @exclusivity(unchecked) private var writer = OutboundWriter()
-    @exclusivity(unchecked) private var phase: Phase = .reading
+    /// False once the descriptor is closed. Work handed out before may still come back.
+    @exclusivity(unchecked) private var isOpen = true
     private let limits: HTTPLimits
     private let log: any LogSink
     /// Whether finished requests are logged (`access-log`).
     private let accessLog: Bool
+    private let workers: WorkerPool
+    /// Tells the workers this connection is gone, so questions it asked are not worked out.
+    private let ticket = WorkTicket()
     private let onClose: (Connection) -> Void
     /// When the request being served began (the wakeup that read its first byte), for the
     /// access log. Its end is read from the clock itself, and only when the line is logged.
@@ -33,16 +41,6 @@ final class Connection: EventHandler {
     /// every 16 KiB segment curl sends: one read and one file write per 256 KiB, not per 16 KiB.
     private var receiveLowWatermark: Int32 = 1
 
-    enum Phase {
-        case reading
-        /// Writing `100 Continue`; the request body follows.
-        case writingInterim
-        case writingResponse
-        /// Half-closed after an error: discard input until EOF or the machine's deadline.
-        case lingering
-        case closed
-    }
-
     /// Bytes read per system call while a body streams in.
     private static let bodyReadSize = 256 * 1024
     /// The most we read from one connection per wakeup, so one fast upload cannot starve
@@ -50,11 +48,12 @@ final class Connection: EventHandler {
     private static let readBudget = 1 << 20
 
     init(descriptor: Int32, peer: SocketAddress, configuration: ConnectionConfiguration, responder: any HTTPResponder,
-         log: any LogSink, onClose: @escaping (Connection) -> Void) {
+         workers: WorkerPool, log: any LogSink, onClose: @escaping (Connection) -> Void) {
         self.descriptor = descriptor
         self.peer = peer.host
         self.limits = configuration.limits
         self.accessLog = configuration.accessLog
+        self.workers = workers
         self.log = log
         self.onClose = onClose
         let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds())
@@ -62,18 +61,18 @@ final class Connection: EventHandler {
                                          now: Clock.monotonicNanoseconds())
     }
 
+    /// True between requests: nothing of a request has arrived.
+    var isIdle: Bool { isOpen && machine.isIdle }
+
     func handle(events: UInt32, loop: EventLoop) {
         if events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 && events & EPOLLIN.rawValue == 0 {
             fail(loop: loop)
             return
         }
-        switch phase {
-        case .reading, .lingering:
-            if events & EPOLLIN.rawValue != 0 { readAvailable(loop: loop) }
-        case .writingInterim, .writingResponse:
+        if machine.isWriting {
             if events & EPOLLOUT.rawValue != 0 { continueWriting(loop: loop) }
-        case .closed:
-            break
+        } else if machine.wantsInput {
+            if events & EPOLLIN.rawValue != 0 { readAvailable(loop: loop) }
         }
     }
 
@@ -81,7 +80,7 @@ final class Connection: EventHandler {
 
     private func readAvailable(loop: EventLoop) {
         var budget = Self.readBudget
-        while budget > 0, phase == .reading || phase == .lingering {
+        while budget > 0, isOpen, machine.wantsInput {
             // A head may grow up to the head limit; a body streams through a buffer sized to
             // what is certain to come, up to one read's worth (a small form post stays small).
             let limit = max(limits.maxHeadSize + 1, Self.bodyReadSize)
@@ -107,7 +106,7 @@ final class Connection: EventHandler {
                 return
             }
             budget -= count
-            if phase == .lingering {
+            if machine.wantsLinger {
                 inbound.consume(count)
             } else {
                 process(loop: loop)
@@ -120,20 +119,20 @@ final class Connection: EventHandler {
 
     private func updateReceiveLowWatermark() {
         // Only bytes the framing promises: waiting for more than the client will send would stall.
-        let certain = phase == .reading && inbound.readableCount == 0 ? machine.bodyBytesCertainToFollow : 0
+        let certain = machine.wantsInput && inbound.readableCount == 0 ? machine.bodyBytesCertainToFollow : 0
         setReceiveLowWatermark(Int32(min(certain, UInt64(Self.bodyReadSize))))
     }
 
     private func setReceiveLowWatermark(_ bytes: Int32) {
         var wanted = max(bytes, 1)
-        guard wanted != receiveLowWatermark, phase != .closed else { return }
+        guard wanted != receiveLowWatermark, isOpen else { return }
         if setsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &wanted, socklen_t(MemoryLayout<Int32>.size)) == 0 {
             receiveLowWatermark = wanted
         }
     }
 
     private func inputEnded(loop: EventLoop) {
-        if phase == .lingering {
+        if machine.wantsLinger {
             close(loop: loop)
             return
         }
@@ -143,29 +142,20 @@ final class Connection: EventHandler {
         }
     }
 
-    /// Feeds buffered input to the machine until it needs more bytes or starts writing.
+    /// Feeds buffered input to the machine until it needs more bytes, starts writing or
+    /// hands out blocking work.
     private func process(loop: EventLoop) {
-        while phase == .reading {
+        while isOpen, machine.wantsInput, !machine.wantsLinger {
             // The loop's time of this wakeup, read once for all its connections (EventLoop.now).
             let now = loop.now
             let wallClock = loop.wallClockSeconds
             if machine.isIdle && inbound.readableCount > 0 { requestStart = now }
             let (consumed, action) = inbound.withReadableBytes { machine.process($0, now: now, wallClock: wallClock) }
             inbound.consume(consumed)
-            switch action {
-            case .readMore:
+            if case .readMore = action {
                 if consumed == 0 || inbound.readableCount == 0 { return }
-            case .sendInterim(let bytes):
-                writer.startInterim(bytes)
-                phase = .writingInterim
-                continueWriting(loop: loop)
-            case .send(let response):
-                responseStatus = response.status
-                writer.start(response)
-                phase = .writingResponse
-                continueWriting(loop: loop)
-            case .close:
-                close(loop: loop)
+            } else {
+                carryOut(action, loop: loop)
             }
         }
     }
@@ -174,6 +164,7 @@ final class Connection: EventHandler {
 
     private func continueWriting(loop: EventLoop) {
         let progress: OutboundWriter.Progress
+        let sentBefore = writer.bodyBytesSent
         do {
             progress = try writer.write(to: descriptor)
         } catch {
@@ -181,39 +172,41 @@ final class Connection: EventHandler {
             fail(loop: loop)
             return
         }
-        machine.writeProgressed(now: loop.now)
+        machine.writeProgressed(Int(writer.bodyBytesSent - sentBefore), now: loop.now)
         switch progress {
         case .wouldBlock, .yielded:
             want(loop, EPOLLOUT.rawValue)
         case .finished:
-            if phase == .writingInterim {
-                phase = .reading
-                want(loop, EPOLLIN.rawValue)
-                process(loop: loop)
+            if machine.isSendingContinue {
+                carryOut(machine.interimSent(now: loop.now), loop: loop)
             } else {
-                responseFinished(loop: loop)
+                logRequest(failed: false)
+                carryOut(machine.responseSent(now: loop.now), loop: loop)
             }
         }
     }
 
-    private func responseFinished(loop: EventLoop) {
-        logRequest(failed: false)
-        switch machine.responseSent(now: loop.now) {
-        case .readMore:
-            phase = .reading
-            want(loop, EPOLLIN.rawValue)
-            process(loop: loop)
-        default:
-            if machine.wantsLinger {
-                // Half-close so the client reads our answer, then drain what it still sends.
-                shutdown(descriptor, Int32(SHUT_WR))
-                phase = .lingering
-                inbound.consume(inbound.readableCount)
-                want(loop, EPOLLIN.rawValue)
-            } else {
-                close(loop: loop)
-            }
+    // MARK: - Blocking work
+
+    private func submit(_ work: BlockingWork, loop: EventLoop) {
+        if isOpen { want(loop, 0) }
+        loop.workSubmitted()
+        let submitted = workers.submit(work, ticket: ticket, loop: loop) { [self] outcome in
+            self.workCompleted(outcome, loop: loop)
         }
+        if !submitted {
+            loop.workCompleted()
+            carryOut(machine.blockingWorkRefused(now: loop.now, wallClock: loop.wallClockSeconds), loop: loop)
+        }
+    }
+
+    private func workCompleted(_ outcome: WorkerPool.Outcome, loop: EventLoop) {
+        loop.workCompleted()
+        let now = loop.now
+        let wallClock = loop.wallClockSeconds
+        let action = outcome == .ran ? machine.blockingWorkFinished(now: now, wallClock: wallClock)
+                                     : machine.blockingWorkRefused(now: now, wallClock: wallClock)
+        carryOut(action, loop: loop)
     }
 
     // MARK: - Time and shutdown
@@ -224,13 +217,13 @@ final class Connection: EventHandler {
         setReceiveLowWatermark(1)
         // A connection between requests gives its buffer back, but only here: freeing it after
         // every request made a busy keep-alive client allocate and free it each time.
-        if phase == .reading && machine.isIdle { inbound.releaseIfEmpty() }
-        guard phase != .closed, let action = machine.checkTimeouts(now: now, wallClock: loop.wallClockSeconds) else { return }
+        if isOpen && machine.isIdle { inbound.releaseIfEmpty() }
+        guard isOpen, let action = machine.checkTimeouts(now: now, wallClock: loop.wallClockSeconds) else { return }
         carryOut(action, loop: loop)
     }
 
     func beginShutdown(loop: EventLoop) {
-        guard phase != .closed, let action = machine.beginShutdown() else { return }
+        guard isOpen, let action = machine.beginShutdown() else { return }
         carryOut(action, loop: loop)
     }
 
@@ -242,15 +235,29 @@ final class Connection: EventHandler {
 
     private func carryOut(_ action: ConnectionStateMachine.Action, loop: EventLoop) {
         switch action {
-        case .close:
-            close(loop: loop)
+        case .runBlocking(let work):
+            // Also once closed: an upload that arrived whole is still published.
+            submit(work, loop: loop)
+        case _ where !isOpen:
+            break
+        case .readMore:
+            want(loop, EPOLLIN.rawValue)
+            process(loop: loop)
+            updateReceiveLowWatermark()
+        case .sendInterim(let bytes):
+            writer.startInterim(bytes)
+            continueWriting(loop: loop)
         case .send(let response):
             responseStatus = response.status
             writer.start(response)
-            phase = .writingResponse
             continueWriting(loop: loop)
-        case .sendInterim, .readMore:
-            break
+        case .close where machine.wantsLinger:
+            // Half-close so the client reads our answer, then drain what it still sends.
+            shutdown(descriptor, Int32(SHUT_WR))
+            inbound.consume(inbound.readableCount)
+            want(loop, EPOLLIN.rawValue)
+        case .close:
+            close(loop: loop)
         }
     }
 
@@ -266,8 +273,9 @@ final class Connection: EventHandler {
     }
 
     private func close(loop: EventLoop) {
-        guard phase != .closed else { return }
-        phase = .closed
+        guard isOpen else { return }
+        isOpen = false
+        ticket.abandon()
         loop.unregister(self)
         Glibc.close(descriptor)
         onClose(self)

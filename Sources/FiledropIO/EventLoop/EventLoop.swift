@@ -22,6 +22,9 @@ public final class EventLoop: @unchecked Sendable {
     /// events for them may still wait in the batch being dispatched (see `Registration`).
     private var ended: [Registration] = []
     private let pending = Mutex<[@Sendable () -> Void]>([])
+    /// Blocking work submitted from this loop whose completion has not run yet: a draining
+    /// loop stops only once this is 0, so every publish it started is heard back.
+    private(set) var workInFlight = 0
     private var running = true
     /// Runs every `tickInterval` on this loop's thread: timeouts, watchdog, status.
     var onTick: [(EventLoop) -> Void] = []
@@ -80,6 +83,14 @@ public final class EventLoop: @unchecked Sendable {
         ended.append(registration)
     }
 
+    func workSubmitted() {
+        workInFlight += 1
+    }
+
+    func workCompleted() {
+        workInFlight -= 1
+    }
+
     /// Runs `task` on this loop's thread, soon. Callable from any thread.
     public func execute(_ task: @escaping @Sendable () -> Void) {
         pending.withLock { $0.append(task) }
@@ -102,6 +113,7 @@ public final class EventLoop: @unchecked Sendable {
     /// The loop itself. Returns after `stop()`.
     func run() {
         pthread_setspecific(loopIndexKey, UnsafeRawPointer(bitPattern: index + 1))
+        nameCurrentThread("loop-\(index)")
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         updateTime()
         nextTick = now + tickInterval

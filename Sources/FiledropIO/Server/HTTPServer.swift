@@ -13,6 +13,11 @@ public struct ServerConfiguration: Sendable {
     public var maxConnectionsPerClient = 64
     /// Event-loop threads; 0 means one per CPU.
     public var threads = 0
+    /// Worker threads for blocking work (fsync, publishing, password hashing); 0 means
+    /// `WorkerPool.defaultThreads`.
+    public var workerThreads = 0
+    /// Skippable work (listings) waiting for a worker beyond this is refused with 503.
+    public var workerQueueLimit = 256
 
     public init() {}
 }
@@ -27,6 +32,8 @@ public final class HTTPServer: @unchecked Sendable {
     private let responders: [any HTTPResponder]
     private let log: any LogSink
     private let loops: [EventLoop]
+    /// Where the loops send whatever may block.
+    public let workers: WorkerPool
     private let connectionCount = Atomic<Int>(0)
     private let drainDeadline = Atomic<UInt64>(0)
     private let draining = Atomic<Bool>(false)
@@ -42,6 +49,8 @@ public final class HTTPServer: @unchecked Sendable {
         var loops: [EventLoop] = []
         for index in 0..<count { loops.append(try EventLoop(index: index)) }
         self.loops = loops
+        workers = WorkerPool(threads: configuration.workerThreads > 0 ? configuration.workerThreads : WorkerPool.defaultThreads,
+                             queueLimit: configuration.workerQueueLimit)
         responders = loops.map { loop in
             (responder as? any PerLoopResponder)?.responder(forLoop: loop.index) ?? responder
         }
@@ -80,6 +89,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         loops[0].run()
         for thread in threads { pthread_join(thread, nil) }
+        workers.shutdown()
         for listener in listeners { listener.close() }
     }
 
@@ -114,7 +124,7 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func stopIfDrained(_ loop: EventLoop) {
-        if !loop.registeredHandlers.contains(where: { $0 is Connection }) { loop.stop() }
+        if loop.workInFlight == 0 && !loop.registeredHandlers.contains(where: { $0 is Connection }) { loop.stop() }
     }
 
     fileprivate func accepted(_ fd: Int32, peer: SocketAddress, loop: EventLoop) {
@@ -144,7 +154,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     private func adopt(_ fd: Int32, peer: SocketAddress, on loop: EventLoop) {
         let connection = Connection(
-            descriptor: fd, peer: peer, configuration: configuration.connection, responder: responders[loop.index], log: log,
+            descriptor: fd, peer: peer, configuration: configuration.connection, responder: responders[loop.index],
+            workers: workers, log: log,
             onClose: { [unowned self] _ in
                 self.connectionCount.wrappingSubtract(1, ordering: .relaxed)
                 self.releaseClientSlot(peer.host)

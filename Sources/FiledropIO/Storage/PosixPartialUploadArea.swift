@@ -245,6 +245,11 @@ final class PosixAdoptedUpload: UploadFile {
         throw .notAllowed
     }
 
+    /// Its bytes were written (and synchronized) by the PATCHes that brought them.
+    var writebackDue: Bool { false }
+
+    func paceWriteback() throws(StorageError) {}
+
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
         precondition(!done, "publish after publish or discard")
         guard StorageNames.isClientName(name) else { throw .notAllowed }

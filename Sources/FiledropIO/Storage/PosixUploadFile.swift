@@ -101,6 +101,16 @@ final class PosixUploadFile: UploadFile {
         }
         checksum?.update(bytes)
         bytesWritten += UInt64(bytes.count)
+    }
+
+    var writebackDue: Bool {
+        guard state == .writing else { return false }
+        let writebackChunkDone = options.fsync && options.writebackChunk > 0
+            && bytesWritten - writebackStart >= UInt64(options.writebackChunk)
+        return writebackChunkDone || (options.minFreeSpace > 0 && bytesWritten >= nextSpaceCheck)
+    }
+
+    func paceWriteback() throws(StorageError) {
         if options.fsync, options.writebackChunk > 0, bytesWritten - writebackStart >= UInt64(options.writebackChunk) {
             try startWriteback()
         }

@@ -111,6 +111,8 @@ final class AdoptedMemoryUpload: UploadFile {
     var crc32: UInt32? { upload.crc32 }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) { throw .notAllowed }
+    var writebackDue: Bool { false }
+    func paceWriteback() throws(StorageError) {}
 
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
         try upload.publish(as: name, replacing: replacing, durable: durable)

@@ -12,6 +12,15 @@ final class InMemoryStorage: Storage, Sendable {
         var freeSpace: UInt64? = 1 << 40
         /// Writes fail with this once that many bytes are stored (a disk filling up).
         var capacity: UInt64?
+        /// How often uploads asked for write-back to catch up.
+        var writebackPacings = 0
+    }
+
+    /// Uploads ask for write-back pacing every this many bytes; nil never.
+    let writebackEvery: UInt64?
+
+    init(writebackEvery: UInt64? = nil) {
+        self.writebackEvery = writebackEvery
     }
 
     let state = Mutex(State())
@@ -66,6 +75,7 @@ final class MemoryUpload: UploadFile {
     private let directory: StoragePath
     private var bytes: [UInt8] = []
     private var open = true
+    private var pacedThrough: UInt64 = 0
 
     init(storage: InMemoryStorage, directory: StoragePath) {
         self.storage = storage
@@ -81,6 +91,14 @@ final class MemoryUpload: UploadFile {
             throw .noSpace
         }
         bytes.append(contentsOf: chunk)
+    }
+
+    /// Memory has no write-back; `writebackEvery` stands in for it so tests see the pauses.
+    var writebackDue: Bool { storage.writebackEvery.map { bytesWritten >= pacedThrough + $0 } ?? false }
+
+    func paceWriteback() throws(StorageError) {
+        pacedThrough = bytesWritten
+        storage.state.withLock { $0.writebackPacings += 1 }
     }
 
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {

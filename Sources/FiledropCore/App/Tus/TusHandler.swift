@@ -120,7 +120,8 @@ struct TusHandler {
                 forgetNewUpload(upload)
                 throw error
             }
-            return hasBody ? .readBody(consumer) : .respond(consumer.finish(trailers: HTTPHeaders()))
+            // Without a body the machine finishes it at once (off the loop, like every publish).
+            return .readBody(consumer)
         }
         var headers = TusResponses.baseHeaders()
         headers.add(name: "Location", value: location)
@@ -201,8 +202,8 @@ struct TusHandler {
             throw .notFound
         }
         let consumer = try patchConsumer(head, upload: upload, offset: offset, reply: .patched)
-        // No body: nothing to wait for (and a `Content-Length: 0` body is never read).
-        return hasBody ? .readBody(consumer) : .respond(consumer.finish(trailers: HTTPHeaders()))
+        // No body: the machine finishes it at once (a `Content-Length: 0` body is never read).
+        return .readBody(consumer)
     }
 
     /// Checks the request against the upload and takes its write lock.

@@ -46,7 +46,7 @@ final class TusPatch: RequestBodyConsumer {
         if !ended { abort() }
     }
 
-    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) {
+    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
         let now = uploads.clock()
         let count = UInt64(bytes.count)
         try upload.state.withLock { (state: inout TusUpload.State) throws(HTTPError) in
@@ -68,9 +68,15 @@ final class TusPatch: RequestBodyConsumer {
             state.lastActivity = now
             state.progress?.advance(to: startOffset + written)
         }
+        return .accepted
     }
 
-    func finish(trailers: HTTPHeaders) -> Response {
+    /// The fsync of the chunk and, for the last one, publishing run on a worker thread.
+    func finish(trailers: HTTPHeaders) -> Deferred<Response> {
+        .blocking("tus finish", { self.finishBlocking() }, then: { .ready($0) })
+    }
+
+    private func finishBlocking() -> Response {
         ended = true
         let now = uploads.clock()
         let outcome: Result<(offset: UInt64, complete: Bool), TusError> = upload.state.withLock { state in

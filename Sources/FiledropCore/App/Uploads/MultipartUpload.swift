@@ -18,6 +18,9 @@ final class MultipartUpload: RequestBodyConsumer {
     private var nextRelativePath: String?
     private var report = UploadReport()
 
+    /// Blocking work the upload waits for, and what to do on the loop once it ran.
+    typealias Pause = (work: BlockingWork, then: () throws(HTTPError) -> Void)
+
     /// Field names whose value is the relative path of the file part that follows.
     private static let relativePathFields: Set<String> = ["relativePath", "relativepath", "path", "webkitRelativePath"]
 
@@ -30,9 +33,8 @@ final class MultipartUpload: RequestBodyConsumer {
         self.maxRequestSize = maxRequestSize
     }
 
-    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) {
-        received += UInt64(bytes.count)
-        if let maxRequestSize, received > maxRequestSize {
+    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
+        if let maxRequestSize, received + UInt64(bytes.count) > maxRequestSize {
             throw .contentTooLarge(limit: maxRequestSize)
         }
         var offset = 0
@@ -40,31 +42,40 @@ final class MultipartUpload: RequestBodyConsumer {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
             let step = parser.parse(rest)
             offset += step.consumed
+            var pause: (work: BlockingWork, then: () throws(HTTPError) -> Void)?
             switch step.event {
             case .needMore:
-                if step.consumed == 0 || offset == bytes.count { return }
+                if step.consumed == 0 || offset == bytes.count {
+                    received += UInt64(bytes.count)
+                    return .accepted
+                }
             case .partBegan(let head):
                 try begin(head)
             case .data(let range):
-                try deliver(UnsafeRawBufferPointer(rebasing: rest[range]))
+                pause = try deliver(UnsafeRawBufferPointer(rebasing: rest[range]))
             case .dataFromTail(let tail):
-                try deliverTail(tail)
+                pause = try deliverTail(tail)
             case .partEnded:
-                try endPart()
+                pause = try endPart()
             case .end:
-                return
+                received += UInt64(bytes.count)
+                return .accepted
             case .failed(let error):
                 throw error
+            }
+            if let pause {
+                received += UInt64(offset)
+                return .paused(accepted: offset, work: pause.work, then: pause.then)
             }
         }
     }
 
-    func finish(trailers: HTTPHeaders) -> Response {
+    func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         if case .failed(let error)? = parser.finish() {
             abort()
-            return .error(error, format: format)
+            return .ready(.error(error, format: format))
         }
-        return report.response(format: format)
+        return .ready(report.response(format: format))
     }
 
     func abort() {
@@ -93,40 +104,68 @@ final class MultipartUpload: RequestBodyConsumer {
         }
     }
 
-    private func deliver(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) {
+    /// Writes file bytes; returns the pause when the file wants write-back to catch up.
+    private func deliver(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> Pause? {
         if let upload = current {
             do {
                 try upload.write(bytes)
             } catch {
                 current = nil
                 try recordFailure(name: upload.requestedName, error)
+                return nil
+            }
+            return upload.writebackPacing().map { (writeback) -> Pause in
+                (work: writeback.work, then: { [weak self] () throws(HTTPError) in
+                    do throws(HTTPError) {
+                        try writeback.then()
+                    } catch {
+                        self?.current = nil
+                        try self?.recordFailure(name: upload.requestedName, error)
+                    }
+                })
             }
         } else if field != nil {
             field?.bytes.append(contentsOf: bytes)
         }
+        return nil
     }
 
     /// `Array.withUnsafeBytes` rethrows untyped errors; keep the typed error here.
-    private func deliverTail(_ tail: [UInt8]) throws(HTTPError) {
-        var failure: HTTPError?
+    private func deliverTail(_ tail: [UInt8]) throws(HTTPError) -> Pause? {
+        var outcome: Result<Pause?, HTTPError> = .success(nil)
         tail.withUnsafeBytes { raw in
-            do throws(HTTPError) { try deliver(raw) } catch { failure = error }
+            do throws(HTTPError) { outcome = .success(try deliver(raw)) } catch { outcome = .failure(error) }
         }
-        if let failure { throw failure }
+        return try outcome.get()
     }
 
-    private func endPart() throws(HTTPError) {
+    /// A file part is complete: its publishing is the pause; the report learns the outcome
+    /// on the loop once it is done.
+    private func endPart() throws(HTTPError) -> Pause? {
+        defer { field = nil }
         if let upload = current {
             current = nil
-            do {
-                report.stored.append(try upload.commit())
-            } catch {
-                try recordFailure(name: upload.requestedName, error)
+            switch upload.commit() {
+            case .ready(let outcome):
+                try record(outcome, name: upload.requestedName)
+                return nil
+            case .after(let work, let then):
+                return (work: work, then: { [weak self] () throws(HTTPError) in
+                    guard case .ready(let outcome) = then() else { preconditionFailure("publishing is one step") }
+                    try self?.record(outcome, name: upload.requestedName)
+                })
             }
         } else if let field, Self.relativePathFields.contains(field.name) {
             nextRelativePath = String(decoding: field.bytes, as: UTF8.self)
         }
-        field = nil
+        return nil
+    }
+
+    private func record(_ outcome: Result<StoredFile, HTTPError>, name: String) throws(HTTPError) {
+        switch outcome {
+        case .success(let stored): report.stored.append(stored)
+        case .failure(let error): try recordFailure(name: name, error)
+        }
     }
 
     /// Where a file goes: the relative path (folder upload) wins over a path inside the

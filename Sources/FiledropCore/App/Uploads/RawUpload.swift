@@ -9,18 +9,23 @@ final class RawUpload: RequestBodyConsumer {
         self.format = format
     }
 
-    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) {
+    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
         try upload.write(bytes)
+        guard let writeback = upload.writebackPacing() else { return .accepted }
+        return .paused(accepted: bytes.count, work: writeback.work, then: writeback.then)
     }
 
-    func finish(trailers: HTTPHeaders) -> Response {
-        var report = UploadReport()
-        do {
-            report.stored.append(try upload.commit())
-        } catch {
-            report.failures.append((upload.requestedName, error))
+    func finish(trailers: HTTPHeaders) -> Deferred<Response> {
+        let name = upload.requestedName
+        let format = format
+        return upload.commit().map { outcome in
+            var report = UploadReport()
+            switch outcome {
+            case .success(let stored): report.stored.append(stored)
+            case .failure(let error): report.failures.append((name, error))
+            }
+            return report.response(format: format)
         }
-        return report.response(format: format)
     }
 
     func abort() {

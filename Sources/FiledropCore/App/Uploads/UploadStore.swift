@@ -74,8 +74,9 @@ public struct UploadStore: Sendable {
     }
 }
 
-/// One file being received: enforces the size limit and free space as bytes arrive,
-/// and either commits (visible, durable) or discards (nothing left).
+/// One file being received: enforces the size limit as bytes arrive, and either commits
+/// (visible, durable) or discards (nothing left). What can block the thread (write-back,
+/// fsync, the link or rename) is handed out as `BlockingWork`, never run on the caller's loop.
 public final class PendingUpload {
     private let store: UploadStore
     private let file: any UploadFile
@@ -84,9 +85,6 @@ public final class PendingUpload {
     private let expectedSize: UInt64?
     private let progress: UploadProgress
     private var finished = false
-    private var bytesSinceSpaceCheck: UInt64 = 0
-    /// Free space is re-checked after this many bytes (a stream of unknown length).
-    private static let spaceCheckInterval: UInt64 = 64 << 20
 
     init(store: UploadStore, file: any UploadFile, directory: StoragePath, name: String, expectedSize: UInt64?, progress: UploadProgress) {
         self.store = store
@@ -107,13 +105,6 @@ public final class PendingUpload {
         let total = file.bytesWritten + UInt64(bytes.count)
         do throws(HTTPError) {
             try store.checkSize(total)
-            bytesSinceSpaceCheck += UInt64(bytes.count)
-            if bytesSinceSpaceCheck >= Self.spaceCheckInterval {
-                bytesSinceSpaceCheck = 0
-                if let available = store.storage.availableSpace(), available < store.minFreeSpace {
-                    throw HTTPError.insufficientStorage("The server's disk is too full for this upload.")
-                }
-            }
             do throws(StorageError) {
                 try file.write(bytes)
             } catch {
@@ -126,21 +117,50 @@ public final class PendingUpload {
         progress.advance(to: total)
     }
 
-    /// Makes the file visible; returns what was stored.
-    public func commit() throws(HTTPError) -> StoredFile {
+    /// When the file wants its written pages handed to write-back (and free space checked):
+    /// the work, and what to do on the loop once it ran. The upload pauses meanwhile, so one
+    /// upload's dirty pages stay bounded without the loop ever waiting for the disk.
+    public func writebackPacing() -> (work: BlockingWork, then: () throws(HTTPError) -> Void)? {
+        guard file.writebackDue else { return nil }
+        let slot = ResultSlot<StorageError?>()
+        let work = BlockingWork("write-back") { [file] in
+            do throws(StorageError) {
+                try file.paceWriteback()
+                slot.value = .some(nil)
+            } catch {
+                slot.value = error
+            }
+        }
+        return (work, { () throws(HTTPError) in
+            guard let failure = slot.take("write-back") else { return }
+            self.discard(reason: failure.httpError.message)
+            throw failure.httpError
+        })
+    }
+
+    /// Makes the file visible under the first name the collision policy allows; the fsync
+    /// and link/rename run as blocking work (a rename over a big file frees its blocks).
+    public func commit() -> Deferred<Result<StoredFile, HTTPError>> {
         if let expectedSize, expectedSize != file.bytesWritten {
             discard(reason: "size mismatch")
-            throw .truncatedBody
+            return .ready(.failure(.truncatedBody))
         }
+        // From here the file belongs to the work, which publishes or discards it.
+        finished = true
+        return .blocking("publish", { self.publish() }, then: { .ready($0) })
+    }
+
+    /// On a worker thread.
+    private func publish() -> Result<StoredFile, HTTPError> {
         do throws(HTTPError) {
             let name = try store.publish(file, directory: directory, name: requestedName)
-            finished = true
             let stored = StoredFile(path: directory.appending(checkedName: name), size: file.bytesWritten, crc32: file.crc32)
             progress.finished(stored: stored)
-            return stored
+            return .success(stored)
         } catch {
-            discard(reason: error.message)
-            throw error
+            file.discard()
+            progress.failed(reason: error.message)
+            return .failure(error)
         }
     }
 

@@ -1,0 +1,149 @@
+import FiledropCore
+import Glibc
+import Synchronization
+
+/// A few threads (`worker-N`) for everything that may block: fsync, publishing, unlinking,
+/// password hashing, directory walks (swift-nio's `NIOThreadPool`). An event loop submits
+/// `BlockingWork` and hears back on its own thread through `EventLoop.execute`, in the order
+/// the work finished; it never waits.
+///
+/// Bounded: work that may be skipped (a question such as a listing) is refused once
+/// `queueLimit` items wait, and the caller answers 503. Work with an effect that must happen
+/// (publishing a complete upload) is always taken: each connection has at most one item out,
+/// so the connection limit bounds those.
+///
+/// Workers run at a lower CPU priority (`nice`) than the loops: hashing a flood of wrong
+/// passwords uses the spare CPU, not the loops' share.
+public final class WorkerPool: @unchecked Sendable {
+    /// What happened to submitted work, told to its completion on the submitting loop.
+    public enum Outcome: Sendable, Equatable {
+        case ran
+        /// Skipped: its ticket was abandoned before a worker took it.
+        case skipped
+    }
+
+    public let threadCount: Int
+    public let queueLimit: Int
+    private var mutex = pthread_mutex_t()
+    private var wakeWorkers = pthread_cond_t()
+    private var queue: [Item] = []
+    private var queueHead = 0
+    private var stopping = false
+    private var busy = 0
+    private var threads: [pthread_t] = []
+
+    /// Enough threads that a few uploads' fsyncs, which mostly wait for the disk, run side
+    /// by side: four, or one per CPU on bigger machines.
+    public static var defaultThreads: Int { max(4, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
+
+    /// The niceness workers run at, relative to the process.
+    static let workerNiceness: Int32 = 10
+
+    public init(threads: Int, queueLimit: Int) {
+        precondition(threads > 0 && queueLimit > 0, "a pool needs a thread and room in its queue")
+        threadCount = threads
+        self.queueLimit = queueLimit
+        pthread_mutex_init(&mutex, nil)
+        pthread_cond_init(&wakeWorkers, nil)
+        for index in 0..<threads {
+            self.threads.append(startNamedThread("worker-\(index)") { [unowned self] in self.workerLoop() })
+        }
+    }
+
+    deinit {
+        pthread_cond_destroy(&wakeWorkers)
+        pthread_mutex_destroy(&mutex)
+    }
+
+    /// Work waiting for a worker, and work running.
+    public var pendingCount: Int {
+        locked { queue.count - queueHead + busy }
+    }
+
+    /// Queues `work`; `completion` runs on `loop` once it ran or was skipped. False when the
+    /// queue is full and the work may be skipped: nothing was queued, nothing will run.
+    @discardableResult
+    public func submit(_ work: BlockingWork, ticket: WorkTicket, loop: EventLoop,
+                       completion: @escaping @Sendable (Outcome) -> Void) -> Bool {
+        let item = Item(work: work, ticket: ticket, loop: loop, completion: completion)
+        let queued = locked { () -> Bool in
+            guard !stopping else { return false }
+            if work.skippableWhenAbandoned && queue.count - queueHead >= queueLimit { return false }
+            queue.append(item)
+            return true
+        }
+        if queued { pthread_cond_signal(&wakeWorkers) }
+        return queued
+    }
+
+    /// Lets the workers finish what is queued and running, then returns. Called once, when
+    /// the loops have stopped; completions still to be delivered are dropped with them.
+    public func shutdown() {
+        locked { stopping = true }
+        pthread_cond_broadcast(&wakeWorkers)
+        for thread in threads { pthread_join(thread, nil) }
+        threads.removeAll()
+    }
+
+    private func workerLoop() {
+        lowerThreadPriority(by: Self.workerNiceness)
+        while let item = nextItem() {
+            let outcome: Outcome
+            if item.work.skippableWhenAbandoned && item.ticket.isAbandoned {
+                outcome = .skipped
+            } else {
+                item.work.run()
+                outcome = .ran
+            }
+            locked { busy -= 1 }
+            let completion = item.completion
+            item.loop.execute { completion(outcome) }
+        }
+    }
+
+    /// The next item, waiting for one; nil once stopping and nothing is left.
+    private func nextItem() -> Item? {
+        locked { () -> Item? in
+            while queueHead == queue.count {
+                if stopping { return nil }
+                pthread_cond_wait(&wakeWorkers, &mutex)
+            }
+            let item = queue[queueHead]
+            queueHead += 1
+            // Compact once the consumed front is the larger part, so the queue never grows.
+            if queueHead > 64 && queueHead * 2 > queue.count {
+                queue.removeFirst(queueHead)
+                queueHead = 0
+            }
+            busy += 1
+            return item
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(&mutex)
+        defer { pthread_mutex_unlock(&mutex) }
+        return body()
+    }
+
+    private struct Item {
+        let work: BlockingWork
+        let ticket: WorkTicket
+        let loop: EventLoop
+        let completion: @Sendable (Outcome) -> Void
+    }
+}
+
+/// Shared by a connection and the work it submitted: the connection marks it abandoned
+/// when it closes, and a worker that has not started skippable work then skips it.
+public final class WorkTicket: Sendable {
+    private let abandoned = Atomic<Bool>(false)
+
+    public init() {}
+
+    public var isAbandoned: Bool { abandoned.load(ordering: .acquiring) }
+
+    public func abandon() {
+        abandoned.store(true, ordering: .releasing)
+    }
+}

@@ -1,0 +1,43 @@
+import CLinux
+import Glibc
+
+/// Starts `body` on a new thread called `name` (at most 15 bytes: what `top -H`, `ps -L`
+/// and `/proc/PID/task/*/comm` show), joinable.
+func startNamedThread(_ name: String, _ body: @escaping () -> Void) -> pthread_t {
+    var thread = pthread_t()
+    let context = Unmanaged.passRetained(NamedThreadBody(name: name, body: body)).toOpaque()
+    let result = pthread_create(&thread, nil, { context in
+        let start = Unmanaged<NamedThreadBody>.fromOpaque(context!).takeRetainedValue()
+        nameCurrentThread(start.name)
+        start.body()
+        return nil
+    }, context)
+    precondition(result == 0, "pthread_create failed: \(result)")
+    return thread
+}
+
+/// Names the calling thread (the main thread too, which runs the first event loop).
+func nameCurrentThread(_ name: String) {
+    _ = filedrop_name_thread(String(name.utf8.prefix(15))!)
+}
+
+/// Raises the calling thread's niceness: on Linux, setpriority(2) on a thread id changes
+/// that thread only.
+func lowerThreadPriority(by niceness: Int32) {
+    let which = __priority_which_t(PRIO_PROCESS.rawValue)
+    let thread = id_t(filedrop_gettid())
+    errno = 0
+    let current = getpriority(which, thread)
+    guard errno == 0 else { return }
+    _ = setpriority(which, thread, current + niceness)
+}
+
+private final class NamedThreadBody {
+    let name: String
+    let body: () -> Void
+
+    init(name: String, body: @escaping () -> Void) {
+        self.name = name
+        self.body = body
+    }
+}
