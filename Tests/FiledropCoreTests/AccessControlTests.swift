@@ -48,6 +48,7 @@ final class AccessTestClock: Sendable {
         /// The route's decision alone: `.respond` means no body byte would be read.
         func decision(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:]) -> RouteDecision {
             app.route(FiledropAppUploadTests.head(method, target, headers), context: RequestContext(client: "test", wallClockSeconds: 0))
+                .resolvedInline()
         }
     }
 

@@ -52,6 +52,14 @@ import Testing
                                              context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
         }
 
+        /// Runs the oldest held work and carries on as the worker's answer would.
+        mutating func release() {
+            guard !held.isEmpty else { return }
+            held.removeFirst().run()
+            guard carryOut(machine.blockingWorkFinished(now: now, wallClock: 0)) else { return }
+            drain()
+        }
+
         mutating func receive(_ text: String) {
             buffer += Array(text.utf8)
             drain()

@@ -95,10 +95,20 @@ public struct FiledropApp: HTTPResponder {
 
     /// Routes a request that passed the access checks.
     private func admitted(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
-        // Every body this app reads is an upload: each takes one of the client's upload slots.
-        let decision = try routeRequest(head, context: context, compression: compression)
-        guard case .readBody(let upload) = decision else { return decision }
-        return .readBody(try access.admitUpload(upload, client: context.client))
+        try counted(routeRequest(head, context: context, compression: compression), head: head, client: context.client)
+    }
+
+    /// Every body this app reads is an upload: each takes one of the client's upload slots,
+    /// also when the route reached it after blocking work.
+    private func counted(_ decision: RouteDecision, head: RequestHead, client: String) throws(HTTPError) -> RouteDecision {
+        switch decision {
+        case .respond:
+            return decision
+        case .readBody(let upload):
+            return .readBody(try access.admitUpload(upload, client: client))
+        case .after(let work, let then):
+            return .after(work) { deciding(head) { () throws(HTTPError) in try counted(then(), head: head, client: client) } }
+        }
     }
 
     private func routeRequest(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
@@ -243,9 +253,15 @@ public struct FiledropApp: HTTPResponder {
             try store.checkSize(length)
         }
         let format = ResponseFormat(head: head)
-        let pending = try store.begin(directory: directory, clientName: name, expectedSize: length, client: context.client,
-                                      checksummed: format == .json)
-        return .readBody(RawUpload(upload: pending, format: format))
+        let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
+                                  checksummed: format == .json)
+        // Opening may make folders (each fsync'ed into its parent): a worker does it.
+        return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
+            switch opened {
+            case .success(let pending): .readBody(RawUpload(upload: pending, format: format))
+            case .failure(let error): .respond(.error(error, format: format))
+            }
+        }
     }
 
     /// Content-Length when the body is framed by it (not when chunked wins).

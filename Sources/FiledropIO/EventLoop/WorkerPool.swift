@@ -26,7 +26,8 @@ public final class WorkerPool: @unchecked Sendable {
     public let queueLimit: Int
     private var mutex = pthread_mutex_t()
     private var wakeWorkers = pthread_cond_t()
-    private var queue: [Item] = []
+    /// Taken items are set to nil at once: a finished item must not keep what its work captured (open files) alive.
+    private var queue: [Item?] = []
     private var queueHead = 0
     private var stopping = false
     private var busy = 0
@@ -86,19 +87,26 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     private func workerLoop() {
+        // Signals are the main loop's (signalfd): a worker must never be where SIGTERM lands.
+        var all = sigset_t()
+        sigfillset(&all)
+        pthread_sigmask(SIG_BLOCK, &all, nil)
         lowerThreadPriority(by: Self.workerNiceness)
-        while let item = nextItem() {
-            let outcome: Outcome
-            if item.work.skippableWhenAbandoned && item.ticket.isAbandoned {
-                outcome = .skipped
-            } else {
-                item.work.run()
-                outcome = .ran
-            }
+        while let (outcome, loop, completion) = runNext() {
             locked { busy -= 1 }
-            let completion = item.completion
-            item.loop.execute { completion(outcome) }
+            loop.execute { completion(outcome) }
         }
+    }
+
+    /// Takes the next item and runs (or skips) its work. The item, and all its work
+    /// captured, is released on return: before the loop hears back, not after.
+    private func runNext() -> (Outcome, EventLoop, @Sendable (Outcome) -> Void)? {
+        guard let item = nextItem() else { return nil }
+        if item.work.skippableWhenAbandoned && item.ticket.isAbandoned {
+            return (.skipped, item.loop, item.completion)
+        }
+        item.work.run()
+        return (.ran, item.loop, item.completion)
     }
 
     /// The next item, waiting for one; nil once stopping and nothing is left.
@@ -108,7 +116,7 @@ public final class WorkerPool: @unchecked Sendable {
                 if stopping { return nil }
                 pthread_cond_wait(&wakeWorkers, &mutex)
             }
-            let item = queue[queueHead]
+            let item = queue[queueHead].take()
             queueHead += 1
             // Compact once the consumed front is the larger part, so the queue never grows.
             if queueHead > 64 && queueHead * 2 > queue.count {

@@ -50,7 +50,7 @@ final class MultipartUpload: RequestBodyConsumer {
                     return .accepted
                 }
             case .partBegan(let head):
-                try begin(head)
+                pause = try begin(head)
             case .data(let range):
                 pause = try deliver(UnsafeRawBufferPointer(rebasing: rest[range]))
             case .dataFromTail(let tail):
@@ -83,24 +83,35 @@ final class MultipartUpload: RequestBodyConsumer {
         current = nil
     }
 
-    private func begin(_ head: PartHead) throws(HTTPError) {
+    /// A part starts: a form field is kept in memory; a file gets its invisible file, opened
+    /// by a worker (it may make folders) while the body waits.
+    private func begin(_ head: PartHead) throws(HTTPError) -> Pause? {
         field = nil
         guard let filename = head.filename else {
             field = (head.name ?? "", [])
-            return
+            return nil
         }
         let relativePath = nextRelativePath
         nextRelativePath = nil
         // A browser sends an empty part with `filename=""` when no file was chosen.
         if filename.isEmpty && relativePath == nil {
-            return
+            return nil
         }
+        let reportedName = relativePath ?? filename
+        let plan: UploadPlan
         do {
             let (directory, name) = try placement(filename: filename, relativePath: relativePath)
-            current = try store.begin(directory: directory, clientName: name, expectedSize: nil, client: client,
-                                      checksummed: format == .json)
+            plan = try store.plan(directory: directory, clientName: name, expectedSize: nil, client: client,
+                                  checksummed: format == .json)
         } catch {
-            try recordFailure(name: relativePath ?? filename, error)
+            try recordFailure(name: reportedName, error)
+            return nil
+        }
+        return plan.opening { [weak self] (opened) throws(HTTPError) in
+            switch opened {
+            case .success(let upload): self?.current = upload
+            case .failure(let error): try self?.recordFailure(name: reportedName, error)
+            }
         }
     }
 

@@ -23,24 +23,16 @@ public struct UploadStore: Sendable {
         self.monitor = monitor
     }
 
-    /// Checks what can be checked before any byte arrives, then opens an invisible file.
-    /// `expectedSize` is the Content-Length when the client sent one.
-    /// `checksummed`: keep a CRC-32 while streaming (for clients that asked for JSON).
-    public func begin(directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String,
-                      checksummed: Bool) throws(HTTPError) -> PendingUpload {
+    /// Checks what can be checked before any byte arrives (the name, the declared size); the
+    /// plan's `open()` then makes the invisible file. `expectedSize` is the Content-Length
+    /// when the client sent one. `checksummed`: keep a CRC-32 while streaming (for clients
+    /// that asked for JSON).
+    public func plan(directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String,
+                     checksummed: Bool) throws(HTTPError) -> UploadPlan {
         let name = try names.storedName(from: clientName)
         try checkSize(expectedSize ?? 0)
-        if let available = storage.availableSpace(), available < (expectedSize ?? 0) + minFreeSpace {
-            throw .insufficientStorage("The server's disk is too full for this upload.")
-        }
-        let file: any UploadFile
-        do {
-            file = try storage.createUpload(in: directory, checksummed: checksummed)
-        } catch {
-            throw error.httpError
-        }
-        return PendingUpload(store: self, file: file, directory: directory, name: name, expectedSize: expectedSize,
-                             progress: monitor.started(name: directory.appending(checkedName: name).description, expectedSize: expectedSize, client: client))
+        return UploadPlan(store: self, directory: directory, name: name, expectedSize: expectedSize, client: client,
+                          checksummed: checksummed)
     }
 
     public func checkSize(_ size: UInt64) throws(HTTPError) {
@@ -71,6 +63,42 @@ public struct UploadStore: Sendable {
         } catch {
             throw error.httpError
         }
+    }
+}
+
+/// An upload that passed the checks of its head and has no file yet.
+public struct UploadPlan: Sendable {
+    let store: UploadStore
+    let directory: StoragePath
+    let name: String
+    let expectedSize: UInt64?
+    let client: String
+    let checksummed: Bool
+
+    /// Blocking, for a worker thread: checks free space, makes missing folders (fsync'ed
+    /// into their parents), opens the invisible file, and logs that the upload started.
+    public func open() -> Result<PendingUpload, HTTPError> {
+        let storage = store.storage
+        if let available = storage.availableSpace(), available < (expectedSize ?? 0) + store.minFreeSpace {
+            return .failure(.insufficientStorage("The server's disk is too full for this upload."))
+        }
+        let file: any UploadFile
+        do {
+            file = try storage.createUpload(in: directory, checksummed: checksummed)
+        } catch {
+            return .failure(error.httpError)
+        }
+        let progress = store.monitor.started(name: directory.appending(checkedName: name).description, expectedSize: expectedSize,
+                                             client: client)
+        return .success(PendingUpload(store: store, file: file, directory: directory, name: name, expectedSize: expectedSize,
+                                      progress: progress))
+    }
+
+    /// `open()` as the work a body waits for, and `then` with its result on the loop.
+    func opening(then: @escaping (Result<PendingUpload, HTTPError>) throws(HTTPError) -> Void)
+        -> (work: BlockingWork, then: () throws(HTTPError) -> Void) {
+        let slot = ResultSlot<Result<PendingUpload, HTTPError>>()
+        return (BlockingWork("open upload") { slot.value = self.open() }, { () throws(HTTPError) in try then(slot.take("open upload")) })
     }
 }
 
