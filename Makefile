@@ -31,7 +31,8 @@ REQUIREMENTS := Tests/Integration/requirements.txt
 # libcurl4-openssl-dev: filedrop-client links the static FoundationNetworking, which needs libcurl.so;
 # chromium: the page's browser tests (driven by Playwright from PyPI, never its own browser).
 # libarchive-tools: bsdtar, a second ZIP reader for the download tests.
-DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools
+# strace: test_never_wait.py checks that no fsync, rename or unlink runs on an event-loop thread.
+DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools strace
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
