@@ -177,7 +177,9 @@ def machine_header(quick, runs, sizes, servers, tools, load_before):
              f"- machine: {os.cpu_count()} CPUs ({cpu}), {int(memory) // 1024:,} MiB RAM, kernel {platform.release()}, "
              f"disk {' on '.join(filesystem) or '?'}",
              f"- load average before: {load_before}; after: {_load()}",
-             f"- filedrop commit {commit}; {runs} run(s) per server and workload, order rotated every round",
+             (f"- filedrop binary {tools.filedrop} (BENCH_FILEDROP), bench commit {commit}"
+              if os.environ.get("BENCH_FILEDROP") else f"- filedrop commit {commit}")
+             + f"; {runs} run(s) per server and workload, order rotated every round",
              f"- sizes: big {_size(sizes.big)}, concurrent {sizes.concurrent_count} × {_size(sizes.chunk)}, "
              f"wrk {sizes.wrk_seconds} s, {sizes.held_connections:,} held connections; latency: "
              f"{_size(LatencySizes.for_run(quick).big)} uploads and overwrite, "
