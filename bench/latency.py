@@ -22,7 +22,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from servers import RunningServer, free_ports, variant
@@ -93,7 +93,6 @@ class LoadResult:
 class ScenarioResult:
     probe: dict
     load: LoadResult
-    extra: dict = field(default_factory=dict)
 
 
 class LatencyWorkload:
