@@ -1,6 +1,6 @@
 """Installs what the benchmark needs, only when it is missing: Debian packages through apt-get,
 copyparty and uploadserver from PyPI into a virtual environment under .build/bench-venv, and
-filedrop's release build.
+filedrop's release build (BENCH_FILEDROP=PATH uses that binary instead, and builds nothing).
 
 The PyPI versions are pinned so results from different days compare the same peers.
 """
@@ -19,6 +19,7 @@ DEBIAN_PACKAGES = {
     "wrk": "wrk",
     "curl": "curl",
     "cmp": "diffutils",
+    "openssl": "openssl",
 }
 PYPI_PACKAGES = {"copyparty": "1.20.26", "uploadserver": "6.0.5"}
 
@@ -67,7 +68,10 @@ def install(repo: Path):
     if missing:
         _apt_install(missing)
     venv_bin = _venv(repo / ".build" / "bench-venv")
-    filedrop = repo / ".build" / "release" / "filedrop"
+    chosen = os.environ.get("BENCH_FILEDROP")
+    filedrop = Path(chosen).resolve() if chosen else repo / ".build" / "release" / "filedrop"
+    if chosen and not filedrop.is_file():
+        raise SystemExit(f"bench: BENCH_FILEDROP={chosen} is not a file")
     if not filedrop.exists():
         _say("building filedrop (swift build -c release)")
         subprocess.run(["swift", "build", "-c", "release", "--product", "filedrop"], cwd=repo, check=True)

@@ -77,7 +77,7 @@ class Report:
         lines = [*self.header, ""]
         lines += self._summary()
         for workload in self.workloads:
-            lines += self._workload_table(workload)
+            lines += workload.table.lines(workload.title) if workload.table else self._workload_table(workload)
         lines += self._ceiling_table()
         lines += self._filedrop_memory()
         lines += self._failures()
@@ -85,13 +85,15 @@ class Report:
         return "\n".join(lines)
 
     def _summary(self):
+        if all(w.table for w in self.workloads):
+            return []
         peers = [k for k in self.kinds if k.key not in (FILEDROP, FILEDROP_NOFSYNC)]
         lines = ["## Summary: filedrop ÷ peer", "",
                  "Median against median; above 1 means filedrop is better (faster, or less memory for the held "
                  "connections). Uploads are shown for both filedrop modes: the peers do not fsync.", "",
                  "| workload | filedrop mode | " + " | ".join(k.label for k in peers) + " | ceiling |",
                  "|---|---|" + "---|" * (len(peers) + 1)]
-        for workload in self.workloads:
+        for workload in [w for w in self.workloads if not w.table]:
             modes = [FILEDROP, FILEDROP_NOFSYNC] if workload.upload else [self._mode_measured(workload)]
             for mode in modes:
                 mine = self.series(workload.key, mode).median

@@ -8,7 +8,7 @@ the same rounds, and prints a markdown table. A tool, not a test: it never fails
 
 Environment: BENCH_RUNS (rounds, default 3), BENCH_QUICK=1 (small sizes, one round),
 BENCH_SAVE=1 (also write bench/results/<date>-<HHMM>.md), BENCH_SERVERS=key,key and
-BENCH_WORKLOADS=key,key (subsets).
+BENCH_WORKLOADS=key,key (subsets), BENCH_FILEDROP=PATH (that binary, no build).
 Every server is stopped by the PID we started, also on Ctrl-C or SIGTERM.
 """
 
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ceilings import Ceilings
+from latency import NOTES as LATENCY_NOTES, LatencySizes, LatencyTables, LatencyWorkload
 from report import Report, Series
 from servers import RunningServer, all_kinds, free_ports
 from prerequisites import install
@@ -34,7 +35,7 @@ from workloads import MIB, Outcome, Workloads
 GIB = 1024 * MIB
 REPO = Path(__file__).resolve().parent.parent
 WORK = REPO / ".build" / "bench-work"
-TIME_BUDGET_SECONDS = {"full": 25 * 60, "quick": 6 * 60}
+TIME_BUDGET_SECONDS = {"full": 45 * 60, "quick": 10 * 60}
 STARTED = time.monotonic()
 
 
@@ -67,6 +68,10 @@ class Workload:
     ceiling: str = ""
     ceiling_rows: tuple = ()
     extra_column: tuple = ()
+    # Which runner has `method` ("transfers": workloads.py, "latency": latency.py), and for a
+    # workload with a table of its own, the object whose lines(title) prints it.
+    runner: str = "transfers"
+    table: object = None
 
 
 @dataclass
@@ -80,7 +85,7 @@ def _size(n):
     return f"{n // GIB} GiB" if n >= GIB else f"{n // MIB} MiB"
 
 
-def workload_list(sizes):
+def workload_list(sizes, quick=False, results=None):
     big, chunk, n = _size(sizes.big), _size(sizes.chunk), sizes.concurrent_count
     uploads = ("tcp", ("tcp", "dd_fsync"))
     return [
@@ -102,6 +107,9 @@ def workload_list(sizes):
                  f"{sizes.held_connections:,} connections each fetch the 4 KiB file once and stay open; the value is "
                  "the server's RSS while they are held (lower is better). 'held' is how many the server kept open.",
                  "hold_connections", lower_is_better=True, extra_column=("held", lambda s: _held(s, sizes))),
+        Workload("latency", "Latency isolation: a probe client while another client loads the server", "ms",
+                 "filedrop and nginx only; see the table.", "isolation", runner="latency",
+                 table=LatencyTables(quick, {} if results is None else results)),
     ]
 
 
@@ -169,9 +177,13 @@ def machine_header(quick, runs, sizes, servers, tools, load_before):
              f"- machine: {os.cpu_count()} CPUs ({cpu}), {int(memory) // 1024:,} MiB RAM, kernel {platform.release()}, "
              f"disk {' on '.join(filesystem) or '?'}",
              f"- load average before: {load_before}; after: {_load()}",
-             f"- filedrop commit {commit}; {runs} run(s) per server and workload, order rotated every round",
+             (f"- filedrop binary {tools.filedrop} (BENCH_FILEDROP), bench commit {commit}"
+              if os.environ.get("BENCH_FILEDROP") else f"- filedrop commit {commit}")
+             + f"; {runs} run(s) per server and workload, order rotated every round",
              f"- sizes: big {_size(sizes.big)}, concurrent {sizes.concurrent_count} × {_size(sizes.chunk)}, "
-             f"wrk {sizes.wrk_seconds} s, {sizes.held_connections:,} held connections",
+             f"wrk {sizes.wrk_seconds} s, {sizes.held_connections:,} held connections; latency: "
+             f"{_size(LatencySizes.for_run(quick).big)} uploads and overwrite, "
+             f"{LatencySizes.for_run(quick).chunk_count} × {_size(LatencySizes.for_run(quick).chunk)}",
              "- versions: " + "; ".join(dict.fromkeys(s.kind.version(tools) for s in servers)),
              "- MiB/s are curl's own timings (time_total) of one transfer; medians and min–max count only runs "
              "whose copy compared equal"]
@@ -198,7 +210,7 @@ NOTES = [
 ]
 
 
-def run_rounds(runs, servers, workloads, measure, ceilings, results, deadline, notes):
+def run_rounds(runs, servers, workloads, runners, ceilings, results, deadline, notes):
     """Each round runs every server (and the ceilings) once, starting one place later than the last."""
     entries = [*servers, None]
     for round_index in range(runs):
@@ -217,7 +229,7 @@ def run_rounds(runs, servers, workloads, measure, ceilings, results, deadline, n
             for workload in workloads:
                 _progress(round_index, entry.kind.key, workload.key)
                 results.setdefault((workload.key, entry.kind.key), []).append(
-                    _run_one(measure, workload, entry, round_index))
+                    _run_one(runners[workload.runner], workload, entry, round_index))
 
 
 def _run_one(runner, workload, server, round_index):
@@ -254,8 +266,10 @@ def main():
     wanted = os.environ.get("BENCH_SERVERS")
     kinds = [k for k in all_kinds() if not wanted or k.key in wanted.split(",")]
     only = os.environ.get("BENCH_WORKLOADS")
-    workloads = [w for w in workload_list(sizes) if not only or w.key in only.split(",")]
     results, notes = {}, list(NOTES)
+    workloads = [w for w in workload_list(sizes, quick, results) if not only or w.key in only.split(",")]
+    if any(w.key == "latency" for w in workloads):
+        notes += LATENCY_NOTES
     servers = []
     deadline = time.monotonic() + TIME_BUDGET_SECONDS["quick" if quick else "full"]
     try:
@@ -267,8 +281,9 @@ def main():
         time.sleep(1)
         for server in servers:
             results[("idle", server.kind.key)] = rss_bytes(tree_pids(server.pid))
-        run_rounds(runs, servers, workloads, Workloads(sizes, sources, WORK / "client"),
-                   Ceilings(sizes, sources, WORK / "ceilings"), results, deadline, notes)
+        runners = {"transfers": Workloads(sizes, sources, WORK / "client"),
+                   "latency": LatencyWorkload(quick, WORK, WORK / "sources", tools, Outcome)}
+        run_rounds(runs, servers, workloads, runners, Ceilings(sizes, sources, WORK / "ceilings"), results, deadline, notes)
     except KeyboardInterrupt:
         notes.append("Interrupted: the tables hold the rounds finished before.")
         print("\ninterrupted; stopping the servers", file=sys.stderr)

@@ -5,6 +5,7 @@ which URLs and curl arguments its downloads, raw PUTs and multipart uploads use;
 the server has no such feature and the workload is shown as n/a.
 """
 
+import copy
 import http.client
 import os
 import resource
@@ -28,6 +29,8 @@ class ServerKind:
     multipart_path = None
     multipart_field = None
     multipart_extra = ()
+    # Sent by the readiness check: a server behind a password answers 401 without it.
+    ready_headers = {}
 
     def argv(self, root: Path, port: int, tools):
         raise NotImplementedError
@@ -52,6 +55,8 @@ class Filedrop(ServerKind):
     multipart_path = "/upload"
     multipart_field = "file"
 
+    extra_argv = ()
+
     def __init__(self, fsync):
         self.fsync = fsync
         self.key = "filedrop" if fsync else "filedrop-nofsync"
@@ -64,6 +69,7 @@ class Filedrop(ServerKind):
                 # limits that guard a LAN against one greedy device, as a user would here.
                 "--max-connections-per-client", "2000", "--max-uploads-per-client", "64",
                 "--max-connections", "4096"]
+        argv += self.extra_argv
         return argv if self.fsync else [*argv, "--fsync", "false"]
 
     def version(self, tools):
@@ -73,10 +79,14 @@ class Filedrop(ServerKind):
 class Nginx(ServerKind):
     key = "nginx"
     label = "nginx"
+    # An htpasswd file: every request then needs Basic credentials (auth_basic).
+    auth_user_file = None
 
     def argv(self, root, port, tools):
         (root / "body-temp").mkdir(exist_ok=True)
         config = root / "nginx.conf"
+        auth = (f'auth_basic "bench";\n            auth_basic_user_file {self.auth_user_file};\n            '
+                if self.auth_user_file else "")
         config.write_text(f"""\
 user root;
 worker_processes auto;
@@ -96,7 +106,7 @@ http {{
         listen 127.0.0.1:{port};
         root {root}/files;
         location / {{
-            dav_methods PUT;
+            {auth}dav_methods PUT;
             create_full_put_path on;
             client_max_body_size 0;
         }}
@@ -173,6 +183,14 @@ def all_kinds():
             Copyparty(hashing=True), Copyparty(hashing=False), Uploadserver()]
 
 
+def variant(kind, **settings):
+    """A copy of `kind` with some attributes changed (extra_argv, auth_user_file, ready_headers)."""
+    changed = copy.copy(kind)
+    for name, value in settings.items():
+        setattr(changed, name, value)
+    return changed
+
+
 def _first_line(argv):
     try:
         done = subprocess.run(argv, capture_output=True, text=True, timeout=30)
@@ -242,7 +260,7 @@ class RunningServer:
                 raise RuntimeError(f"{self.kind.label} exited with {self.process.returncode}; see {self.root}/server.log")
             try:
                 connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=2)
-                connection.request("GET", self.kind.get_prefix + "small.bin")
+                connection.request("GET", self.kind.get_prefix + "small.bin", headers=self.kind.ready_headers)
                 status = connection.getresponse().status
                 connection.close()
                 if status == 200:
