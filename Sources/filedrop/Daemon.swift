@@ -2,6 +2,7 @@ import FiledropCore
 import FiledropIO
 import FiledropSystemd
 import Glibc
+import Synchronization
 
 /// The daemon's lifecycle (daemon(7)): adopt or bind sockets, READY=1, serve; SIGHUP
 /// reloads the configuration, SIGTERM drains and exits. Nothing systemd-specific happens
@@ -17,6 +18,10 @@ final class Daemon {
     private var storage: PosixStorage?
     private var tusUploads: TusUploads?
     private var lastTusSweep: UInt64 = 0
+    private var lastFreeSpaceReading: UInt64 = 0
+    /// Free bytes in save-dir for the status line, read by a worker (statvfs can hang on a
+    /// network file system; the main loop must not).
+    private let freeSpace = LatestReading()
     private var lastWatchdog: UInt64 = 0
     private var statusNote: String?
     /// Login failures and upload slots per client, kept across reloads.
@@ -49,6 +54,8 @@ final class Daemon {
         raiseOpenFileLimit()
         let storage = try openSaveDirectory(configuration)
         self.storage = storage
+        // Before the loops run, so READY=1's status already says it.
+        freeSpace.store(storage.availableSpace())
         let removed = storage.removeStaleTemporaries()
         if removed > 0 {
             log.log(LogEvent(level: .notice, message: "removed \(removed) unfinished upload(s) left by an earlier run"))
@@ -133,10 +140,20 @@ final class Daemon {
         }
         if let tusUploads, now - lastTusSweep >= 60_000_000_000 {
             lastTusSweep = now
-            let removed = tusUploads.sweep(expiration: configuration.tusExpiration)
-            if removed > 0 {
-                log.log(LogEvent(level: .notice, message: "removed \(removed) resumable upload(s) idle for \(DurationText.format(configuration.tusExpiration))"))
+            // Deleting expired partial files frees their blocks: work for a worker.
+            let expiration = configuration.tusExpiration
+            let log = log
+            runOffLoop("tus sweep") {
+                let removed = tusUploads.sweep(expiration: expiration)
+                if removed > 0 {
+                    log.log(LogEvent(level: .notice, message: "removed \(removed) resumable upload(s) idle for \(DurationText.format(expiration))"))
+                }
             }
+        }
+        if let storage, notifier.isActive, now - lastFreeSpaceReading >= 1_000_000_000 {
+            lastFreeSpaceReading = now
+            let reading = freeSpace
+            runOffLoop("free space") { reading.store(storage.availableSpace()) }
         }
         if notifier.isActive {
             notifications.status(statusLine())
@@ -159,11 +176,17 @@ final class Daemon {
             }
             parts.append("\(monitor.filesStored) file(s) received since start")
         }
-        if let free = storage?.availableSpace() {
+        if let free = freeSpace.value {
             parts.append("\(ByteCount.format(free)) free")
         }
         if let statusNote { parts.append(statusNote) }
         return parts.joined(separator: "; ")
+    }
+
+    /// Runs `body` on a worker; nothing waits for it.
+    private func runOffLoop(_ label: String, _ body: @escaping () -> Void) {
+        guard let server else { return }
+        server.workers.submit(BlockingWork(label, body), ticket: WorkTicket(), loop: server.mainLoop) { _ in }
     }
 
     // MARK: - Building blocks
@@ -257,6 +280,21 @@ final class Daemon {
         // Below the access log's level, records would be built only for the sink to drop.
         server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
         return server
+    }
+}
+
+/// The last value a worker read, for the main loop to show without waiting.
+final class LatestReading: Sendable {
+    /// `UInt64.max` stands for "not known (yet)".
+    private let stored = Atomic<UInt64>(.max)
+
+    var value: UInt64? {
+        let value = stored.load(ordering: .relaxed)
+        return value == .max ? nil : value
+    }
+
+    func store(_ value: UInt64?) {
+        stored.store(value ?? .max, ordering: .relaxed)
     }
 }
 

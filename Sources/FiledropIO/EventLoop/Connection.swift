@@ -176,6 +176,8 @@ final class Connection: EventHandler, @unchecked Sendable {
         switch progress {
         case .wouldBlock, .yielded:
             want(loop, EPOLLOUT.rawValue)
+        case .needsChunk(let source):
+            produceChunk(of: source, loop: loop)
         case .finished:
             if machine.isSendingContinue {
                 carryOut(machine.interimSent(now: loop.now), loop: loop)
@@ -197,6 +199,32 @@ final class Connection: EventHandler, @unchecked Sendable {
         if !submitted {
             loop.workCompleted()
             carryOut(machine.blockingWorkRefused(now: loop.now, wallClock: loop.wallClockSeconds), loop: loop)
+        }
+    }
+
+    /// A streamed body's next chunk, made by a worker; writing goes on once it is back.
+    /// Never skipped nor refused: the response has started, and a missing chunk would cut it.
+    private func produceChunk(of source: any ResponseBodySource, loop: EventLoop) {
+        want(loop, 0)
+        let slot = ProducedChunk()
+        let work = BlockingWork("response chunk") { slot.result = Result { try source.nextChunk() } }
+        loop.workSubmitted()
+        let submitted = workers.submit(work, ticket: ticket, loop: loop) { [self] outcome in
+            loop.workCompleted()
+            guard isOpen, outcome == .ran, let result = slot.result else { return }
+            do {
+                try writer.accept(result)
+            } catch {
+                logRequest(failed: true)
+                fail(loop: loop)
+                return
+            }
+            continueWriting(loop: loop)
+        }
+        if !submitted {
+            loop.workCompleted()
+            logRequest(failed: true)
+            fail(loop: loop)
         }
     }
 
@@ -290,4 +318,10 @@ final class Connection: EventHandler, @unchecked Sendable {
             bytesReceived: request.bodyBytes, durationMicroseconds: (Clock.monotonicNanoseconds() &- requestStart) / 1000,
             client: peer, responseCut: failed))
     }
+}
+
+/// Where a worker leaves a stream's next chunk for the loop: written before the loop hears
+/// back, read after.
+private final class ProducedChunk: @unchecked Sendable {
+    var result: Result<ResponseChunk?, any Error>?
 }

@@ -5,7 +5,9 @@ import Glibc
 /// Writes one response to a non-blocking socket: the head, then bytes (a small file's
 /// cached bytes among them), file regions (sendfile, zero-copy) or a streamed body pulled
 /// chunk by chunk - chunked-encoded when the length is unknown. At most one chunk of a stream
-/// is held at a time: a slow client makes us wait, never buffer.
+/// is held at a time: a slow client makes us wait, never buffer. A stream's chunks are made
+/// by a worker (a ZIP walks folders, reads files and deflates): `write` says `.needsChunk`,
+/// and the connection hands the result to `accept`.
 struct OutboundWriter {
     enum Segment {
         /// Bytes still to send (a slice: what was sent is dropped from its front).
@@ -18,6 +20,8 @@ struct OutboundWriter {
         case wouldBlock
         /// Wrote its share for this wakeup; call again (fairness between connections).
         case yielded
+        /// Everything so far is out: the stream's next chunk is wanted, made off the loop.
+        case needsChunk(any ResponseBodySource)
     }
 
     private var segments: [Segment] = []
@@ -72,8 +76,8 @@ struct OutboundWriter {
         var written = 0
         while written < budget {
             if segments.isEmpty {
-                guard try pullFromSource() else { return .finished }
-                continue
+                guard let source else { return .finished }
+                return .needsChunk(source)
             }
             switch segments[0] {
             case .bytes(let bytes):
@@ -147,13 +151,13 @@ struct OutboundWriter {
         }
     }
 
-    /// Refills `segments` from the stream; false when the response is complete.
-    private mutating func pullFromSource() throws(SystemError) -> Bool {
-        guard let stream = source else { return false }
+    /// Queues what the stream's `nextChunk()` gave (nil: the end).
+    mutating func accept(_ produced: Result<ResponseChunk?, any Error>) throws(SystemError) {
         let chunk: ResponseChunk?
-        do {
-            chunk = try stream.nextChunk()
-        } catch {
+        switch produced {
+        case .success(let next):
+            chunk = next
+        case .failure(let error):
             // Mid-body failure: the only honest signal left is to cut the connection.
             throw SystemError(call: "response stream: \(error)", errno: EIO)
         }
@@ -173,7 +177,6 @@ struct OutboundWriter {
             segments.append(.file(region, sent: 0))
             if chunked { append(Array("\r\n".utf8)[...]) }
         }
-        return true
     }
 
     /// RFC 9112 §7.1: size in hex, CRLF, data, CRLF.
