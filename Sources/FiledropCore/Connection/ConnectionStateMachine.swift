@@ -94,34 +94,34 @@ public struct ConnectionStateMachine {
         var expectsContinue: Bool
     }
 
-    private let configuration: ConnectionConfiguration
+    let configuration: ConnectionConfiguration
     private let responder: any HTTPResponder
     private let context: RequestContext
     private var parser: HTTPHeadParser
     /// Readable by the inlined state questions (`isIdle`...): the I/O layer keeps the machine
     /// in a class, and calling a getter across modules copied the whole machine (every
     /// reference in it retained and released) several times per request.
-    @usableFromInline private(set) var state: State
+    @usableFromInline var state: State
     /// The request body being read: set exactly while `state` is `.readingBody`; changed
     /// only through `takeBody()` and `keepBody(_:)`, which keep the count below in step.
-    private var body: BodyInProgress?
+    var body: BodyInProgress?
     /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
     /// Stored (not asked of the decoder) for the same reason as `state` is readable.
     public private(set) var bodyBytesCertainToFollow: UInt64 = 0
     /// Set while `state` is `.waiting` (and after the connection closed during the wait,
     /// until the work is back).
-    private var waitingFor: Continuation?
+    var waitingFor: Continuation?
     /// The connection closed while work was out: what comes back is cleaned up, not answered.
-    private var abandoned = false
-    private var shuttingDown = false
+    var abandoned = false
+    var shuttingDown = false
     /// Bytes of the response written since `sendRateWindowStart` (`minSendRate`).
-    private var sentInWindow: UInt64 = 0
-    private var sendRateWindowStart: UInt64 = 0
+    var sentInWindow: UInt64 = 0
+    var sendRateWindowStart: UInt64 = 0
     /// The Date header of the current second: formatted once a second per connection, with
     /// no lock shared between event loops (a kept-alive client asks many times a second).
     private var date: (second: Int64, text: String) = (-1, "")
     /// The request currently served (nil between requests), for the access log.
-    public private(set) var currentRequest: RequestInfo?
+    public internal(set) var currentRequest: RequestInfo?
 
     public init(configuration: ConnectionConfiguration, responder: any HTTPResponder, context: RequestContext, now: UInt64) {
         self.configuration = configuration
@@ -308,163 +308,6 @@ public struct ConnectionStateMachine {
         state = .closed
     }
 
-    // MARK: - Blocking work
-
-    /// The work of the last `.runBlocking` is done: go on with what was waiting for it. After
-    /// the connection closed, this only finishes what must finish (publishing) and cleans up.
-    public mutating func blockingWorkFinished(now: UInt64, wallClock: Int64) -> Action {
-        guard let continuation = waitingFor.take() else { preconditionFailure("blocking work finished with nothing waiting") }
-        switch continuation {
-        case .route(let decide, let pending):
-            let decision = decide()
-            guard !abandoned else {
-                if case .readBody(let consumer) = decision { consumer.abort() }
-                return .close
-            }
-            return carryOut(decision, pending, now: now, wallClock: wallClock)
-        case .body(let integrate):
-            guard var body = takeBody() else { preconditionFailure("a paused body without one") }
-            do {
-                try integrate()
-            } catch {
-                body.consumer.abort()
-                return abandoned ? .close : fail(error, now: now, wallClock: wallClock)
-            }
-            guard !abandoned else {
-                body.consumer.abort()
-                return .close
-            }
-            return offerHeld(&body, now: now, wallClock: wallClock)
-        case .response(let next, let after):
-            return proceed(next(), after: after, now: now, wallClock: wallClock)
-        }
-    }
-
-    /// The work of the last `.runBlocking` was not run: the workers' queue was full, or the
-    /// connection was gone before it started (only work that may be skipped is refused).
-    public mutating func blockingWorkRefused(now: UInt64, wallClock: Int64) -> Action {
-        guard let continuation = waitingFor.take() else { preconditionFailure("blocking work refused with nothing waiting") }
-        guard case .route(_, let pending) = continuation else { preconditionFailure("only a route's question may be refused") }
-        guard !abandoned else { return .close }
-        return fail(.serviceUnavailable("The server is busy; try again in a moment.", retryAfterSeconds: 1),
-                    now: now, wallClock: wallClock, keepBodyUnread: pending.framing != .none)
-    }
-
-    /// Hands `work` out; `continuation` runs when it is back.
-    private mutating func wait(for work: BlockingWork, then continuation: Continuation) -> Action {
-        waitingFor = continuation
-        if !abandoned { state = .waiting }
-        return .runBlocking(work)
-    }
-
-    /// Offers the bytes kept while the consumer was paused, then acts on what the decoder
-    /// said after them.
-    private mutating func offerHeld(_ body: inout BodyInProgress, now: UInt64, wallClock: Int64) -> Action {
-        let held = body.held
-        body.held = []
-        if !held.isEmpty {
-            switch held.withUnsafeBytes({ offer($0, to: body.consumer) }) {
-            case .failure(let error):
-                body.consumer.abort()
-                return fail(error, now: now, wallClock: wallClock)
-            case .success(.accepted):
-                break
-            case .success(.paused(let accepted, let work, let then)):
-                body.held = Array(held[accepted...])
-                keepBody(body)
-                return wait(for: work, then: .body(then))
-            }
-        }
-        switch body.eventAfterHeld.take() {
-        case .end(let trailers)?:
-            return finish(body, trailers: trailers, now: now, wallClock: wallClock)
-        case .failed(let error)?:
-            body.consumer.abort()
-            return fail(error, now: now, wallClock: wallClock)
-        case .needMore?, nil:
-            body.lastActivity = now
-            keepBody(body)
-            state = .readingBody
-            return .readMore
-        }
-    }
-
-    /// `consume` with its typed error as a value (closures over buffers rethrow untyped).
-    private func offer(_ bytes: UnsafeRawBufferPointer, to consumer: any RequestBodyConsumer) -> Result<BodyIntake, HTTPError> {
-        do throws(HTTPError) {
-            return .success(try consumer.consume(bytes))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    // MARK: - Time and shutdown
-
-    /// Called periodically; returns an action when a deadline has passed.
-    public mutating func checkTimeouts(now: UInt64, wallClock: Int64) -> Action? {
-        switch state {
-        case .idle(let since):
-            guard now >= since + configuration.idleTimeout else { return nil }
-            state = .closed
-            return .close
-        case .readingHead(let started):
-            guard now >= started + configuration.headTimeout else { return nil }
-            currentRequest = RequestInfo(method: .other("-"), target: "-", version: .http1_1, format: .text)
-            return fail(.timeout, now: now, wallClock: wallClock)
-        case .readingBody, .sendingContinue:
-            guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout else { return nil }
-            takeBody()?.consumer.abort()
-            return fail(.timeout, now: now, wallClock: wallClock)
-        case .waiting:
-            // fsync and friends take what they take; the client is not the one who is slow.
-            return nil
-        case .writing(_, let lastProgress):
-            if now >= lastProgress + configuration.writeTimeout || sendsTooSlowly(now: now) {
-                state = .closed
-                return .close
-            }
-            return nil
-        case .lingering(let until):
-            guard now >= until else { return nil }
-            state = .closed
-            return .close
-        case .closed:
-            return nil
-        }
-    }
-
-    /// A client that reads a response slower than `minSendRate` over a whole window holds a
-    /// connection slot for nothing (lighttpd's and nginx's send timeouts, as a rate): true
-    /// once a window ends below the rate. Each window starts afresh.
-    private mutating func sendsTooSlowly(now: UInt64) -> Bool {
-        let rate = configuration.minSendRate
-        let window = configuration.sendRateWindow
-        guard rate > 0, window > 0, now >= sendRateWindowStart &+ window else { return false }
-        let elapsed = now - sendRateWindowStart
-        let tooSlow = sentInWindow.multipliedFullWidth(by: 1_000_000_000) < rate.multipliedFullWidth(by: elapsed)
-        sendRateWindowStart = now
-        sentInWindow = 0
-        return tooSlow
-    }
-
-    /// Graceful shutdown: idle connections close now; a request in progress finishes, and
-    /// its response closes the connection; a request that starts after this gets 503.
-    public mutating func beginShutdown() -> Action? {
-        shuttingDown = true
-        switch state {
-        case .idle:
-            state = .closed
-            return .close
-        default:
-            return nil
-        }
-    }
-
-    /// The drain deadline passed: abort whatever is still running.
-    public mutating func abort() {
-        connectionFailed()
-    }
-
     // MARK: - Request flow
 
     private mutating func begin(_ head: RequestHead, now: UInt64, wallClock: Int64) -> Action {
@@ -495,7 +338,7 @@ public struct ConnectionStateMachine {
 
     /// Acts on what the route decided about the request whose head just arrived (or whose
     /// route has just finished its blocking work).
-    private mutating func carryOut(_ decision: RouteDecision, _ pending: PendingBody, now: UInt64, wallClock: Int64) -> Action {
+    mutating func carryOut(_ decision: RouteDecision, _ pending: PendingBody, now: UInt64, wallClock: Int64) -> Action {
         let framing = pending.framing
         let keepAlive = pending.keepAlive && !shuttingDown
         switch decision {
@@ -525,11 +368,11 @@ public struct ConnectionStateMachine {
     }
 
     /// The body is complete: the consumer's response, after whatever work it needs.
-    private mutating func finish(_ body: BodyInProgress, trailers: HTTPHeaders, now: UInt64, wallClock: Int64) -> Action {
+    mutating func finish(_ body: BodyInProgress, trailers: HTTPHeaders, now: UInt64, wallClock: Int64) -> Action {
         proceed(body.consumer.finish(trailers: trailers), after: body.after, now: now, wallClock: wallClock)
     }
 
-    private mutating func proceed(_ response: Deferred<Response>, after: AfterResponse, now: UInt64, wallClock: Int64) -> Action {
+    mutating func proceed(_ response: Deferred<Response>, after: AfterResponse, now: UInt64, wallClock: Int64) -> Action {
         switch response {
         case .ready(let response):
             return abandoned ? .close : send(response, after: after, now: now, wallClock: wallClock)
@@ -539,19 +382,19 @@ public struct ConnectionStateMachine {
     }
 
     /// Takes the body in progress out (to decode it, or to end it).
-    private mutating func takeBody() -> BodyInProgress? {
+    mutating func takeBody() -> BodyInProgress? {
         bodyBytesCertainToFollow = 0
         return body.take()
     }
 
-    private mutating func keepBody(_ kept: BodyInProgress) {
+    mutating func keepBody(_ kept: BodyInProgress) {
         bodyBytesCertainToFollow = kept.decoder.bytesCertainToFollow
         body = kept
     }
 
     /// Sends the error response if one can still be sent, then closes: after a protocol error
     /// the rest of the stream cannot be trusted.
-    private mutating func fail(_ error: HTTPError, now: UInt64, wallClock: Int64, keepBodyUnread: Bool = true) -> Action {
+    mutating func fail(_ error: HTTPError, now: UInt64, wallClock: Int64, keepBodyUnread: Bool = true) -> Action {
         let format = currentRequest?.format ?? .text
         let after: AfterResponse = keepBodyUnread ? .lingeringClose : .close
         return send(.error(error, format: format), after: after, now: now, wallClock: wallClock)

@@ -1,0 +1,67 @@
+/// Deadlines (head, body, idle, write, linger), the send-rate floor and graceful shutdown.
+extension ConnectionStateMachine {
+    /// Called periodically; returns an action when a deadline has passed.
+    public mutating func checkTimeouts(now: UInt64, wallClock: Int64) -> Action? {
+        switch state {
+        case .idle(let since):
+            guard now >= since + configuration.idleTimeout else { return nil }
+            state = .closed
+            return .close
+        case .readingHead(let started):
+            guard now >= started + configuration.headTimeout else { return nil }
+            currentRequest = RequestInfo(method: .other("-"), target: "-", version: .http1_1, format: .text)
+            return fail(.timeout, now: now, wallClock: wallClock)
+        case .readingBody, .sendingContinue:
+            guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout else { return nil }
+            takeBody()?.consumer.abort()
+            return fail(.timeout, now: now, wallClock: wallClock)
+        case .waiting:
+            // fsync and friends take what they take; the client is not the one who is slow.
+            return nil
+        case .writing(_, let lastProgress):
+            if now >= lastProgress + configuration.writeTimeout || sendsTooSlowly(now: now) {
+                state = .closed
+                return .close
+            }
+            return nil
+        case .lingering(let until):
+            guard now >= until else { return nil }
+            state = .closed
+            return .close
+        case .closed:
+            return nil
+        }
+    }
+
+    /// A client that reads a response slower than `minSendRate` over a whole window holds a
+    /// connection slot for nothing (lighttpd's and nginx's send timeouts, as a rate): true
+    /// once a window ends below the rate. Each window starts afresh.
+    fileprivate mutating func sendsTooSlowly(now: UInt64) -> Bool {
+        let rate = configuration.minSendRate
+        let window = configuration.sendRateWindow
+        guard rate > 0, window > 0, now >= sendRateWindowStart &+ window else { return false }
+        let elapsed = now - sendRateWindowStart
+        let tooSlow = sentInWindow.multipliedFullWidth(by: 1_000_000_000) < rate.multipliedFullWidth(by: elapsed)
+        sendRateWindowStart = now
+        sentInWindow = 0
+        return tooSlow
+    }
+
+    /// Graceful shutdown: idle connections close now; a request in progress finishes, and
+    /// its response closes the connection; a request that starts after this gets 503.
+    public mutating func beginShutdown() -> Action? {
+        shuttingDown = true
+        switch state {
+        case .idle:
+            state = .closed
+            return .close
+        default:
+            return nil
+        }
+    }
+
+    /// The drain deadline passed: abort whatever is still running.
+    public mutating func abort() {
+        connectionFailed()
+    }
+}
