@@ -57,6 +57,14 @@ import Testing
         #expect(policy.decide(open: open, heldByClient: 0, addresses: held.count) == .admit)
     }
 
+    @Test func aPerAddressCapOfEverySlotTurnsSharesOff() {
+        let proxied = ConnectionAdmission(maxConnections: 2000, maxConnectionsPerClient: 2000)
+        #expect(!proxied.isSharing)
+        #expect(proxied.decide(open: 1999, heldByClient: 1999, addresses: 1) == .admit)
+        #expect(proxied.decide(open: 2000, heldByClient: 2000, addresses: 1) == .serverFull)
+        #expect(ConnectionAdmission(maxConnections: 2000, maxConnectionsPerClient: 1999).isSharing)
+    }
+
     @Test func limitsBelowOneAreTreatedAsOne() {
         let tiny = ConnectionAdmission(maxConnections: 0, maxConnectionsPerClient: 0)
         #expect(tiny.decide(open: 0, heldByClient: 0, addresses: 0) == .admit)

@@ -61,3 +61,42 @@ def test_sigterm_refuses_new_connections_at_once_while_an_upload_finishes(daemon
     assert (daemon.save_dir / "during-drain.bin").read_bytes() == body
     daemon.process.wait(timeout=5)
     assert daemon.process.returncode == 0, daemon.stderr_tail()
+
+
+def test_a_socket_inherited_from_systemd_is_left_open_for_the_next_start(daemon_factory):
+    """With socket activation systemd holds the listening socket: at SIGTERM the daemon
+    only stops polling it, so a connection made during the drain waits in the backlog for
+    the next start (here the test, which holds its own copy, takes it over)."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(16)
+    port = listener.getsockname()[1]
+    # sd_listen_fds(3): the socket at descriptor 3, LISTEN_FDS=1, LISTEN_PID the daemon's own.
+    wrapper = ["bash", "-c", f'exec 3<&{listener.fileno()}; LISTEN_PID=$$ LISTEN_FDS=1 exec "$@"', "bash"]
+    try:
+        daemon = daemon_factory(pass_fds=(listener.fileno(),), command_prefix=wrapper)
+        assert daemon.port == port, daemon.notification_value("X_FILEDROP_LISTEN")
+        body = os.urandom(SIZE)
+        upload = daemon.connect(timeout=10)
+        upload.send(build_request("PUT", "/files/inherited.bin", headers=[("Content-Length", str(SIZE))]))
+        upload.send(body[:SIZE // 2])
+        time.sleep(0.2)
+        os.kill(daemon.pid, signal.SIGTERM)
+        daemon.wait_for_notification("STOPPING", 5.0)
+        time.sleep(0.1)
+        waiting = socket.create_connection(("127.0.0.1", port), timeout=2)  # not refused
+        with waiting:
+            waiting.sendall(b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            upload.send(body[SIZE // 2:])
+            assert upload.read_response(timeout=5).status == 201
+            daemon.process.wait(timeout=5)
+            assert daemon.process.returncode == 0, daemon.stderr_tail()
+            assert (daemon.save_dir / "inherited.bin").read_bytes() == body
+            # The daemon never took it; the next holder of the socket does.
+            listener.settimeout(2)
+            taken_over, _ = listener.accept()
+            with taken_over:
+                taken_over.settimeout(2)
+                assert taken_over.recv(100).startswith(b"GET / HTTP/1.1")
+    finally:
+        listener.close()

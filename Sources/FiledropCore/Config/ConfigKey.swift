@@ -135,7 +135,7 @@ public struct ConfigKey: Sendable {
             return true
         },
         ConfigKey(name: "max-connections-per-client", kind: .value(placeholder: "N"), defaultText: "64",
-                  meaning: "Connections one client address may hold at once; once half of max-connections are open, at most a fair share of the free ones. More are answered 503.",
+                  meaning: "Connections one client address may hold at once; once half of max-connections are open, at most a fair share of the free ones (set it to max-connections to turn that off, e.g. behind a proxy). More are answered 503.",
                   expected: "a whole number from 1 to 1000000") { configuration, value in
             guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
             configuration.maxConnectionsPerClient = number

@@ -16,6 +16,9 @@
 /// or interleaved); with 17 wanting 8 of 128, 36 or more. The floor is what one browser needs for a page and a few transfers at once
 /// (8), lowered on small servers to `maxConnections / 64` (at least 1) so that filling the
 /// half that pressure guards takes at least 32 addresses at the floor.
+///
+/// A per-address cap of `maxConnections` or more turns fair shares off: the operator says one
+/// address may hold every slot, as a reverse proxy in front of the server does.
 public struct ConnectionAdmission: Sendable, Equatable {
     public enum Decision: Sendable, Equatable {
         case admit
@@ -38,6 +41,9 @@ public struct ConnectionAdmission: Sendable, Equatable {
     /// The fewest connections fairness lets an address hold (the per-address cap may be lower).
     public var floor: Int { min(8, max(1, maxConnections / 64)) }
 
+    /// Whether fair shares apply at all (see the type's comment).
+    public var isSharing: Bool { maxConnectionsPerClient < maxConnections }
+
     /// Whether the server is full enough for fair shares to apply.
     public func isUnderPressure(open: Int) -> Bool { open * 2 >= maxConnections }
 
@@ -53,7 +59,7 @@ public struct ConnectionAdmission: Sendable, Equatable {
     public func decide(open: Int, heldByClient: Int, addresses: Int) -> Decision {
         if open >= maxConnections { return .serverFull }
         if heldByClient >= maxConnectionsPerClient { return .clientAtCap }
-        guard isUnderPressure(open: open) else { return .admit }
+        guard isSharing, isUnderPressure(open: open) else { return .admit }
         let share = fairShare(open: open, addresses: addresses)
         return heldByClient < share ? .admit : .clientOverShare(share: share)
     }
