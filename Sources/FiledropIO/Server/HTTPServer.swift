@@ -276,6 +276,12 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     private func adopt(_ fd: Int32, peer: SocketAddress, on loop: EventLoop) {
+        // Handed over by another loop after this one began draining: it would never be told.
+        if draining.load(ordering: .relaxed) {
+            Refusal.shuttingDown.answer(fd)
+            connectionClosed(client: peer.host)
+            return
+        }
         let connection = Connection(
             descriptor: fd, peer: peer, configuration: configuration.connection, responder: responders[loop.index],
             workers: workers, log: log,
