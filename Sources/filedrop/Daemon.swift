@@ -22,6 +22,9 @@ final class Daemon {
     /// Login failures and upload slots per client, kept across reloads.
     private let clientRecords = AccessControl.ClientRecords()
 
+    /// SIGHUP reloads, SIGTERM and SIGINT stop.
+    private static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
+
     init(configuration: Configuration) {
         self.configuration = configuration
         log = makeLogSink(environment: ProcessEnvironment.current(), isTerminal: isatty(STDERR_FILENO) == 1,
@@ -47,6 +50,8 @@ final class Daemon {
 
     private func start() throws {
         raiseOpenFileLimit()
+        // Before HTTPServer starts its worker threads, so that none of them can take SIGTERM.
+        blockSignalsInEveryThread(Self.handledSignals)
         let storage = try openSaveDirectory(configuration)
         self.storage = storage
         let removed = storage.removeStaleTemporaries()
@@ -64,7 +69,7 @@ final class Daemon {
         let server = try HTTPServer(listeners: listeners, configuration: serverConfiguration(configuration),
                                     responder: responder, log: log)
         self.server = server
-        try server.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+        try server.handleSignals(Self.handledSignals) { [unowned self] signal in
             if signal == SIGHUP { self.reload() } else { self.stop() }
         }
         server.onMainLoopTick { [unowned self] in self.tick() }
