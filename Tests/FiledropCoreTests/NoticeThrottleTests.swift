@@ -14,6 +14,14 @@ import Testing
         #expect(throttle.note("a", now: 12 * Self.second) == nil)
     }
 
+    /// Loops read the clock once per wakeup: another loop's "now" may be a little behind.
+    @Test func aSlightlyEarlierTimeCountsAsWithinTheInterval() {
+        var throttle = NoticeThrottle(interval: 10 * Self.second)
+        #expect(throttle.note("a", now: 5 * Self.second) == 0)
+        #expect(throttle.note("a", now: 5 * Self.second - 1000) == nil)
+        #expect(throttle.note("a", now: 15 * Self.second) == 1)
+    }
+
     @Test func aFullTableForgetsExpiredKeysAndStillLogsNewOnes() {
         var throttle = NoticeThrottle(interval: 10 * Self.second, capacity: 2)
         #expect(throttle.note("a", now: 0) == 0)

@@ -22,7 +22,7 @@ public struct NoticeThrottle: Sendable {
     /// occurrences left unlogged since the key's previous line (0 for a first one).
     public mutating func note(_ key: String, now: UInt64) -> Int? {
         if var entry = entries[key] {
-            if now &- entry.loggedAt < interval {
+            if isRecent(entry, now: now) {
                 entry.suppressed += 1
                 entries[key] = entry
                 return nil
@@ -31,10 +31,17 @@ public struct NoticeThrottle: Sendable {
             return entry.suppressed
         }
         if entries.count >= capacity {
-            entries = entries.filter { now &- $0.value.loggedAt < interval }
+            entries = entries.filter { isRecent($0.value, now: now) }
         }
         // Still full of recent keys: a flood from many addresses logs, but remembers no more.
         if entries.count < capacity { entries[key] = Entry(loggedAt: now, suppressed: 0) }
         return 0
+    }
+
+    /// Within the interval of its line. Times come from several threads, each with its own
+    /// idea of "now" (an event loop reads the clock once per wakeup), so one a little earlier
+    /// than the line's counts as within it rather than wrapping around to "long ago".
+    private func isRecent(_ entry: Entry, now: UInt64) -> Bool {
+        now < entry.loggedAt || now - entry.loggedAt < interval
     }
 }
