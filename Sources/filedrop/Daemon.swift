@@ -27,6 +27,9 @@ final class Daemon {
     /// Login failures and upload slots per client, kept across reloads.
     private let clientRecords = AccessControl.ClientRecords()
 
+    /// SIGHUP reloads, SIGTERM and SIGINT stop.
+    private static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
+
     init(configuration: Configuration) {
         self.configuration = configuration
         log = makeLogSink(environment: ProcessEnvironment.current(), isTerminal: isatty(STDERR_FILENO) == 1,
@@ -52,6 +55,8 @@ final class Daemon {
 
     private func start() throws {
         raiseOpenFileLimit()
+        // Before HTTPServer starts its worker threads, so that none of them can take SIGTERM.
+        blockSignalsInEveryThread(Self.handledSignals)
         let storage = try openSaveDirectory(configuration)
         self.storage = storage
         // Before the loops run, so READY=1's status already says it.
@@ -71,7 +76,7 @@ final class Daemon {
         let server = try HTTPServer(listeners: listeners, configuration: serverConfiguration(configuration),
                                     responder: responder, log: log)
         self.server = server
-        try server.handleSignals([SIGTERM, SIGINT, SIGHUP]) { [unowned self] signal in
+        try server.handleSignals(Self.handledSignals) { [unowned self] signal in
             if signal == SIGHUP { self.reload() } else { self.stop() }
         }
         server.onMainLoopTick { [unowned self] in self.tick() }

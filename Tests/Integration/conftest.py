@@ -71,7 +71,8 @@ class Daemon:
     ready_timeout_seen: str | None = None
 
     def __init__(self, workdir: Path, extra_args: list[str], env: dict[str, str] | None = None,
-                 listen: list[str] | None = None, fill: bool = True):
+                 listen: list[str] | None = None, fill: bool = True, pass_fds: tuple[int, ...] = (),
+                 command_prefix: list[str] | None = None):
         self.workdir = workdir
         self.save_dir = workdir / "files"
         self.save_dir.mkdir()
@@ -83,6 +84,8 @@ class Daemon:
         self.extra_args = extra_args
         self.listen = listen or ["127.0.0.1:0", "[::1]:0"]
         self.env = env or {}
+        self.pass_fds = pass_fds
+        self.command_prefix = command_prefix or []
         self.notifications: list[dict[str, str]] = []
         self.connections: list[RawConnection] = []
         self.process: subprocess.Popen | None = None
@@ -104,7 +107,7 @@ class Daemon:
     # Lifecycle
 
     def command(self) -> list[str]:
-        args = [str(FILEDROP_BIN)]
+        args = self.command_prefix + [str(FILEDROP_BIN)]
         for address in self.listen:
             args += ["--listen", address]
         args += ["--save-dir", str(self.save_dir), "--web-root", str(WEB_ROOT)]
@@ -123,7 +126,7 @@ class Daemon:
         with open(self._stderr_path, "wb") as stderr, open(self._stdout_path, "wb") as stdout:
             self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                             stdout=stdout, stderr=stderr, env=env,
-                                            cwd=self.workdir)
+                                            cwd=self.workdir, pass_fds=self.pass_fds)
         self.wait_for_notification("READY", READY_TIMEOUT)
         addresses = parse_listen_addresses(self.notification_value("X_FILEDROP_LISTEN") or "")
         v4 = [port for host, port in addresses if ":" not in host]
@@ -272,14 +275,17 @@ class Daemon:
 def daemon_factory(tmp_path):
     """Start daemons with extra flags: `daemon_factory("--max-upload-size", "1K")` (or
     `extra_args=[...]`). Keyword arguments: env (extra environment), listen (addresses),
-    fill (awkward names)."""
+    fill (awkward names), pass_fds (descriptors to inherit) and command_prefix (a wrapper
+    the binary runs under, e.g. a shell that sets LISTEN_PID)."""
     daemons: list[Daemon] = []
 
     def start(*args: str, extra_args: list[str] | None = None, env: dict[str, str] | None = None,
-              listen: list[str] | None = None, fill: bool = True) -> Daemon:
+              listen: list[str] | None = None, fill: bool = True, pass_fds: tuple[int, ...] = (),
+              command_prefix: list[str] | None = None) -> Daemon:
         workdir = tmp_path / f"daemon{len(daemons)}"
         workdir.mkdir()
-        daemon = Daemon(workdir, list(args) + list(extra_args or []), env=env, listen=listen, fill=fill)
+        daemon = Daemon(workdir, list(args) + list(extra_args or []), env=env, listen=listen, fill=fill,
+                        pass_fds=pass_fds, command_prefix=command_prefix)
         daemons.append(daemon)
         return daemon.start()
 

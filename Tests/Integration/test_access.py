@@ -213,6 +213,7 @@ def test_connections_per_client_are_capped(daemon_factory):
         assert connection.is_open_after(0.2)
     extra = daemon.connect()
     assert extra.wait_closed(), "a fourth connection from the same address must be closed at accept"
+    assert extra.buffer.startswith(b"HTTP/1.1 503 "), f"closed without a 503: {extra.buffer[:100]!r}"
     # Another address is not affected, and a freed slot is usable again.
     assert fetch(daemon.url6 + "/config.json").status == 200
     held[0].close()

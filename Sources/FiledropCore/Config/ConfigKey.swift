@@ -128,14 +128,14 @@ public struct ConfigKey: Sendable {
         booleanKey("allow-hidden", default: false, meaning: "List, serve and accept names starting with a dot.", \.allowHidden),
         booleanKey("allow-delete", default: false, meaning: "Let clients delete files (subject to access).", \.allowDelete),
         ConfigKey(name: "max-connections", kind: .value(placeholder: "N"), defaultText: "1024",
-                  meaning: "Connections served at once; further ones wait in the listen backlog.",
+                  meaning: "Connections served at once; at the limit new ones wait in the listen backlog and idle keep-alive ones are closed to make room.",
                   expected: "a whole number from 1 to 1000000") { configuration, value in
             guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
             configuration.maxConnections = number
             return true
         },
         ConfigKey(name: "max-connections-per-client", kind: .value(placeholder: "N"), defaultText: "64",
-                  meaning: "Connections one client address may hold at once; more are closed at accept.",
+                  meaning: "Connections one client address may hold at once; once half of max-connections are open, at most a fair share of the free ones (set it to max-connections to turn that off, e.g. behind a proxy). More are answered 503.",
                   expected: "a whole number from 1 to 1000000") { configuration, value in
             guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
             configuration.maxConnectionsPerClient = number

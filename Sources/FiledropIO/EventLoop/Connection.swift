@@ -255,6 +255,18 @@ final class Connection: EventHandler, @unchecked Sendable {
         carryOut(action, loop: loop)
     }
 
+    /// When the last request began, if the connection now sits idle between requests after
+    /// serving one (a kept-alive connection nobody is using); nil otherwise. Such connections
+    /// are the first closed when the server runs short of slots, oldest first.
+    var idleKeepAliveSince: UInt64? {
+        isIdle && inbound.readableCount == 0 && requestStart != 0 ? requestStart : nil
+    }
+
+    /// Closes the connection if it is idle between requests (see `idleKeepAliveSince`).
+    func closeIfIdle(loop: EventLoop) {
+        if idleKeepAliveSince != nil { close(loop: loop) }
+    }
+
     /// The drain deadline passed: uploads still running are aborted (their files discarded).
     func abort(loop: EventLoop) {
         machine.abort()

@@ -1,11 +1,18 @@
 import CLinux
 import Glibc
+import Synchronization
 
 /// A non-blocking listening TCP socket: bound by us, or adopted from systemd.
 public final class ListeningSocket: @unchecked Sendable {
     public let descriptor: Int32
     /// The address actually bound (port 0 resolved).
     public let address: SocketAddress
+    /// Whether the socket came from systemd (LISTEN_FDS) rather than from `bind`. systemd
+    /// keeps its own copy and queues connections for the next start, so at shutdown such a
+    /// socket is only no longer polled; one we bound ourselves is closed, so that new
+    /// connections are refused at once instead of waiting unanswered in its backlog.
+    public let isInherited: Bool
+    private let closed = Atomic<Bool>(false)
 
     /// Binds and listens. An empty host means `[::]` with IPV6_V6ONLY off: IPv4 and IPv6 on
     /// one socket.
@@ -25,7 +32,7 @@ public final class ListeningSocket: @unchecked Sendable {
                 _ = try syscall("bind(\(address))") { Glibc.bind(fd, pointer, length) }
             }
             try syscall("listen") { listen(fd, backlog) }
-            return try ListeningSocket(adopting: fd)
+            return try ListeningSocket(descriptor: fd, inherited: false)
         } catch {
             Glibc.close(fd)
             throw error
@@ -33,8 +40,13 @@ public final class ListeningSocket: @unchecked Sendable {
     }
 
     /// Takes ownership of an already listening descriptor (socket activation).
-    public init(adopting descriptor: Int32) throws(SystemError) {
+    public convenience init(adopting descriptor: Int32) throws(SystemError) {
+        try self.init(descriptor: descriptor, inherited: true)
+    }
+
+    private init(descriptor: Int32, inherited: Bool) throws(SystemError) {
         self.descriptor = descriptor
+        self.isInherited = inherited
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         _ = try withUnsafeMutablePointer(to: &storage) { (pointer) throws(SystemError) in
@@ -62,7 +74,9 @@ public final class ListeningSocket: @unchecked Sendable {
         }
     }
 
+    /// Closes the descriptor; later calls do nothing (shutdown closes a bound socket early,
+    /// and the end of `HTTPServer.run` closes every socket).
     public func close() {
-        Glibc.close(descriptor)
+        if !closed.exchange(true, ordering: .relaxed) { Glibc.close(descriptor) }
     }
 }

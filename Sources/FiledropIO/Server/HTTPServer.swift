@@ -6,10 +6,13 @@ import Synchronization
 /// Settings of the server as a whole (per-connection ones live in `ConnectionConfiguration`).
 public struct ServerConfiguration: Sendable {
     public var connection = ConnectionConfiguration()
-    /// Connections beyond this are closed at once after accept.
+    /// Connections served at once. At the limit the server stops accepting (further
+    /// connections wait in the listen backlog) until one closes; kept-alive idle ones are
+    /// closed to make room.
     public var maxConnections = 1024
-    /// Connections one client address may hold; further ones are closed at once after accept,
-    /// so one machine cannot take every slot of `maxConnections`.
+    /// Connections one client address may hold; when the server is at least half full, an
+    /// address may hold no more than its fair share (`ConnectionAdmission`). Connections over
+    /// either are answered 503 and closed.
     public var maxConnectionsPerClient = 64
     /// Event-loop threads; 0 means one per CPU.
     public var threads = 0
@@ -27,6 +30,7 @@ public struct ServerConfiguration: Sendable {
 public final class HTTPServer: @unchecked Sendable {
     public let listeners: [ListeningSocket]
     private let configuration: ServerConfiguration
+    private let admission: ConnectionAdmission
     /// One per loop, by loop index: the given responder's per-loop instances when it is a
     /// `PerLoopResponder`, else the given responder itself.
     private let responders: [any HTTPResponder]
@@ -34,16 +38,26 @@ public final class HTTPServer: @unchecked Sendable {
     private let loops: [EventLoop]
     /// Where the loops send whatever may block.
     public let workers: WorkerPool
+    /// By loop index: that loop's acceptor of each listener (set once, in `init`).
+    private var acceptors: [[Acceptor]] = []
     private let connectionCount = Atomic<Int>(0)
     private let drainDeadline = Atomic<UInt64>(0)
     private let draining = Atomic<Bool>(false)
+    /// Set while every slot is taken: the loops then stop polling the listeners.
+    private let acceptingPaused = Atomic<Bool>(false)
+    /// Loops that have yet to stop polling the listeners at shutdown; the last one closes them.
+    private let loopsPollingListeners: Atomic<Int>
     private let nextLoop = Atomic<Int>(0)
     /// Open connections per client address; an address leaves the map when its last one closes.
     private let connectionsPerClient = Mutex<[String: Int]>([:])
+    /// One notice per burst of refusals (per address) or of reaching the limit.
+    private let notices = Mutex(NoticeThrottle(interval: 10_000_000_000))
 
     public init(listeners: [ListeningSocket], configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink) throws(SystemError) {
         self.listeners = listeners
         self.configuration = configuration
+        admission = ConnectionAdmission(maxConnections: configuration.maxConnections,
+                                        maxConnectionsPerClient: configuration.maxConnectionsPerClient)
         self.log = log
         let count = configuration.threads > 0 ? configuration.threads : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var loops: [EventLoop] = []
@@ -51,13 +65,15 @@ public final class HTTPServer: @unchecked Sendable {
         self.loops = loops
         workers = WorkerPool(threads: configuration.workerThreads > 0 ? configuration.workerThreads : WorkerPool.defaultThreads,
                              queueLimit: configuration.workerQueueLimit)
+        loopsPollingListeners = Atomic(count)
         responders = loops.map { loop in
             (responder as? any PerLoopResponder)?.responder(forLoop: loop.index) ?? responder
         }
+        acceptors = loops.map { _ in listeners.map { Acceptor(listener: $0, server: self) } }
         for loop in loops {
-            for listener in listeners {
-                try loop.register(Acceptor(listener: listener, server: self),
-                                  events: EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue)
+            for acceptor in acceptors[loop.index] {
+                try loop.register(acceptor, events: Acceptor.events)
+                acceptor.isPolled = true
             }
             loop.onTick.append { [unowned self] loop in self.tick(loop) }
         }
@@ -65,6 +81,9 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Open connections on all loops.
     public var activeConnections: Int { connectionCount.load(ordering: .relaxed) }
+
+    /// Whether new connections are taken: not while every slot is taken, nor once shutting down.
+    var isAccepting: Bool { !acceptingPaused.load(ordering: .relaxed) && !draining.load(ordering: .relaxed) }
 
     /// The loop that hosts signal handling and periodic duties (status, watchdog).
     public var mainLoop: EventLoop { loops[0] }
@@ -81,13 +100,10 @@ public final class HTTPServer: @unchecked Sendable {
         try loops[0].register(watcher, events: EPOLLIN.rawValue)
     }
 
-    /// Runs every loop on its own thread and returns when all have stopped.
+    /// Runs every loop on a thread of its own (named `loop-N`; the process keeps its name)
+    /// and returns when all have stopped.
     public func run() {
-        var threads: [pthread_t] = []
-        for loop in loops.dropFirst() {
-            threads.append(startThread { loop.run() })
-        }
-        loops[0].run()
+        let threads = loops.map { loop in startThread { loop.run() } }
         for thread in threads { pthread_join(thread, nil) }
         workers.shutdown()
         for listener in listeners { listener.close() }
@@ -95,20 +111,35 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Stops accepting, closes idle connections, lets requests in progress finish until
     /// `deadline` (monotonic ns), then aborts what is left. Callable from any thread.
+    ///
+    /// Listening sockets we bound are closed as soon as no loop polls them, so a new
+    /// connection is refused at once rather than left unanswered in the backlog; those
+    /// inherited from systemd stay open, for systemd to hold connections until the next start.
     public func beginShutdown(deadline: UInt64) {
         drainDeadline.store(deadline, ordering: .relaxed)
         draining.store(true, ordering: .relaxed)
         for loop in loops {
             loop.execute { [unowned self] in
-                for handler in Array(loop.registeredHandlers) {
-                    if let acceptor = handler as? Acceptor {
-                        loop.unregister(acceptor)
-                    } else if let connection = handler as? Connection {
-                        connection.beginShutdown(loop: loop)
-                    }
+                self.updateAcceptors(on: loop)
+                if self.loopsPollingListeners.wrappingSubtract(1, ordering: .acquiringAndReleasing).newValue == 0 {
+                    self.closeBoundListeners()
+                }
+                for connection in loop.registeredHandlers.compactMap({ $0 as? Connection }) {
+                    connection.beginShutdown(loop: loop)
                 }
                 self.stopIfDrained(loop)
             }
+        }
+    }
+
+    /// Answers what waits in the backlogs of the sockets we bound with 503, then closes them.
+    private func closeBoundListeners() {
+        for listener in listeners where !listener.isInherited {
+            for _ in 0..<configuration.maxConnections {
+                guard case .done(let (fd, _))? = try? listener.accept() else { break }
+                Refusal.shuttingDown.answer(fd)
+            }
+            listener.close()
         }
     }
 
@@ -127,18 +158,27 @@ public final class HTTPServer: @unchecked Sendable {
         if loop.workInFlight == 0 && !loop.registeredHandlers.contains(where: { $0 is Connection }) { loop.stop() }
     }
 
-    fileprivate func accepted(_ fd: Int32, peer: SocketAddress, loop: EventLoop) {
+    // MARK: - Admission
+
+    func accepted(_ fd: Int32, peer: SocketAddress, loop: EventLoop) {
+        if draining.load(ordering: .relaxed) {
+            Refusal.shuttingDown.answer(fd)
+            return
+        }
+        // The slot is taken before the decision, so loops accepting at once never overshoot.
         let open = connectionCount.wrappingAdd(1, ordering: .relaxed).newValue
-        guard open <= configuration.maxConnections, !draining.load(ordering: .relaxed) else {
+        let decision = connectionsPerClient.withLock { counts in
+            let held = counts[peer.host, default: 0]
+            let decision = admission.decide(open: open - 1, heldByClient: held, addresses: counts.count)
+            if decision == .admit { counts[peer.host] = held + 1 }
+            return decision
+        }
+        guard decision == .admit else {
             connectionCount.wrappingSubtract(1, ordering: .relaxed)
-            Glibc.close(fd)
+            refuse(fd, client: peer.host, decision: decision, open: open - 1, loop: loop)
             return
         }
-        guard claimClientSlot(peer.host) else {
-            connectionCount.wrappingSubtract(1, ordering: .relaxed)
-            Glibc.close(fd)
-            return
-        }
+        if open >= configuration.maxConnections { updateAcceptingPause() }
         var noDelay: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
         // Round-robin over the loops: one accept wakeup may take a whole burst of
@@ -152,60 +192,115 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
+    private func refuse(_ fd: Int32, client: String, decision: ConnectionAdmission.Decision, open: Int, loop: EventLoop) {
+        let refusal: Refusal
+        let reason: String
+        switch decision {
+        case .admit:
+            return
+        case .serverFull:
+            // Another loop filled the last slot while this one accepted; the limit's own
+            // notice covers it.
+            Refusal.serverFull.answer(fd)
+            return
+        case .clientAtCap:
+            refusal = .clientAtCap
+            reason = "it holds \(configuration.maxConnectionsPerClient), the most one address may (max-connections-per-client)"
+        case .clientOverShare(let share):
+            refusal = .clientOverShare
+            reason = "it holds its fair share of \(share) while \(open) of \(configuration.maxConnections) connections are open"
+        }
+        refusal.answer(fd)
+        guard let unlogged = notices.withLock({ $0.note("client " + client, now: loop.now) }) else { return }
+        let more = unlogged > 0 ? " (\(unlogged) more refused since the last notice)" : ""
+        log.log(LogEvent(level: .notice, message: "refused a connection from \(client) with 503: \(reason)\(more)",
+                         fields: [("client", client), ("open_connections", String(open))]))
+    }
+
+    /// Pauses accepting while every slot is taken and resumes once one frees. Called after a
+    /// change of the count that may cross the limit, from any loop; it re-reads the count
+    /// after flipping the flag, so a close racing an accept cannot leave it paused while free.
+    private func updateAcceptingPause() {
+        while true {
+            let open = connectionCount.load(ordering: .relaxed)
+            let full = open >= configuration.maxConnections
+            let paused = acceptingPaused.load(ordering: .relaxed)
+            if full == paused { return }
+            guard acceptingPaused.compareExchange(expected: paused, desired: full, ordering: .relaxed).exchanged else { continue }
+            if full { limitReached(open: open) }
+            // Each loop reads the flag when its task runs, so tasks that overtake each other
+            // still leave every loop as the last flip wants.
+            for loop in loops {
+                loop.execute { [unowned self] in
+                    self.updateAcceptors(on: loop)
+                    if full { self.closeIdleConnections(on: loop) }
+                }
+            }
+        }
+    }
+
+    private func limitReached(open: Int) {
+        guard let unlogged = notices.withLock({ $0.note("max-connections", now: Clock.monotonicNanoseconds()) }) else { return }
+        let more = unlogged > 0 ? " (reached \(unlogged) more times since the last notice)" : ""
+        log.log(LogEvent(level: .notice,
+                         message: "connection limit reached: \(open) connections open (max-connections); "
+                            + "new ones wait in the listen backlog and idle keep-alive ones are closed\(more)",
+                         fields: [("open_connections", String(open))]))
+    }
+
+    /// Registers or unregisters this loop's acceptors as the server's state wants. On the loop.
+    private func updateAcceptors(on loop: EventLoop) {
+        let wanted = isAccepting
+        for acceptor in acceptors[loop.index] where acceptor.isPolled != wanted {
+            if wanted {
+                acceptor.isPolled = (try? loop.register(acceptor, events: Acceptor.events)) != nil
+            } else {
+                loop.unregister(acceptor)
+                acceptor.isPolled = false
+            }
+        }
+    }
+
+    /// Makes room at the limit: closes this loop's share of kept-alive connections that sit
+    /// idle, those whose last request began longest ago first. A sixteenth of the slots in all
+    /// (at least one per loop), so a limit reached again soon closes more.
+    private func closeIdleConnections(on loop: EventLoop) {
+        let quota = max(1, configuration.maxConnections / 16 / loops.count)
+        let idle = loop.registeredHandlers.compactMap { handler -> (Connection, UInt64)? in
+            guard let connection = handler as? Connection, let since = connection.idleKeepAliveSince else { return nil }
+            return (connection, since)
+        }
+        for (connection, _) in idle.sorted(by: { $0.1 < $1.1 }).prefix(quota) {
+            connection.closeIfIdle(loop: loop)
+        }
+    }
+
     private func adopt(_ fd: Int32, peer: SocketAddress, on loop: EventLoop) {
+        // Handed over by another loop after this one began draining: it would never be told.
+        if draining.load(ordering: .relaxed) {
+            Refusal.shuttingDown.answer(fd)
+            connectionClosed(client: peer.host)
+            return
+        }
         let connection = Connection(
             descriptor: fd, peer: peer, configuration: configuration.connection, responder: responders[loop.index],
             workers: workers, log: log,
-            onClose: { [unowned self] _ in
-                self.connectionCount.wrappingSubtract(1, ordering: .relaxed)
-                self.releaseClientSlot(peer.host)
-            })
+            onClose: { [unowned self] _ in self.connectionClosed(client: peer.host) })
         do {
             try loop.register(connection, events: EPOLLIN.rawValue)
         } catch {
-            connectionCount.wrappingSubtract(1, ordering: .relaxed)
-            releaseClientSlot(peer.host)
             Glibc.close(fd)
+            connectionClosed(client: peer.host)
         }
     }
 
-    /// Counts a connection against its client's limit; false when the client is at it.
-    private func claimClientSlot(_ client: String) -> Bool {
-        connectionsPerClient.withLock { counts in
-            let open = counts[client, default: 0]
-            guard open < configuration.maxConnectionsPerClient else { return false }
-            counts[client] = open + 1
-            return true
-        }
-    }
-
-    private func releaseClientSlot(_ client: String) {
+    private func connectionClosed(client: String) {
+        connectionCount.wrappingSubtract(1, ordering: .relaxed)
         connectionsPerClient.withLock { counts in
             let open = counts[client, default: 1] - 1
             counts[client] = open > 0 ? open : nil
         }
-    }
-}
-
-/// Accepts pending connections of one listening socket on one loop.
-private final class Acceptor: EventHandler {
-    let listener: ListeningSocket
-    unowned let server: HTTPServer
-    var descriptor: Int32 { listener.descriptor }
-
-    init(listener: ListeningSocket, server: HTTPServer) {
-        self.listener = listener
-        self.server = server
-    }
-
-    func handle(events: UInt32, loop: EventLoop) {
-        // A bounded batch per wakeup keeps the loop responsive under a connection storm.
-        for _ in 0..<64 {
-            switch try? listener.accept() {
-            case .done(let (fd, peer)): server.accepted(fd, peer: peer, loop: loop)
-            case .wouldBlock, nil: return
-            }
-        }
+        if acceptingPaused.load(ordering: .relaxed) { updateAcceptingPause() }
     }
 }
 
