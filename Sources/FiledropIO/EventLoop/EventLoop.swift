@@ -113,7 +113,6 @@ public final class EventLoop: @unchecked Sendable {
     /// The loop itself. Returns after `stop()`.
     func run() {
         pthread_setspecific(loopIndexKey, UnsafeRawPointer(bitPattern: index + 1))
-        nameCurrentThread("loop-\(index)")
         var events = [epoll_event](repeating: epoll_event(), count: 256)
         updateTime()
         nextTick = now + tickInterval

@@ -103,7 +103,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// Runs every loop on a thread of its own (named `loop-N`; the process keeps its name)
     /// and returns when all have stopped.
     public func run() {
-        let threads = loops.map { loop in startThread { loop.run() } }
+        let threads = loops.map { loop in startNamedThread("loop-\(loop.index)") { loop.run() } }
         for thread in threads { pthread_join(thread, nil) }
         workers.shutdown()
         for listener in listeners { listener.close() }
@@ -308,20 +308,4 @@ public final class HTTPServer: @unchecked Sendable {
 private struct AcceptedSocket: Sendable {
     let descriptor: Int32
     let peer: SocketAddress
-}
-
-private final class ThreadBody {
-    let body: () -> Void
-    init(_ body: @escaping () -> Void) { self.body = body }
-}
-
-private func startThread(_ body: @escaping () -> Void) -> pthread_t {
-    var thread = pthread_t()
-    let context = Unmanaged.passRetained(ThreadBody(body)).toOpaque()
-    let result = pthread_create(&thread, nil, { context in
-        Unmanaged<ThreadBody>.fromOpaque(context!).takeRetainedValue().body()
-        return nil
-    }, context)
-    precondition(result == 0, "pthread_create failed: \(result)")
-    return thread
 }

@@ -8,17 +8,12 @@ func startNamedThread(_ name: String, _ body: @escaping () -> Void) -> pthread_t
     let context = Unmanaged.passRetained(NamedThreadBody(name: name, body: body)).toOpaque()
     let result = pthread_create(&thread, nil, { context in
         let start = Unmanaged<NamedThreadBody>.fromOpaque(context!).takeRetainedValue()
-        nameCurrentThread(start.name)
+        _ = filedrop_name_thread(String(start.name.utf8.prefix(15))!)
         start.body()
         return nil
     }, context)
     precondition(result == 0, "pthread_create failed: \(result)")
     return thread
-}
-
-/// Names the calling thread (the main thread too, which runs the first event loop).
-func nameCurrentThread(_ name: String) {
-    _ = filedrop_name_thread(String(name.utf8.prefix(15))!)
 }
 
 /// Raises the calling thread's niceness: on Linux, setpriority(2) on a thread id changes
