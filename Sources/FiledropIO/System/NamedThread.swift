@@ -8,12 +8,25 @@ func startNamedThread(_ name: String, _ body: @escaping () -> Void) -> pthread_t
     let context = Unmanaged.passRetained(NamedThreadBody(name: name, body: body)).toOpaque()
     let result = pthread_create(&thread, nil, { context in
         let start = Unmanaged<NamedThreadBody>.fromOpaque(context!).takeRetainedValue()
+        blockAsynchronousSignals()
         nameCurrentThread(start.name)
         start.body()
         return nil
     }, context)
     precondition(result == 0, "pthread_create failed: \(result)")
     return thread
+}
+
+/// Worker threads may start before the daemon blocks SIGTERM/SIGHUP for its signalfd
+/// (`SignalWatcher`); a thread that left them unblocked would take them with the default
+/// action, and SIGTERM would kill the daemon instead of draining it. Faults stay deliverable.
+private func blockAsynchronousSignals() {
+    var mask = sigset_t()
+    sigfillset(&mask)
+    for fault in [SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGTRAP, SIGABRT] {
+        sigdelset(&mask, fault)
+    }
+    pthread_sigmask(SIG_BLOCK, &mask, nil)
 }
 
 /// Names the calling thread (the main thread too, which runs the first event loop).
