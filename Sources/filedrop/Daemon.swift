@@ -69,6 +69,7 @@ final class Daemon {
         self.monitor = monitor
         tusUploads = makeTusUploads(storage)
         let app = try makeApp(configuration, storage: storage, monitor: monitor)
+        publishCompleteTusUploads(app)
         let responder = ReloadableResponder(app)
         self.responder = responder
 
@@ -122,7 +123,9 @@ final class Daemon {
             let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
             let storage = sameStorage ? self.storage! : try openSaveDirectory(next)
             if !sameStorage { tusUploads = makeTusUploads(storage) }
-            responder?.app = try makeApp(next, storage: storage, monitor: monitor)
+            let app = try makeApp(next, storage: storage, monitor: monitor)
+            if !sameStorage { publishCompleteTusUploads(app) }
+            responder?.app = app
             self.storage = storage
             configuration = next
             statusNote = nil
@@ -255,6 +258,20 @@ final class Daemon {
             log.log(LogEvent(level: .notice, message: "\(uploads.count) unfinished resumable upload(s) can be resumed"))
         }
         return uploads
+    }
+
+    /// Resumable uploads that arrived complete but were never saved under their name (the
+    /// daemon died between the last byte and the rename): saved now, before anyone is
+    /// served, so no upload the client saw finish is left to expire. Blocks, on purpose.
+    private func publishCompleteTusUploads(_ app: FiledropApp) {
+        let (saved, kept) = app.publishCompleteTusUploads()
+        if saved > 0 {
+            log.log(LogEvent(level: .notice, message: "saved \(saved) resumable upload(s) that had arrived complete before the restart"))
+        }
+        for (name, reason) in kept {
+            log.log(LogEvent(level: .warning, message: "resumable upload \(name.logEscaped) is complete but kept unsaved: \(reason)",
+                             fields: [("file", name)]))
+        }
     }
 
     /// Sockets from systemd socket activation when there are any, else our own.

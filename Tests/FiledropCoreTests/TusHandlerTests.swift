@@ -13,28 +13,33 @@ import Testing
         var uploads: TusUploads
         var app: FiledropApp
         let configure: (inout Configuration) -> Void
+        let log: any LogSink
 
-        init(_ configure: @escaping (inout Configuration) -> Void = { _ in }) {
+        init(log: any LogSink = NoLog(), _ configure: @escaping (inout Configuration) -> Void = { _ in }) {
             self.configure = configure
+            self.log = log
             let clock = clock
             area = InMemoryPartialUploadArea(storage: storage, clock: { clock.now })
             uploads = TusUploads(area: area, digests: ByteSumDigests(), clock: { clock.now })
-            app = Self.makeApp(storage: storage, uploads: uploads, configure)
+            app = Self.makeApp(storage: storage, uploads: uploads, log: log, configure)
         }
 
-        static func makeApp(storage: InMemoryStorage, uploads: TusUploads, _ configure: (inout Configuration) -> Void) -> FiledropApp {
+        static func makeApp(storage: InMemoryStorage, uploads: TusUploads, log: any LogSink,
+                            _ configure: (inout Configuration) -> Void) -> FiledropApp {
             var configuration = Configuration()
             configuration.fsync = false
             configure(&configuration)
             return FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
-                               monitor: UploadMonitor(log: NoLog(), now: { 0 }), tusUploads: uploads)
+                               monitor: UploadMonitor(log: log, now: { 0 }), tusUploads: uploads)
         }
 
-        /// A daemon restart: everything in memory is rebuilt from the area.
-        func restart() {
+        /// A daemon restart: everything in memory is rebuilt from the area. `publishing`:
+        /// what the daemon does before it serves (off for tests of HEAD's own publish).
+        func restart(publishing: Bool = true) {
             let clock = clock
             uploads = TusUploads(area: area, digests: ByteSumDigests(), clock: { clock.now })
-            app = Self.makeApp(storage: storage, uploads: uploads, configure)
+            app = Self.makeApp(storage: storage, uploads: uploads, log: log, configure)
+            if publishing { _ = app.publishCompleteTusUploads() }
         }
 
         func route(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders, client: String = "10.0.0.1") -> RouteDecision {

@@ -63,16 +63,20 @@ public struct AccessControl: Sendable {
         return try authenticate(head.headers[.authorization], client: context.client)
     }
 
-    /// Takes an upload slot for the client and wraps the upload so the slot is given back
-    /// when it ends; on refusal the upload is aborted (nothing of it stays) and 429 thrown.
-    public func admitUpload(_ upload: any RequestBodyConsumer, client: String) throws(HTTPError) -> any RequestBodyConsumer {
-        do {
-            try records.uploads.admit(client: client, maxActive: maxUploadsPerClient, hourlyQuota: hourlyUploadQuota, now: now())
-        } catch {
-            upload.abort()
-            throw error
-        }
-        return CountedUpload(upload, counters: records.uploads, client: client, hourlyQuota: hourlyUploadQuota, now: now)
+    /// Takes an upload slot for the client, or throws 429 (`UploadAdmission` calls this
+    /// before the upload has any side effect).
+    func takeUploadSlot(client: String) throws(HTTPError) {
+        try records.uploads.admit(client: client, maxActive: maxUploadsPerClient, hourlyQuota: hourlyUploadQuota, now: now())
+    }
+
+    func releaseUploadSlot(client: String) {
+        records.uploads.release(client: client, now: now())
+    }
+
+    /// Wraps an admitted upload so its slot is given back when it ends, and every byte
+    /// counts against the client's hourly quota.
+    func countedUpload(_ upload: any RequestBodyConsumer, client: String) -> any RequestBodyConsumer {
+        CountedUpload(upload, counters: records.uploads, client: client, hourlyQuota: hourlyUploadQuota, now: now)
     }
 
     private func authenticate(_ authorization: String?, client: String) throws(HTTPError) -> PasswordCheck? {

@@ -42,6 +42,12 @@ public struct FiledropApp: HTTPResponder {
             minFreeSpace: configuration.minFreeSpace, durable: configuration.fsync, monitor: monitor)
     }
 
+    /// Publishes the resumable uploads that hold all their bytes but were never saved (the
+    /// daemon stopped between the last byte and the rename). Blocking: run before serving.
+    public func publishCompleteTusUploads() -> (saved: Int, kept: [(name: String, reason: String)]) {
+        tusUploads?.publishComplete(store: store) ?? (0, [])
+    }
+
     /// A copy for one event loop: the same configuration, storage and state, with a download
     /// header cache of its own, so loops serving downloads at once do not take turns at one lock.
     public func forEventLoop() -> FiledropApp {
@@ -95,30 +101,26 @@ public struct FiledropApp: HTTPResponder {
 
     /// Routes a request that passed the access checks.
     private func admitted(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
-        try counted(routeRequest(head, context: context, compression: compression), head: head, client: context.client)
-    }
-
-    /// Every body this app reads is an upload: each takes one of the client's upload slots,
-    /// also when the route reached it after blocking work.
-    private func counted(_ decision: RouteDecision, head: RequestHead, client: String) throws(HTTPError) -> RouteDecision {
-        switch decision {
-        case .respond:
-            return decision
-        case .readBody(let upload):
-            return .readBody(try access.admitUpload(upload, client: client))
-        case .after(let work, let then):
-            return .after(work) { deciding(head) { () throws(HTTPError) in try counted(then(), head: head, client: client) } }
+        // Every body this app reads is an upload: each takes one of the client's upload
+        // slots, which the route claims before the upload leaves any trace.
+        let admission = UploadAdmission(access: access, client: context.client)
+        do {
+            return admission.settle(try routeRequest(head, context: context, compression: compression, admission: admission))
+        } catch {
+            admission.giveBack()
+            throw error
         }
     }
 
-    private func routeRequest(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+    private func routeRequest(_ head: RequestHead, context: RequestContext, compression: ResponseCompression,
+                              admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
         let path = head.path
         let filesSubpath = Self.filesSubpath(of: path)
-        if !Self.namesStoredFile(filesSubpath), let tus = tusRoute(head, context: context) {
+        if !Self.namesStoredFile(filesSubpath), let tus = tusRoute(head, context: context, admission: admission) {
             return tus
         }
         if let filesSubpath {
-            return try files(head, subpath: filesSubpath, context: context, compression: compression)
+            return try files(head, subpath: filesSubpath, context: context, compression: compression, admission: admission)
         }
         if path == "/files" {
             return .respond(redirect(to: "/files/"))
@@ -126,7 +128,7 @@ public struct FiledropApp: HTTPResponder {
         switch path {
         case "/upload.html", "/upload":
             try require(head.method, in: [.post])
-            return try upload(head, context: context)
+            return try upload(head, context: context, admission: admission)
         case "/config.json":
             try require(head.method, in: [.get, .head])
             return .respond(configResponse())
@@ -153,17 +155,17 @@ public struct FiledropApp: HTTPResponder {
         return first < 0x80 && first != UInt8(ascii: ".")
     }
 
-    private func tusRoute(_ head: RequestHead, context: RequestContext) -> RouteDecision? {
+    private func tusRoute(_ head: RequestHead, context: RequestContext, admission: UploadAdmission) -> RouteDecision? {
         guard let tusUploads, let target = TusHandler.target(of: head) else { return nil }
         let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
-                                 readOnly: configuration.access == .readOnly)
+                                 readOnly: configuration.access == .readOnly, admission: admission)
         return handler.route(head, target: target, context: context)
     }
 
     // MARK: - /files/
 
     private func files(_ head: RequestHead, subpath: Substring, context: RequestContext,
-                       compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+                       compression: ResponseCompression, admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
         let isDirectoryURL = subpath.isEmpty || subpath.utf8.last == UInt8(ascii: "/")
         let path = try store.names.storagePath(fromURLPath: subpath)
         let query = QueryParameters(head.query)
@@ -174,7 +176,7 @@ public struct FiledropApp: HTTPResponder {
             guard !isDirectoryURL, let name = path.name else {
                 throw .methodNotAllowed(allowed: [.get, .head])
             }
-            return try rawUpload(head, directory: path.parent, name: name, context: context)
+            return try rawUpload(head, directory: path.parent, name: name, context: context, admission: admission)
         case .delete:
             guard configuration.allowDelete else {
                 throw .methodNotAllowed(allowed: [.get, .head, .put])
@@ -222,12 +224,12 @@ public struct FiledropApp: HTTPResponder {
 
     // MARK: - Uploads
 
-    private func upload(_ head: RequestHead, context: RequestContext) throws(HTTPError) -> RouteDecision {
+    private func upload(_ head: RequestHead, context: RequestContext, admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
         let query = QueryParameters(head.query)
         if let name = query["name"] {
             let path = try store.names.storagePath(fromRelative: name)
             guard let fileName = path.name else { throw .badRequest("The name parameter is empty.") }
-            return try rawUpload(head, directory: path.parent, name: fileName, context: context)
+            return try rawUpload(head, directory: path.parent, name: fileName, context: context, admission: admission)
         }
         try writable()
         guard let contentType = head.headers[.contentType], let mediaType = MediaType(parsing: contentType),
@@ -241,12 +243,14 @@ public struct FiledropApp: HTTPResponder {
             throw .contentTooLarge(limit: maxRequestSize)
         }
         let directory = try query["path"].map { (value) throws(HTTPError) in try store.names.storagePath(fromRelative: value) } ?? .root
+        try admission.admit()
         return .readBody(MultipartUpload(
             boundary: boundary, store: store, baseDirectory: directory, format: ResponseFormat(head: head),
             client: context.client, maxRequestSize: configuration.maxRequestSize))
     }
 
-    private func rawUpload(_ head: RequestHead, directory: StoragePath, name: String, context: RequestContext) throws(HTTPError) -> RouteDecision {
+    private func rawUpload(_ head: RequestHead, directory: StoragePath, name: String, context: RequestContext,
+                           admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
         try writable()
         let length = declaredLength(head)
         if let length {
@@ -255,6 +259,8 @@ public struct FiledropApp: HTTPResponder {
         let format = ResponseFormat(head: head)
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
                                   checksummed: format == .json)
+        // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
+        try admission.admit()
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {

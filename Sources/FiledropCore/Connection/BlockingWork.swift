@@ -14,7 +14,9 @@ public final class BlockingWork: @unchecked Sendable {
     /// nobody waits for any more (a password, a listing). Work with an effect that must
     /// happen (publishing an upload that arrived complete) is never skipped.
     public let skippableWhenAbandoned: Bool
-    private let body: () -> Void
+    /// Dropped once run: whoever still holds the work must not keep what it captured
+    /// alive - an upload's open file, say.
+    private var body: (() -> Void)?
 
     public init(_ label: String, skippableWhenAbandoned: Bool = false, _ body: @escaping () -> Void) {
         self.label = label
@@ -24,7 +26,8 @@ public final class BlockingWork: @unchecked Sendable {
 
     /// On a worker thread.
     public func run() {
-        body()
+        body?()
+        body = nil
     }
 }
 

@@ -87,10 +87,6 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     private func workerLoop() {
-        // Signals are the main loop's (signalfd): a worker must never be where SIGTERM lands.
-        var all = sigset_t()
-        sigfillset(&all)
-        pthread_sigmask(SIG_BLOCK, &all, nil)
         lowerThreadPriority(by: Self.workerNiceness)
         while let (outcome, loop, completion) = runNext() {
             locked { busy -= 1 }

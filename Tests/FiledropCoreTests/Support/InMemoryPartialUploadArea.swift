@@ -14,6 +14,11 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
     let entries = Mutex<[String: Entry]>([:])
     /// Stamps `modified` on creation and every change, as a file's mtime would be.
     let clock: @Sendable () -> Int64
+    /// Runs inside every `synchronize`, where the real fsync would block: lets a test act
+    /// (send a HEAD) while the upload's fsync is in progress.
+    nonisolated(unsafe) var duringSynchronize: (() -> Void)?
+    /// Appends fail with this while set (a full disk).
+    nonisolated(unsafe) var appendFailure: StorageError?
 
     init(storage: InMemoryStorage, clock: @escaping @Sendable () -> Int64 = { 0 }) {
         self.storage = storage
@@ -85,6 +90,7 @@ final class MemoryPartialFile: PartialUploadFile {
     var size: UInt64 { UInt64(area.bytes(id)?.count ?? 0) }
 
     func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        if let failure = area.appendFailure { throw failure }
         try area.update(id) { $0.bytes.append(contentsOf: bytes) }
     }
 
@@ -92,7 +98,9 @@ final class MemoryPartialFile: PartialUploadFile {
         try area.update(id) { $0.bytes.removeLast($0.bytes.count - Int(size)) }
     }
 
-    func synchronize() throws(StorageError) {}
+    func synchronize() throws(StorageError) {
+        area.duringSynchronize?()
+    }
 }
 
 /// The partial file handed to the policy: publishing moves it out of the area.

@@ -14,6 +14,8 @@ final class InMemoryStorage: Storage, Sendable {
         var capacity: UInt64?
         /// How often uploads asked for write-back to catch up.
         var writebackPacings = 0
+        /// Publishing fails with this while set (an immutable folder, a permission problem).
+        var publishFailure: StorageError?
     }
 
     /// Uploads ask for write-back pacing every this many bytes; nil never.
@@ -104,6 +106,7 @@ final class MemoryUpload: UploadFile {
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
         let path = directory.appending(checkedName: name)
         let result: StorageError? = storage.state.withLock { state in
+            if let failure = state.publishFailure { return failure }
             if !replacing && (state.files[path] != nil || state.directories.contains(path)) { return .exists }
             state.files[path] = bytes
             state.pendingUploads -= 1

@@ -18,6 +18,16 @@ enum TusError: Error, Equatable {
     case tooManyUploads(limit: Int)
     /// Unfinished uploads already hold `limit` bytes between them.
     case pendingSpaceFull(limit: UInt64)
+    /// Storing a chunk or the record failed; the upload is kept as it was, at `keptOffset`,
+    /// and resumes from there.
+    case notStored(StorageError, keptOffset: UInt64)
+    /// Every byte is in, but saving the file under its name failed for a reason that may pass
+    /// (disk full, read-only or immutable folder, permissions, I/O): data and record are
+    /// kept, and a retried PATCH at the final offset or a HEAD saves it.
+    case completeNotSaved(StorageError)
+    /// Saving was refused for a reason no retry changes (the name is taken and the
+    /// collision policy rejects, a file is in the way): the upload was deleted.
+    case discarded(HTTPError)
 
     static let lockedStatus = HTTPStatus(code: 423, reason: "Locked")
     static let tooManyRequestsStatus = HTTPStatus(code: 429, reason: "Too Many Requests")
@@ -35,6 +45,47 @@ enum TusError: Error, Equatable {
         case .wrongContentType: .unsupportedMediaType
         case .tooManyUploads: Self.tooManyRequestsStatus
         case .pendingSpaceFull: .insufficientStorage
+        case .notStored(let error, _), .completeNotSaved(let error): Self.keptDataStatus(error)
+        case .discarded(let error): error.status
+        }
+    }
+
+    /// The failure of saving a complete upload: kept when it may pass, discarded when not.
+    static func publishFailure(_ error: StorageError) -> TusError {
+        switch error {
+        case .noSpace, .readOnly, .permissionDenied, .io: .completeNotSaved(error)
+        case .exists, .notFound, .notADirectory, .isADirectory, .notEmpty, .nameTooLong, .notAllowed: .discarded(error.httpError)
+        }
+    }
+
+    /// 5xx, so clients retry (tus-js-client gives up on 4xx): 507 when space is the problem.
+    private static func keptDataStatus(_ error: StorageError) -> HTTPStatus {
+        switch error {
+        case .noSpace, .readOnly: .insufficientStorage
+        default: .serviceUnavailable
+        }
+    }
+
+    /// What went wrong, without `StorageError.httpError`'s "the upload was discarded": here
+    /// the data is kept, and the sentence around it says so.
+    private static func reason(_ error: StorageError) -> String {
+        switch error {
+        case .noSpace: "the server's disk is full"
+        case .readOnly: "the save directory is read-only"
+        case .permissionDenied: "the server may not write to the save directory"
+        case .io(let call, let errno): "storage error in \(call) (errno \(errno))"
+        default: error.httpError.message
+        }
+    }
+
+    /// The same refusal for the body path, which throws `HTTPError` (a chunk that could not
+    /// be stored is the one tus error it meets).
+    var httpError: HTTPError {
+        switch self {
+        case .http(let error), .discarded(let error): error
+        case .notStored, .completeNotSaved:
+            status == .insufficientStorage ? .insufficientStorage(message) : .serviceUnavailable(message, retryAfterSeconds: nil)
+        default: .badRequest(message)
         }
     }
 
@@ -50,6 +101,11 @@ enum TusError: Error, Equatable {
         case .wrongContentType: "A PATCH body must be \(TusHeaders.patchContentType)."
         case .tooManyUploads(let limit): "You already have \(limit) unfinished uploads; finish or cancel one first."
         case .pendingSpaceFull(let limit): "Unfinished uploads already hold \(ByteCount.format(limit)); try again later."
+        case .notStored(let error, let offset):
+            "The server could not store this request: \(Self.reason(error)). The upload is kept at byte \(offset) and resumes from there."
+        case .completeNotSaved(let error):
+            "The upload is complete and kept on the server, but could not be saved under its name: \(Self.reason(error)); retry to finish it."
+        case .discarded(let error): "The upload could not be saved under its name and was discarded: \(error.message)"
         }
     }
 

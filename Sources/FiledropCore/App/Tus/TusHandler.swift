@@ -12,6 +12,10 @@
 /// Upload URLs live under `/files/.tus/`: `FileNamePolicy` never accepts a hidden name, so
 /// no stored file can be reached there. A finished upload goes through `UploadStore` like
 /// any other: same names, collisions and fsync.
+///
+/// Nothing here blocks the loop: record writes (fsync), deleting a partial file and
+/// publishing are blocking work, never skipped once handed out, so what they started
+/// always finishes and the upload's lock and the client's upload slot come back.
 struct TusHandler {
     static let creationPath = "/files/"
     static let uploadPrefix = "/files/.tus/"
@@ -25,6 +29,8 @@ struct TusHandler {
     let store: UploadStore
     let limits: TusLimits
     let readOnly: Bool
+    /// Taken right before a request starts an upload body, after every other refusal.
+    let admission: UploadAdmission
 
     /// Which tus resource `head` addresses, nil when it is not a tus request. `/files/` is
     /// shared with the listing: only OPTIONS and POST there are tus.
@@ -61,9 +67,9 @@ struct TusHandler {
         case .upload(let id):
             guard TusID.isValid(id) else { throw .notFound }
             switch method {
-            case .head: return .respond(try status(String(id)))
+            case .head: return try status(String(id))
             case .patch: return try patch(head, id: String(id))
-            case .delete: return .respond(try terminate(String(id)))
+            case .delete: return try terminate(String(id))
             default: throw .http(.methodNotAllowed(allowed: [.head, .patch, .delete, .options]))
             }
         }
@@ -102,32 +108,36 @@ struct TusHandler {
         if let length { try checkSize(length) }
         let hasBody = TusHeaders.hasBody(head)
         if hasBody && !TusHeaders.hasPatchContentType(head) { throw .wrongContentType }
+        let checksum = try expectedChecksum(head)
         let metadata = try head.headers["upload-metadata"].map { (value) throws(TusError) in try UploadMetadata(parsing: value) } ?? .empty
         let (directory, name) = try destination(metadata)
         if let available = store.storage.availableSpace(), available < (length ?? 0) + store.minFreeSpace {
             throw .http(.insufficientStorage("The server's disk is too full for this upload."))
         }
+        // An empty upload is complete at creation; the empty "PATCH" publishes it.
+        let startsBody = hasBody || length == 0
+        if startsBody { try admit() }
         let record = TusRecord(length: length, name: name, directory: directory.components, metadata: metadata.raw,
                                client: context.client, created: uploads.clock())
-        let upload = try uploads.create(record, limits: limits)
+        let upload = try uploads.register(record, limits: limits)
         let location = Self.uploadPrefix + upload.id
-        if hasBody || length == 0 {
-            // An empty upload is complete at creation; the empty "PATCH" publishes it.
-            let consumer: TusPatch
-            do throws(TusError) {
-                consumer = try patchConsumer(head, upload: upload, offset: 0, reply: .created(location: location))
-            } catch {
-                forgetNewUpload(upload)
-                throw error
+        return .blocking("tus create", skippableWhenAbandoned: false, { [uploads] in uploads.storeNew(upload) }) { failure in
+            if let failure { return .respond(failure.response) }
+            guard startsBody else {
+                var headers = TusResponses.baseHeaders()
+                headers.add(name: "Location", value: location)
+                headers.add(name: "Upload-Offset", value: "0")
+                headers.add(name: "Upload-Expires", value: HTTPDate.format(record.created + limits.expiration.components.seconds))
+                return .respond(Response(status: .created, headers: headers))
             }
-            // Without a body the machine finishes it at once (off the loop, like every publish).
-            return .readBody(consumer)
+            do throws(TusError) {
+                // Without a body the machine finishes it at once (off the loop, like every publish).
+                return try patchConsumer(head, upload: upload, offset: 0, checksum: checksum, reply: .created(location: location))
+            } catch {
+                upload.state.withLock { $0.removed = true }
+                return removing(upload, reason: "creation refused", answer: error.response)
+            }
         }
-        var headers = TusResponses.baseHeaders()
-        headers.add(name: "Location", value: location)
-        headers.add(name: "Upload-Offset", value: "0")
-        headers.add(name: "Upload-Expires", value: HTTPDate.format(record.created + limits.expiration.components.seconds))
-        return .respond(Response(status: .created, headers: headers))
     }
 
     /// Folder from `relativePath` (`dir/sub/file.txt`, as folder pickers report it), name from
@@ -148,36 +158,59 @@ struct TusHandler {
         }
     }
 
-    private func forgetNewUpload(_ upload: TusUpload) {
-        upload.state.withLock { $0.removed = true }
-        uploads.forget(upload, reason: "creation refused")
-    }
-
     // MARK: - HEAD
 
     /// protocol.md "HEAD": Upload-Offset always, Upload-Length when known (else
-    /// Upload-Defer-Length: 1), Upload-Metadata as sent, never cached.
-    private func status(_ id: String) throws(TusError) -> Response {
+    /// Upload-Defer-Length: 1), Upload-Metadata as sent, never cached. An upload that holds
+    /// all its bytes but is not saved yet (its publish failed, or the daemon stopped
+    /// before it) is published first, so the offset the client reads means "done".
+    private func status(_ id: String) throws(TusError) -> RouteDecision {
+        let upload: TusUpload
+        switch uploads.lookup(id, expiration: limits.expiration) {
+        case .unknown:
+            guard let length = uploads.finishedLength(id) else { throw .notFound }
+            return .respond(finishedStatus(length))
+        case .expired(let expired):
+            return removing(expired, reason: expiredReason, answer: TusError.notFound.response)
+        case .live(let live):
+            upload = live
+        }
+        if !readOnly, let token = uploads.claimForPublishing(upload) {
+            return .blocking("tus publish", skippableWhenAbandoned: false, { [uploads, store] in
+                uploads.publish(upload, token: token, store: store)
+            }) { outcome in
+                switch outcome {
+                case .success(let stored): .respond(finishedStatus(stored.size))
+                case .failure(let error): .respond(error.response)
+                }
+            }
+        }
+        // Answered from the state, also while a worker writes or publishes it: never waits.
+        let state = upload.state.withLock { $0.removed ? nil : ($0.record, $0.offset, $0.lastActivity) }
+        guard let (record, offset, lastActivity) = state else {
+            // Published a moment ago, by the request that held it.
+            guard let length = uploads.finishedLength(id) else { throw .notFound }
+            return .respond(finishedStatus(length))
+        }
         var headers = TusResponses.baseHeaders()
-        if let upload = uploads.liveUpload(id, expiration: limits.expiration) {
-            let state = upload.state.withLock { $0.removed ? nil : ($0.record, $0.offset, $0.lastActivity) }
-            guard let (record, offset, lastActivity) = state else { throw .notFound }
-            headers.add(name: "Upload-Offset", value: String(offset))
-            if let length = record.length {
-                headers.add(name: "Upload-Length", value: String(length))
-            } else {
-                headers.add(name: "Upload-Defer-Length", value: "1")
-            }
-            if !record.metadata.isEmpty {
-                headers.add(name: "Upload-Metadata", value: record.metadata)
-            }
-            headers.add(name: "Upload-Expires", value: HTTPDate.format(lastActivity + limits.expiration.components.seconds))
-        } else if let length = uploads.finishedLength(id) {
-            headers.add(name: "Upload-Offset", value: String(length))
+        headers.add(name: "Upload-Offset", value: String(offset))
+        if let length = record.length {
             headers.add(name: "Upload-Length", value: String(length))
         } else {
-            throw .notFound
+            headers.add(name: "Upload-Defer-Length", value: "1")
         }
+        if !record.metadata.isEmpty {
+            headers.add(name: "Upload-Metadata", value: record.metadata)
+        }
+        headers.add(name: "Upload-Expires", value: HTTPDate.format(lastActivity + limits.expiration.components.seconds))
+        return .respond(Response(status: .ok, headers: headers))
+    }
+
+    /// A finished upload: a client whose last response was lost learns it is done.
+    private func finishedStatus(_ length: UInt64) -> Response {
+        var headers = TusResponses.baseHeaders()
+        headers.add(name: "Upload-Offset", value: String(length))
+        headers.add(name: "Upload-Length", value: String(length))
         return Response(status: .ok, headers: headers)
     }
 
@@ -192,7 +225,9 @@ struct TusHandler {
             throw .badRequest("A PATCH needs Upload-Offset.")
         }
         let hasBody = TusHeaders.hasBody(head)
-        guard let upload = uploads.liveUpload(id, expiration: limits.expiration) else {
+        let upload: TusUpload
+        switch uploads.lookup(id, expiration: limits.expiration) {
+        case .unknown:
             // The last response of a finished upload was lost: the repeat changes nothing.
             if let length = uploads.finishedLength(id), length == offset, !hasBody {
                 var headers = TusResponses.baseHeaders()
@@ -200,23 +235,34 @@ struct TusHandler {
                 return .respond(Response(status: .noContent, headers: headers))
             }
             throw .notFound
+        case .expired(let expired):
+            return removing(expired, reason: expiredReason, answer: TusError.notFound.response)
+        case .live(let live):
+            upload = live
         }
-        let consumer = try patchConsumer(head, upload: upload, offset: offset, reply: .patched)
+        let checksum = try expectedChecksum(head)
+        try admit()
         // No body: the machine finishes it at once (a `Content-Length: 0` body is never read).
-        return .readBody(consumer)
+        return try patchConsumer(head, upload: upload, offset: offset, checksum: checksum, reply: .patched)
     }
 
-    /// Checks the request against the upload and takes its write lock.
-    private func patchConsumer(_ head: RequestHead, upload: TusUpload, offset: UInt64, reply: TusPatch.Reply) throws(TusError) -> TusPatch {
-        let newLength = try TusHeaders.integer(head, "upload-length")
-        var checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?
-        if let header = head.headers["upload-checksum"] {
-            let expected = try UploadChecksum(parsing: header)
-            guard let digest = uploads.digests.makeDigest(algorithm: expected.algorithm) else {
-                throw .badRequest("The checksum algorithm \"\(expected.algorithm.logEscaped)\" is not supported; use one of \(uploads.digests.algorithms.joined(separator: ", ")).")
-            }
-            checksum = (expected, digest)
+    /// `Upload-Checksum`'s expected digest and a digest to compute it with.
+    private func expectedChecksum(_ head: RequestHead) throws(TusError) -> (expected: UploadChecksum, digest: any IncrementalDigest)? {
+        guard let header = head.headers["upload-checksum"] else { return nil }
+        let expected = try UploadChecksum(parsing: header)
+        guard let digest = uploads.digests.makeDigest(algorithm: expected.algorithm) else {
+            throw .badRequest("The checksum algorithm \"\(expected.algorithm.logEscaped)\" is not supported; use one of \(uploads.digests.algorithms.joined(separator: ", ")).")
         }
+        return (expected, digest)
+    }
+
+    /// Checks the request against the upload and takes its write lock; the body consumer,
+    /// after blocking work when the record must be saved (a deferred length arrives) or a
+    /// leftover chunk cut off first.
+    private func patchConsumer(_ head: RequestHead, upload: TusUpload, offset: UInt64,
+                               checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?,
+                               reply: TusPatch.Reply) throws(TusError) -> RouteDecision {
+        let newLength = try TusHeaders.integer(head, "upload-length")
         if let newLength { try checkSize(newLength) }
         let bodyLength = TusHeaders.contentLength(head)
         let reservedByOthers = uploads.reservedByOthers(than: upload.id)
@@ -228,51 +274,70 @@ struct TusHandler {
         } catch .notFound {
             throw .notFound
         } catch {
-            throw .http(error.httpError)
+            throw .notStored(error, keptOffset: upload.state.withLock { $0.offset })
         }
-        let (limit, limitError) = try upload.state.withLock { (state: inout TusUpload.State) throws(TusError) -> (UInt64, HTTPError) in
+        let (grant, preparation) = try upload.state.withLock { (state: inout TusUpload.State) throws(TusError) -> ((UInt64, HTTPError), PatchPreparation) in
             guard !state.removed else { throw .notFound }
-            if state.writer != nil, now - state.writerActivity < uploads.staleWriterSeconds { throw .locked }
+            guard state.isFree(now: now, staleAfter: uploads.staleWriterSeconds) else { throw .locked }
             guard offset == state.offset else { throw .offsetMismatch(current: state.offset) }
+            var preparation = PatchPreparation()
             if let newLength, newLength != state.record.length {
-                try setLength(newLength, of: upload.id, state: &state, reservedByOthers: reservedByOthers)
+                try checkNewLength(newLength, state: state, reservedByOthers: reservedByOthers)
+                // Set now, undone if saving fails: the lock keeps everyone else out meanwhile.
+                preparation.previousRecord = state.record
+                state.record.length = newLength
+                preparation.recordToSave = state.record
             }
-            let (limit, limitError) = writeLimit(state.record.length, reservedByOthers: reservedByOthers)
-            if let bodyLength, offset + bodyLength > limit { throw .http(limitError) }
-            if file.size != state.offset {
-                // Left over from a PATCH that lost its lock or failed its checksum.
-                do throws(StorageError) {
-                    try file.truncate(to: state.offset)
-                } catch {
-                    throw .http(error.httpError)
-                }
+            let grant = writeLimit(state.record.length, reservedByOthers: reservedByOthers)
+            if let bodyLength, offset + bodyLength > grant.0 {
+                if let previous = preparation.previousRecord { state.record = previous }
+                throw .http(grant.1)
             }
+            // Left over from a PATCH that lost its lock or failed its checksum.
+            if file.size != state.offset { preparation.truncateTo = state.offset }
             state.writer = token
             state.writerActivity = now
             if state.progress == nil {
                 state.progress = store.monitor.started(name: state.record.displayName, expectedSize: state.record.length, client: state.record.client)
             }
-            return (limit, limitError)
+            if preparation.needsWork { state.heldByWorker = true }
+            return (grant, preparation)
         }
-        let lease = TusWriteLease(token: token, file: file, offset: offset, limit: limit, limitError: limitError, checksum: checksum)
-        return TusPatch(upload: upload, uploads: uploads, store: store, lease: lease, expiration: limits.expiration, reply: reply)
+        let lease = TusWriteLease(token: token, file: file, offset: offset, limit: grant.0, limitError: grant.1, checksum: checksum)
+        let makeConsumer = { [uploads, store, limits] in
+            TusPatch(upload: upload, uploads: uploads, store: store, lease: lease, expiration: limits.expiration, reply: reply)
+        }
+        guard preparation.needsWork else { return .readBody(makeConsumer()) }
+        let area = uploads.area
+        return .blocking("tus prepare", skippableWhenAbandoned: false, { () -> StorageError? in
+            do throws(StorageError) {
+                if let size = preparation.truncateTo { try file.truncate(to: size) }
+                if let record = preparation.recordToSave { try area.saveRecord(id: upload.id, record.encoded()) }
+                return nil
+            } catch {
+                return error
+            }
+        }) { failure in
+            let kept: UInt64 = upload.state.withLock { state in
+                state.heldByWorker = false
+                if failure != nil {
+                    if let previous = preparation.previousRecord { state.record = previous }
+                    state.writer = nil
+                }
+                return state.offset
+            }
+            if let failure { return .respond(TusError.notStored(failure, keptOffset: kept).response) }
+            return .readBody(makeConsumer())
+        }
     }
 
     /// creation-defer-length: the length arrives once and never changes.
-    private func setLength(_ length: UInt64, of id: String, state: inout TusUpload.State, reservedByOthers: UInt64) throws(TusError) {
+    private func checkNewLength(_ length: UInt64, state: TusUpload.State, reservedByOthers: UInt64) throws(TusError) {
         guard state.record.length == nil else { throw .badRequest("Upload-Length was already set and cannot change.") }
         guard length >= state.offset else { throw .badRequest("Upload-Length is smaller than what was already uploaded.") }
         if let maxPending = limits.maxPending, reservedByOthers + length > maxPending {
             throw .pendingSpaceFull(limit: maxPending)
         }
-        var record = state.record
-        record.length = length
-        do {
-            try uploads.area.saveRecord(id: id, record.encoded())
-        } catch {
-            throw .http(error.httpError)
-        }
-        state.record = record
     }
 
     /// How far the body may go: Upload-Length when known, else the size and pending limits.
@@ -296,19 +361,41 @@ struct TusHandler {
 
     /// protocol.md "Termination": 204, and the URL is gone for good. A PATCH still writing
     /// stops at its next byte.
-    private func terminate(_ id: String) throws(TusError) -> Response {
+    private func terminate(_ id: String) throws(TusError) -> RouteDecision {
         try writable()
-        guard let upload = uploads.liveUpload(id, expiration: limits.expiration) else { throw .notFound }
-        let wasLive = upload.state.withLock { state in
-            defer { state.removed = true; state.writer = nil }
-            return !state.removed
+        let upload: TusUpload
+        switch uploads.lookup(id, expiration: limits.expiration) {
+        case .unknown: throw .notFound
+        case .expired(let expired): return removing(expired, reason: expiredReason, answer: TusError.notFound.response)
+        case .live(let live): upload = live
         }
-        guard wasLive else { throw .notFound }
-        uploads.forget(upload, reason: "terminated by the client")
-        return Response(status: .noContent, headers: TusResponses.baseHeaders())
+        try upload.state.withLock { (state: inout TusUpload.State) throws(TusError) in
+            guard !state.removed else { throw .notFound }
+            // Being saved or having its record written right now: the client may ask again.
+            guard !state.heldByWorker else { throw .locked }
+            state.removed = true
+            state.writer = nil
+        }
+        return removing(upload, reason: "terminated by the client", answer: Response(status: .noContent, headers: TusResponses.baseHeaders()))
     }
 
     // MARK: - Helpers
+
+    private var expiredReason: String { "expired after \(DurationText.format(limits.expiration)) without activity" }
+
+    /// Deletes an upload already marked removed (its partial file may be big) on a worker,
+    /// then answers.
+    private func removing(_ upload: TusUpload, reason: String, answer: Response) -> RouteDecision {
+        .blocking("tus remove", skippableWhenAbandoned: false, { [uploads] in uploads.forget(upload, reason: reason) }) { .respond(answer) }
+    }
+
+    private func admit() throws(TusError) {
+        do {
+            try admission.admit()
+        } catch {
+            throw .http(error)
+        }
+    }
 
     private func checkSize(_ size: UInt64) throws(TusError) {
         do {
@@ -321,4 +408,15 @@ struct TusHandler {
     private func writable() throws(TusError) {
         if readOnly { throw .http(.forbidden("This server is read-only: uploads are switched off.")) }
     }
+}
+
+/// What a PATCH needs done on a worker before its body may be read.
+private struct PatchPreparation {
+    /// A deferred length arrived: the record with it, and the one to restore on failure.
+    var recordToSave: TusRecord?
+    var previousRecord: TusRecord?
+    /// A leftover chunk to cut off, back to the upload's offset.
+    var truncateTo: UInt64?
+
+    var needsWork: Bool { recordToSave != nil || truncateTo != nil }
 }

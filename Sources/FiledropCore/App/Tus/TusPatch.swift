@@ -6,6 +6,9 @@
 /// tus.io protocol.md: without `Upload-Checksum` every byte received is kept, even when the
 /// request breaks off ("store as much of the received data as possible"); with it the chunk
 /// counts only once verified, and is cut off again on mismatch or abort ("Checksum").
+///
+/// The PATCH that brings the last byte publishes the upload before it answers: its 204
+/// means the file is there under its name, and any other answer says what became of it.
 final class TusPatch: RequestBodyConsumer {
     /// What the response looks like once the body is in.
     enum Reply {
@@ -46,18 +49,19 @@ final class TusPatch: RequestBodyConsumer {
         if !ended { abort() }
     }
 
+    static let takenOver = TusError.http(.conflict("This upload was taken over by a newer request or terminated."))
+
     func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
         let now = uploads.clock()
         let count = UInt64(bytes.count)
         try upload.state.withLock { (state: inout TusUpload.State) throws(HTTPError) in
-            guard state.writer == token, !state.removed else {
-                throw .conflict("This upload was taken over by a newer request or terminated.")
-            }
+            guard state.writer == token, !state.removed else { throw Self.takenOver.httpError }
             guard startOffset + written + count <= limit else { throw limitError }
             do throws(StorageError) {
                 try file.append(bytes)
             } catch {
-                throw error.httpError
+                // Without a checksum what arrived before stays (protocol.md); with one the chunk goes.
+                throw TusError.notStored(error, keptOffset: checksum == nil ? startOffset + written : startOffset).httpError
             }
             written += count
             checksum?.digest.update(bytes)
@@ -71,60 +75,65 @@ final class TusPatch: RequestBodyConsumer {
         return .accepted
     }
 
-    /// The fsync of the chunk and, for the last one, publishing run on a worker thread.
+    /// The fsync of the chunk and, for the last one, publishing run on a worker thread. The
+    /// upload is marked held by that work first, so the mutex is never held while it
+    /// blocks: a HEAD on an event loop answers from the state meanwhile.
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
-        .blocking("tus finish", { self.finishBlocking() }, then: { .ready($0) })
+        ended = true
+        let held = upload.state.withLock { state in
+            guard state.writer == token, !state.removed else { return false }
+            state.heldByWorker = true
+            return true
+        }
+        guard held else { return .ready(Self.takenOver.response) }
+        return .blocking("tus finish", { self.finishHeld() }, then: { .ready($0) })
     }
 
-    private func finishBlocking() -> Response {
-        ended = true
+    /// On a worker, holding the upload's write lock.
+    private func finishHeld() -> Response {
         let now = uploads.clock()
-        let outcome: Result<(offset: UInt64, complete: Bool), TusError> = upload.state.withLock { state in
-            guard state.writer == token, !state.removed else {
-                return .failure(.http(.conflict("This upload was taken over by a newer request or terminated.")))
-            }
-            state.writer = nil
-            state.lastActivity = now
-            if let checksum, checksum.digest.finish() != checksum.expected.digest {
-                try? file.truncate(to: startOffset)
-                state.offset = startOffset
-                return .failure(.checksumMismatch)
-            }
-            do throws(StorageError) {
-                if store.durable { try file.synchronize() }
-            } catch {
-                try? file.truncate(to: startOffset)
-                state.offset = startOffset
-                return .failure(.http(error.httpError))
-            }
-            state.offset = startOffset + written
-            let complete = state.record.length == state.offset
-            if complete { state.removed = true }
-            return .success((state.offset, complete))
+        if let checksum, checksum.digest.finish() != checksum.expected.digest {
+            try? file.truncate(to: startOffset)
+            release(at: startOffset, now: now)
+            return TusError.checksumMismatch.response
         }
-        switch outcome {
-        case .failure(let error):
+        do throws(StorageError) {
+            if store.durable { try file.synchronize() }
+        } catch {
+            // Not known to be on disk, so not acknowledged: the chunk goes, the rest stays.
+            try? file.truncate(to: startOffset)
+            release(at: startOffset, now: now)
+            return TusError.notStored(error, keptOffset: startOffset).response
+        }
+        let offset = startOffset + written
+        let complete = upload.state.withLock { state in
+            state.offset = offset
+            state.lastActivity = now
+            if !state.isComplete { state.release() }
+            return state.isComplete
+        }
+        if complete, case .failure(let error) = uploads.publish(upload, token: token, store: store) {
             return error.response
-        case .success(let (offset, complete)):
-            if complete {
-                do {
-                    _ = try uploads.complete(upload, store: store)
-                } catch {
-                    return TusError.http(error).response
-                }
-            }
-            var headers = TusResponses.baseHeaders()
-            headers.add(name: "Upload-Offset", value: String(offset))
-            if !complete {
-                headers.add(name: "Upload-Expires", value: HTTPDate.format(now + expiration.components.seconds))
-            }
-            switch reply {
-            case .patched:
-                return Response(status: .noContent, headers: headers)
-            case .created(let location):
-                headers.add(name: "Location", value: location)
-                return Response(status: .created, headers: headers)
-            }
+        }
+        var headers = TusResponses.baseHeaders()
+        headers.add(name: "Upload-Offset", value: String(offset))
+        if !complete {
+            headers.add(name: "Upload-Expires", value: HTTPDate.format(now + expiration.components.seconds))
+        }
+        switch reply {
+        case .patched:
+            return Response(status: .noContent, headers: headers)
+        case .created(let location):
+            headers.add(name: "Location", value: location)
+            return Response(status: .created, headers: headers)
+        }
+    }
+
+    private func release(at offset: UInt64, now: Int64) {
+        upload.state.withLock { state in
+            state.offset = offset
+            state.lastActivity = now
+            state.release()
         }
     }
 

@@ -46,23 +46,30 @@ public final class TusUploads: Sendable {
         uploads.withLock { $0[id] }
     }
 
-    /// The upload `id`, nil when there is none or when it has been idle for `expiration`:
-    /// an expired upload is deleted right here, so HEAD, PATCH and DELETE answer 404 as
-    /// soon as it expires instead of waiting for the next `sweep` (which runs once a minute).
-    func liveUpload(_ id: String, expiration: Duration) -> TusUpload? {
-        guard let upload = upload(id) else { return nil }
+    /// What `lookup` found.
+    enum Lookup {
+        case live(TusUpload)
+        /// Idle for the expiration: now marked removed; the caller deletes its files with
+        /// `forget` off the loop and answers 404.
+        case expired(TusUpload)
+        case unknown
+    }
+
+    /// The upload `id`. One idle for `expiration` expires right here, so HEAD, PATCH and
+    /// DELETE answer 404 as soon as it expires instead of waiting for the next `sweep`
+    /// (which runs once a minute).
+    func lookup(_ id: String, expiration: Duration) -> Lookup {
+        guard let upload = upload(id) else { return .unknown }
         let now = clock()
         let seconds = expiration.components.seconds
         let expired = upload.state.withLock { state in Self.expire(&state, now: now, after: seconds) }
-        guard expired else { return upload }
-        forget(upload, reason: "expired after \(DurationText.format(expiration)) without activity")
-        return nil
+        return expired ? .expired(upload) : .live(upload)
     }
 
     /// Marks `state` removed when nothing has written to it for `seconds` (a PATCH that is
     /// still receiving keeps it); true when it did.
     private static func expire(_ state: inout TusUpload.State, now: Int64, after seconds: Int64) -> Bool {
-        let idle = state.writer == nil || now - state.writerActivity >= seconds
+        let idle = !state.heldByWorker && (state.writer == nil || now - state.writerActivity >= seconds)
         guard !state.removed, idle, now - state.lastActivity >= seconds else { return false }
         state.removed = true
         state.writer = nil
@@ -77,9 +84,10 @@ public final class TusUploads: Sendable {
         nextToken.add(1, ordering: .relaxed).newValue
     }
 
-    /// Registers a new upload after checking the per-client count and the space unfinished
-    /// uploads may hold, then creates its record and empty partial file.
-    func create(_ record: TusRecord, limits: TusLimits) throws(TusError) -> TusUpload {
+    /// Registers a new upload in memory after checking the per-client count and the space
+    /// unfinished uploads may hold; `storeNew` then writes its record (blocking work).
+    /// Registered first, so two creations at once cannot both pass the limits.
+    func register(_ record: TusRecord, limits: TusLimits) throws(TusError) -> TusUpload {
         let id = TusID.random()
         let upload = TusUpload(id: id, record: record, offset: 0, lastActivity: clock())
         try uploads.withLock { (all: inout [String: TusUpload]) throws(TusError) in
@@ -92,13 +100,20 @@ public final class TusUploads: Sendable {
             }
             all[id] = upload
         }
-        do {
-            try area.create(id: id, record: record.encoded())
-        } catch {
-            _ = uploads.withLock { $0.removeValue(forKey: id) }
-            throw .http(error.httpError)
-        }
         return upload
+    }
+
+    /// Creates the record and empty partial file of a registered upload; on failure the
+    /// registration is undone. Blocking (the record is fsync'ed): on a worker.
+    func storeNew(_ upload: TusUpload) -> TusError? {
+        let record = upload.state.withLock { $0.record }
+        do throws(StorageError) {
+            try area.create(id: upload.id, record: record.encoded())
+            return nil
+        } catch {
+            _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
+            return .http(error.httpError)
+        }
     }
 
     /// Bytes reserved by every upload but `id`: what is left of `maxPending` for it.
@@ -108,44 +123,121 @@ public final class TusUploads: Sendable {
         }
     }
 
-    /// Ends an upload that will not complete (termination, expiry, failed publish): its
-    /// partial file and record are deleted. The caller has marked it `removed`.
+    /// Ends an upload that will not complete (termination, expiry, a refused publish): its
+    /// partial file and record are deleted. The caller has marked it `removed`. Blocking
+    /// (unlinking a big partial file frees its blocks): on a worker, or before serving.
     func forget(_ upload: TusUpload, reason: String) {
         _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
         area.remove(id: upload.id)
         upload.state.withLock { $0.progress }?.failed(reason: reason)
     }
 
-    /// Publishes a complete upload through the storage policy (names, collisions, fsync),
-    /// exactly like a multipart or PUT upload. The caller has marked it `removed`, so no
-    /// PATCH can write to it any more.
-    func complete(_ upload: TusUpload, store: UploadStore) throws(HTTPError) -> StoredFile {
-        let (record, size, progress) = upload.state.withLock { ($0.record, $0.offset, $0.progress) }
-        let stored: StoredFile
-        do throws(HTTPError) {
-            let directory = try store.names.storagePath(fromComponents: record.directory)
-            let file: any UploadFile
-            do {
-                file = try area.adopt(id: upload.id, into: directory)
-            } catch {
-                throw error.httpError
-            }
-            do throws(HTTPError) {
-                let name = try store.publish(file, directory: directory, name: record.name)
-                stored = StoredFile(path: directory.appending(checkedName: name), size: size, crc32: file.crc32)
-            } catch {
-                file.discard()
-                throw error
-            }
-        } catch {
-            forget(upload, reason: error.message)
-            throw error
+    /// Takes the write lock of a complete upload nobody is writing, for `publish`; nil when
+    /// it is not complete or someone holds the lock (that one publishes it).
+    func claimForPublishing(_ upload: TusUpload) -> UInt64? {
+        let now = clock()
+        return upload.state.withLock { state in
+            guard !state.removed, state.isComplete, state.isFree(now: now, staleAfter: staleWriterSeconds) else { return nil }
+            let token = makeToken()
+            state.writer = token
+            state.writerActivity = now
+            state.heldByWorker = true
+            return token
         }
-        _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
-        area.remove(id: upload.id)
-        finished.withLock { $0[upload.id] = (size, clock()) }
-        progress?.finished(stored: stored)
-        return stored
+    }
+
+    /// Publishes a complete upload through the storage policy (names, collisions, fsync),
+    /// exactly like a multipart or PUT upload. The caller holds its write lock (`token`,
+    /// `heldByWorker`), so nothing else touches it meanwhile, and no mutex is held while
+    /// this blocks. Blocking: on a worker, or before serving.
+    ///
+    /// A failure that may pass keeps the partial file and record and frees the lock, so a
+    /// retry publishes it; one no retry changes deletes the upload (`TusError.publishFailure`).
+    func publish(_ upload: TusUpload, token: UInt64, store: UploadStore) -> Result<StoredFile, TusError> {
+        let (record, size) = upload.state.withLock { ($0.record, $0.offset) }
+        let outcome: Result<StoredFile, TusError>
+        do throws(TusError) {
+            outcome = .success(try place(upload.id, record: record, size: size, store: store))
+        } catch {
+            outcome = .failure(error)
+        }
+        let now = clock()
+        switch outcome {
+        case .success(let stored):
+            // Remembered before it leaves `uploads`, so a HEAD in between never sees neither.
+            finished.withLock { $0[upload.id] = (size, now) }
+            let progress = upload.state.withLock { state in
+                state.removed = true
+                state.release()
+                return state.progress
+            }
+            _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
+            area.remove(id: upload.id)
+            progress?.finished(stored: stored)
+        case .failure(.discarded(let error)):
+            upload.state.withLock { state in
+                state.removed = true
+                state.release()
+            }
+            forget(upload, reason: error.message)
+        case .failure:
+            upload.state.withLock { state in
+                guard state.writer == token else { return }
+                state.release()
+                state.lastActivity = now
+            }
+        }
+        return outcome
+    }
+
+    /// Adopts the partial file and publishes it; a refused adoption or publish has not
+    /// touched the partial file unless the failure deletes the upload anyway.
+    private func place(_ id: String, record: TusRecord, size: UInt64, store: UploadStore) throws(TusError) -> StoredFile {
+        let directory: StoragePath
+        do throws(HTTPError) {
+            directory = try store.names.storagePath(fromComponents: record.directory)
+        } catch {
+            throw .discarded(error)
+        }
+        let file: any UploadFile
+        do throws(StorageError) {
+            file = try area.adopt(id: id, into: directory)
+        } catch {
+            throw TusError.publishFailure(error)
+        }
+        do throws(StorageError) {
+            let name = try store.publishKeepingCause(file, directory: directory, name: record.name)
+            return StoredFile(path: directory.appending(checkedName: name), size: size, crc32: file.crc32)
+        } catch {
+            let failure = TusError.publishFailure(error)
+            if case .discarded = failure { file.discard() }
+            throw failure
+        }
+    }
+
+    /// Publishes every upload that holds all its bytes but was never saved: the daemon
+    /// stopped between the last byte and the rename, or saving failed and nobody retried.
+    /// Blocking: the daemon runs it before it serves. Returns how many were saved, and for
+    /// each one kept for a retry its name and why, for the log.
+    public func publishComplete(store: UploadStore) -> (saved: Int, kept: [(name: String, reason: String)]) {
+        var saved = 0
+        var kept: [(name: String, reason: String)] = []
+        for upload in uploads.withLock({ Array($0.values) }) {
+            guard let token = claimForPublishing(upload) else { continue }
+            let record = upload.state.withLock { state in
+                if state.progress == nil {
+                    state.progress = store.monitor.started(name: state.record.displayName, expectedSize: state.record.length,
+                                                           client: state.record.client)
+                }
+                return state.record
+            }
+            switch publish(upload, token: token, store: store) {
+            case .success: saved += 1
+            case .failure(.discarded): break
+            case .failure(let error): kept.append((record.displayName, error.message))
+            }
+        }
+        return (saved, kept)
     }
 
     /// Deletes uploads nobody has written to for `expiration` (tus "Expiration": abandoned
@@ -200,9 +292,27 @@ final class TusUpload: Sendable {
         var removed = false
         /// Log and status-line entry, from the first PATCH on.
         var progress: UploadProgress?
+        /// The writer's blocking work (fsync, publishing, a record save) runs on a worker:
+        /// nobody takes the lock over, terminates or expires the upload until it is back, and
+        /// nobody waits for it either (HEAD answers from this state).
+        var heldByWorker = false
 
         /// Space this upload holds against `tus-max-pending`.
         var reserved: UInt64 { max(record.length ?? 0, offset) }
+
+        /// Every byte is in: it only waits to be published.
+        var isComplete: Bool { record.length == offset }
+
+        /// Whether a new request may take the write lock: nobody holds it, or its holder
+        /// went quiet while receiving (never while its work runs on a worker).
+        func isFree(now: Int64, staleAfter seconds: Int64) -> Bool {
+            !heldByWorker && (writer == nil || now - writerActivity >= seconds)
+        }
+
+        mutating func release() {
+            writer = nil
+            heldByWorker = false
+        }
     }
 
     let id: String

@@ -42,26 +42,32 @@ public struct UploadStore: Sendable {
     /// Publishes under the first free name the collision policy allows.
     func publish(_ file: any UploadFile, directory: StoragePath, name: String) throws(HTTPError) -> String {
         do throws(StorageError) {
-            switch collision {
-            case .overwrite:
-                try file.publish(as: name, replacing: true, durable: durable)
-                return name
-            case .reject:
-                try file.publish(as: name, replacing: false, durable: durable)
-                return name
-            case .rename:
-                for candidate in names.collisionCandidates(for: name) {
-                    do {
-                        try file.publish(as: candidate, replacing: false, durable: durable)
-                        return candidate
-                    } catch .exists {
-                        continue
-                    }
-                }
-                throw StorageError.exists
-            }
+            return try publishKeepingCause(file, directory: directory, name: name)
         } catch {
             throw error.httpError
+        }
+    }
+
+    /// `publish` with the storage failure itself: a resumable upload keeps its data on some
+    /// failures and not on others, so it needs the cause, not the client's sentence.
+    func publishKeepingCause(_ file: any UploadFile, directory: StoragePath, name: String) throws(StorageError) -> String {
+        switch collision {
+        case .overwrite:
+            try file.publish(as: name, replacing: true, durable: durable)
+            return name
+        case .reject:
+            try file.publish(as: name, replacing: false, durable: durable)
+            return name
+        case .rename:
+            for candidate in names.collisionCandidates(for: name) {
+                do {
+                    try file.publish(as: candidate, replacing: false, durable: durable)
+                    return candidate
+                } catch .exists {
+                    continue
+                }
+            }
+            throw StorageError.exists
         }
     }
 }
