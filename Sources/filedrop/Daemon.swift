@@ -124,7 +124,8 @@ final class Daemon {
             let storage = sameStorage ? self.storage! : try openSaveDirectory(next)
             if !sameStorage { tusUploads = makeTusUploads(storage) }
             let app = try makeApp(next, storage: storage, monitor: monitor)
-            if !sameStorage { publishCompleteTusUploads(app) }
+            // The loops are running now: the saving (fsync, rename) goes to a worker.
+            if !sameStorage { runOffLoop("tus recovery") { [unowned self] in self.publishCompleteTusUploads(app) } }
             responder?.app = app
             self.storage = storage
             configuration = next
@@ -261,8 +262,9 @@ final class Daemon {
     }
 
     /// Resumable uploads that arrived complete but were never saved under their name (the
-    /// daemon died between the last byte and the rename): saved now, before anyone is
-    /// served, so no upload the client saw finish is left to expire. Blocks, on purpose.
+    /// daemon died between the last byte and the rename): saved at start before anyone is
+    /// served, so no upload the client saw finish is left to expire. Blocks, on purpose:
+    /// call it from a worker once the loops run.
     private func publishCompleteTusUploads(_ app: FiledropApp) {
         let (saved, kept) = app.publishCompleteTusUploads()
         if saved > 0 {
