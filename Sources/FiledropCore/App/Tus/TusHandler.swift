@@ -111,9 +111,6 @@ struct TusHandler {
         let checksum = try expectedChecksum(head)
         let metadata = try head.headers["upload-metadata"].map { (value) throws(TusError) in try UploadMetadata(parsing: value) } ?? .empty
         let (directory, name) = try destination(metadata)
-        if let available = store.storage.availableSpace(), available < (length ?? 0) + store.minFreeSpace {
-            throw .http(.insufficientStorage("The server's disk is too full for this upload."))
-        }
         // An empty upload is complete at creation; the empty "PATCH" publishes it.
         let startsBody = hasBody || length == 0
         if startsBody { try admit() }
@@ -121,7 +118,10 @@ struct TusHandler {
                                client: context.client, created: uploads.clock())
         let upload = try uploads.register(record, limits: limits)
         let location = Self.uploadPrefix + upload.id
-        return .blocking("tus create", skippableWhenAbandoned: false, { [uploads] in uploads.storeNew(upload) }) { failure in
+        let neededSpace = (length ?? 0) + store.minFreeSpace
+        return .blocking("tus create", skippableWhenAbandoned: false, { [uploads, store] in
+            uploads.storeNew(upload, neededSpace: neededSpace, on: store.storage)
+        }) { failure in
             if let failure { return .respond(failure.response) }
             guard startsBody else {
                 var headers = TusResponses.baseHeaders()

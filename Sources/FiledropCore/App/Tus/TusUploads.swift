@@ -103,10 +103,15 @@ public final class TusUploads: Sendable {
         return upload
     }
 
-    /// Creates the record and empty partial file of a registered upload; on failure the
-    /// registration is undone. Blocking (the record is fsync'ed): on a worker.
-    func storeNew(_ upload: TusUpload) -> TusError? {
+    /// Checks that `storage` has `neededSpace` free, then creates the record and empty
+    /// partial file of a registered upload; on failure the registration is undone.
+    /// Blocking (statvfs, and the record is fsync'ed): on a worker.
+    func storeNew(_ upload: TusUpload, neededSpace: UInt64, on storage: any Storage) -> TusError? {
         let record = upload.state.withLock { $0.record }
+        if let available = storage.availableSpace(), available < neededSpace {
+            _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
+            return .http(.insufficientStorage("The server's disk is too full for this upload."))
+        }
         do throws(StorageError) {
             try area.create(id: upload.id, record: record.encoded())
             return nil
