@@ -137,8 +137,13 @@ def test_one_gib_round_trip_in_bounded_memory(daemon_factory, tmp_path):
     env = client_env(tmp_path, daemon.url)
     tiny = tmp_path / "tiny"
     tiny.write_bytes(b"x")
-    code, _, err, baseline = run(["send", str(tiny)], env, tmp_path)
-    assert code == 0, err
+    # The highest of three: a 1-byte send lasts milliseconds, and on a busy machine the
+    # sampling can miss its last pages (one run read 17.5 MiB where 25 MiB is usual).
+    baseline = 0
+    for attempt in range(3):
+        code, _, err, peak = run(["send", "--as", f"tiny{attempt}", str(tiny)], env, tmp_path)
+        assert code == 0, err
+        baseline = max(baseline, peak)
     print(f"filedrop send: peak RSS {baseline} KiB for 1 byte")
     assert baseline < MAX_CLIENT_PEAK_KIB, baseline
 
