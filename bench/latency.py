@@ -104,7 +104,9 @@ class LatencyWorkload:
         self.sources_dir = sources_dir
         self.tools = tools
         self.outcome_type = outcome_type
-        self.scenarios = scenarios(self.sizes)
+        # BENCH_LATENCY_SCENARIOS=upload,flood runs only those (keys: see `scenarios`).
+        wanted = os.environ.get("BENCH_LATENCY_SCENARIOS")
+        self.scenarios = [s for s in scenarios(self.sizes) if not wanted or s.key in wanted.split(",")]
         self._sources = None
         self._hashes = None
 

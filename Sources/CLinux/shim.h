@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -42,6 +43,13 @@ static inline int filedrop_name_thread(const char *name) {
 
 static inline pid_t filedrop_gettid(void) {
     return gettid();
+}
+
+/* sched(7): SCHED_IDLE runs a thread only when no other wants the CPU (sched.h hides it
+ * behind _GNU_SOURCE); 0 is the calling thread. */
+static inline int filedrop_set_idle_scheduling(int idle) {
+    struct sched_param param = { .sched_priority = 0 };
+    return sched_setscheduler(0, idle ? 5 : SCHED_OTHER, &param);
 }
 
 /* Values from linux/fcntl.h and linux/fs.h (O_DIRECTORY differs per architecture). */

@@ -132,6 +132,24 @@ import Testing
         #expect(!submit(pool, "late", loop: loop, record: record, stopAfter: 99))
     }
 
+    @Test func cpuHeavyWorkRunsAtIdlePriorityAndOnlyIt() throws {
+        let pool = WorkerPool(threads: 1, queueLimit: 8)
+        let loop = try EventLoop(index: 0)
+        let record = Record()
+        let policies = Mutex<[Int32]>([])
+        for usesCPU in [true, false] {
+            let work = BlockingWork("policy", usesCPU: usesCPU) { policies.withLock { $0.append(sched_getscheduler(0)) } }
+            pool.submit(work, ticket: WorkTicket(), loop: loop) { outcome in
+                record.completions.append(("policy", outcome, true))
+                if record.completions.count == 2 { loop.stop() }
+            }
+        }
+        run(loop, until: record, count: 2)
+        // sched(7): SCHED_IDLE is 5, SCHED_OTHER 0.
+        #expect(policies.withLock { $0 } == [5, 0])
+        pool.shutdown()
+    }
+
     static func threadName() -> String {
         let file = fopen("/proc/thread-self/comm", "r")
         defer { if let file { fclose(file) } }

@@ -91,7 +91,7 @@ public struct FiledropApp: HTTPResponder {
             return try admitted(head, context: context, compression: compression)
         }
         // The hash is slow on purpose: a worker verifies it, the loop goes on meanwhile.
-        return .blocking("password", skippableWhenAbandoned: false, { passwordCheck.verify() }) { correct in
+        return .blocking("password", skippableWhenAbandoned: false, usesCPU: true, { passwordCheck.verify() }) { correct in
             deciding(head) { () throws(HTTPError) in
                 try passwordCheck.conclude(correct: correct)
                 return try admitted(head, context: context, compression: compression)

@@ -14,13 +14,17 @@ public final class BlockingWork: @unchecked Sendable {
     /// nobody waits for any more (a password, a listing). Work with an effect that must
     /// happen (publishing an upload that arrived complete) is never skipped.
     public let skippableWhenAbandoned: Bool
+    /// Mostly CPU, not waiting for a disk (password hashing): a worker runs it at idle
+    /// priority, so on a busy machine the event loops always come first.
+    public let usesCPU: Bool
     /// Dropped once run: whoever still holds the work must not keep what it captured
     /// alive - an upload's open file, say.
     private var body: (() -> Void)?
 
-    public init(_ label: String, skippableWhenAbandoned: Bool = false, _ body: @escaping () -> Void) {
+    public init(_ label: String, skippableWhenAbandoned: Bool = false, usesCPU: Bool = false, _ body: @escaping () -> Void) {
         self.label = label
         self.skippableWhenAbandoned = skippableWhenAbandoned
+        self.usesCPU = usesCPU
         self.body = body
     }
 

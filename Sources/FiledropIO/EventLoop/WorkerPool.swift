@@ -1,3 +1,4 @@
+import CLinux
 import FiledropCore
 import Glibc
 import Synchronization
@@ -12,8 +13,9 @@ import Synchronization
 /// (publishing a complete upload) is always taken: each connection has at most one item out,
 /// so the connection limit bounds those.
 ///
-/// Workers run at a lower CPU priority (`nice`) than the loops: hashing a flood of wrong
-/// passwords uses the spare CPU, not the loops' share.
+/// Workers run at a lower CPU priority (`nice`) than the loops, and work that is mostly CPU
+/// (`usesCPU`: hashing a flood of wrong passwords) at idle priority (SCHED_IDLE): it gets
+/// the spare CPU, never the loops' share.
 public final class WorkerPool: @unchecked Sendable {
     /// What happened to submitted work, told to its completion on the submitting loop.
     public enum Outcome: Sendable, Equatable {
@@ -101,7 +103,13 @@ public final class WorkerPool: @unchecked Sendable {
         if item.work.skippableWhenAbandoned && item.ticket.isAbandoned {
             return (.skipped, item.loop, item.completion)
         }
-        item.work.run()
+        if item.work.usesCPU {
+            _ = filedrop_set_idle_scheduling(1)
+            item.work.run()
+            _ = filedrop_set_idle_scheduling(0)
+        } else {
+            item.work.run()
+        }
         return (.ran, item.loop, item.completion)
     }
 
