@@ -44,8 +44,10 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// Bytes read per system call while a body streams in.
     private static let bodyReadSize = 256 * 1024
     /// The most we read from one connection per wakeup, so one fast upload cannot starve
-    /// the loop's other connections.
-    private static let readBudget = 1 << 20
+    /// the loop's other connections: one read's worth. With four uploads on a loop, a
+    /// budget of 1 MiB kept a small GET waiting behind 4 MiB of copying (the latency
+    /// benchmark's p99 was 12 ms; 3.8 ms with this, against nginx's 3.0).
+    private static let readBudget = bodyReadSize
 
     init(descriptor: Int32, peer: SocketAddress, configuration: ConnectionConfiguration, responder: any HTTPResponder,
          workers: WorkerPool, log: any LogSink, onClose: @escaping (Connection) -> Void) {
