@@ -170,6 +170,8 @@ class LatencyWorkload:
             headers["Authorization"] = _basic("bench", PASSWORD)
         if kind.key == "filedrop":
             argv = ["--on-collision", "overwrite"] if scenario.key == "overwrite" else []
+            # BENCH_LATENCY_FILEDROP_FLAGS="--fsync false" tells what durability costs the probe.
+            argv += os.environ.get("BENCH_LATENCY_FILEDROP_FLAGS", "").split()
             if scenario.access == "private":
                 argv += ["--access", "private", "--password-hash", self.password_hashes()["filedrop"]]
             return variant(kind, extra_argv=tuple(argv), ready_headers=headers), headers

@@ -115,7 +115,7 @@ public struct AccessControl: Sendable {
 /// One password to verify against the hash: `verify` is the slow part (yescrypt, tens of
 /// milliseconds of CPU on purpose) and runs on a worker thread; `conclude` records the verdict
 /// on the loop. It holds a place in `PasswordCheckGate` until verified.
-public struct PasswordCheck: @unchecked Sendable {
+public struct PasswordCheck: Sendable {
     fileprivate let access: AccessControl
     fileprivate let authorization: String
     fileprivate let password: [UInt8]
