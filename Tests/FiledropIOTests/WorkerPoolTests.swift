@@ -136,9 +136,9 @@ import Testing
         let pool = WorkerPool(threads: 1, queueLimit: 8)
         let loop = try EventLoop(index: 0)
         let record = Record()
-        let policies = Mutex<[Int32]>([])
+        let policies = Mutex<[Bool: Int32]>([:])
         for usesCPU in [true, false] {
-            let work = BlockingWork("policy", usesCPU: usesCPU) { policies.withLock { $0.append(sched_getscheduler(0)) } }
+            let work = BlockingWork("policy", usesCPU: usesCPU) { policies.withLock { $0[usesCPU] = sched_getscheduler(0) } }
             pool.submit(work, ticket: WorkTicket(), loop: loop) { outcome in
                 record.completions.append(("policy", outcome, true))
                 if record.completions.count == 2 { loop.stop() }
@@ -146,7 +146,33 @@ import Testing
         }
         run(loop, until: record, count: 2)
         // sched(7): SCHED_IDLE is 5, SCHED_OTHER 0.
-        #expect(policies.withLock { $0 } == [5, 0])
+        #expect(policies.withLock { $0 } == [true: 5, false: 0])
+        pool.shutdown()
+    }
+
+    /// With one CPU item allowed at a time, a second waits while disk work passes it.
+    @Test func cpuHeavyWorkIsCappedAndDiskWorkPassesIt() throws {
+        let pool = WorkerPool(threads: 3, queueLimit: 8, cpuLimit: 1)
+        let loop = try EventLoop(index: 0)
+        let record = Record()
+        let hashing = Gate(), started = Gate()
+        let order = Mutex<[String]>([])
+        let first = BlockingWork("hash-1", usesCPU: true) { started.open(); hashing.wait(); order.withLock { $0.append("hash-1") } }
+        let second = BlockingWork("hash-2", usesCPU: true) { order.withLock { $0.append("hash-2") } }
+        let disk = BlockingWork("fsync") { order.withLock { $0.append("fsync") } }
+        for work in [first, second] {
+            pool.submit(work, ticket: WorkTicket(), loop: loop) { outcome in record.completions.append((work.label, outcome, true)) }
+        }
+        started.wait()
+        pool.submit(disk, ticket: WorkTicket(), loop: loop) { outcome in
+            record.completions.append(("fsync", outcome, true))
+            hashing.open()
+        }
+        let deadline = Clock.monotonicNanoseconds() + 5_000_000_000
+        loop.onTick.append { loop in if record.completions.count == 3 || Clock.monotonicNanoseconds() > deadline { loop.stop() } }
+        loop.run()
+        // Three threads were free, yet hash-2 waited for hash-1; the fsync did not.
+        #expect(order.withLock { $0 } == ["fsync", "hash-1", "hash-2"])
         pool.shutdown()
     }
 

@@ -13,9 +13,10 @@ import Synchronization
 /// (publishing a complete upload) is always taken: each connection has at most one item out,
 /// so the connection limit bounds those.
 ///
-/// Workers run at a lower CPU priority (`nice`) than the loops, and work that is mostly CPU
-/// (`usesCPU`: hashing a flood of wrong passwords) at idle priority (SCHED_IDLE): it gets
-/// the spare CPU, never the loops' share.
+/// Workers run at a lower CPU priority (`nice`) than the loops. Work that is mostly CPU
+/// (`usesCPU`: hashing a flood of wrong passwords) runs at idle priority (SCHED_IDLE), and
+/// at most `cpuLimit` such items at once (half the CPUs): it gets spare CPU only, and a core
+/// stays free for the loops however many guesses arrive. Disk work never waits behind it.
 public final class WorkerPool: @unchecked Sendable {
     /// What happened to submitted work, told to its completion on the submitting loop.
     public enum Outcome: Sendable, Equatable {
@@ -26,13 +27,15 @@ public final class WorkerPool: @unchecked Sendable {
 
     public let threadCount: Int
     public let queueLimit: Int
+    /// CPU-heavy items running at once, at most.
+    public let cpuLimit: Int
     private var mutex = pthread_mutex_t()
     private var wakeWorkers = pthread_cond_t()
-    /// Taken items are set to nil at once: a finished item must not keep what its work captured (open files) alive.
-    private var queue: [Item?] = []
-    private var queueHead = 0
+    private var diskWork = WorkQueue<Item>()
+    private var cpuWork = WorkQueue<Item>()
     private var stopping = false
     private var busy = 0
+    private var cpuBusy = 0
     private var threads: [pthread_t] = []
 
     /// Enough threads that a few uploads' fsyncs, which mostly wait for the disk, run side
@@ -42,10 +45,11 @@ public final class WorkerPool: @unchecked Sendable {
     /// The niceness workers run at, relative to the process.
     static let workerNiceness: Int32 = 10
 
-    public init(threads: Int, queueLimit: Int) {
-        precondition(threads > 0 && queueLimit > 0, "a pool needs a thread and room in its queue")
+    public init(threads: Int, queueLimit: Int, cpuLimit: Int = max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) / 2)) {
+        precondition(threads > 0 && queueLimit > 0 && cpuLimit > 0, "a pool needs a thread and room in its queue")
         threadCount = threads
         self.queueLimit = queueLimit
+        self.cpuLimit = cpuLimit
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&wakeWorkers, nil)
         for index in 0..<threads {
@@ -60,7 +64,7 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Work waiting for a worker, and work running.
     public var pendingCount: Int {
-        locked { queue.count - queueHead + busy }
+        locked { diskWork.count + cpuWork.count + busy }
     }
 
     /// Queues `work`; `completion` runs on `loop` once it ran or was skipped. False when the
@@ -71,8 +75,8 @@ public final class WorkerPool: @unchecked Sendable {
         let item = Item(work: work, ticket: ticket, loop: loop, completion: completion)
         let queued = locked { () -> Bool in
             guard !stopping else { return false }
-            if work.skippableWhenAbandoned && queue.count - queueHead >= queueLimit { return false }
-            queue.append(item)
+            if work.skippableWhenAbandoned && diskWork.count + cpuWork.count >= queueLimit { return false }
+            if work.usesCPU { cpuWork.append(item) } else { diskWork.append(item) }
             return true
         }
         if queued { pthread_cond_signal(&wakeWorkers) }
@@ -91,7 +95,6 @@ public final class WorkerPool: @unchecked Sendable {
     private func workerLoop() {
         lowerThreadPriority(by: Self.workerNiceness)
         while let (outcome, loop, completion) = runNext() {
-            locked { busy -= 1 }
             loop.execute { completion(outcome) }
         }
     }
@@ -100,35 +103,45 @@ public final class WorkerPool: @unchecked Sendable {
     /// captured, is released on return: before the loop hears back, not after.
     private func runNext() -> (Outcome, EventLoop, @Sendable (Outcome) -> Void)? {
         guard let item = nextItem() else { return nil }
+        let outcome: Outcome
         if item.work.skippableWhenAbandoned && item.ticket.isAbandoned {
-            return (.skipped, item.loop, item.completion)
-        }
-        if item.work.usesCPU {
+            outcome = .skipped
+        } else if item.work.usesCPU {
             _ = filedrop_set_idle_scheduling(1)
             item.work.run()
             _ = filedrop_set_idle_scheduling(0)
+            outcome = .ran
         } else {
             item.work.run()
+            outcome = .ran
         }
-        return (.ran, item.loop, item.completion)
+        let cpuItemEnded = item.work.usesCPU
+        locked {
+            busy -= 1
+            if cpuItemEnded { cpuBusy -= 1 }
+        }
+        // A CPU item may wait for exactly the place this one left.
+        if cpuItemEnded { pthread_cond_signal(&wakeWorkers) }
+        return (outcome, item.loop, item.completion)
     }
 
-    /// The next item, waiting for one; nil once stopping and nothing is left.
+    /// The next item, waiting for one: disk work first, CPU work while under `cpuLimit`;
+    /// nil once stopping and nothing is left.
     private func nextItem() -> Item? {
         locked { () -> Item? in
-            while queueHead == queue.count {
-                if stopping { return nil }
+            while true {
+                if let item = diskWork.takeFirst() {
+                    busy += 1
+                    return item
+                }
+                if cpuBusy < cpuLimit, let item = cpuWork.takeFirst() {
+                    busy += 1
+                    cpuBusy += 1
+                    return item
+                }
+                if stopping && diskWork.count == 0 && cpuWork.count == 0 { return nil }
                 pthread_cond_wait(&wakeWorkers, &mutex)
             }
-            let item = queue[queueHead].take()
-            queueHead += 1
-            // Compact once the consumed front is the larger part, so the queue never grows.
-            if queueHead > 64 && queueHead * 2 > queue.count {
-                queue.removeFirst(queueHead)
-                queueHead = 0
-            }
-            busy += 1
-            return item
         }
     }
 
@@ -143,6 +156,31 @@ public final class WorkerPool: @unchecked Sendable {
         let ticket: WorkTicket
         let loop: EventLoop
         let completion: @Sendable (Outcome) -> Void
+    }
+}
+
+/// A first-in first-out queue whose taken slots are emptied at once: a finished item must
+/// not keep what its work captured (an upload's open file) alive.
+private struct WorkQueue<Element> {
+    private var slots: [Element?] = []
+    private var head = 0
+
+    var count: Int { slots.count - head }
+
+    mutating func append(_ element: Element) {
+        slots.append(element)
+    }
+
+    mutating func takeFirst() -> Element? {
+        guard head < slots.count else { return nil }
+        let element = slots[head].take()
+        head += 1
+        // Compact once the consumed front is the larger part, so the queue never grows.
+        if head > 64 && head * 2 > slots.count {
+            slots.removeFirst(head)
+            head = 0
+        }
+        return element
     }
 }
 
