@@ -116,6 +116,19 @@ import Testing
         pool.shutdown()
     }
 
+    @Test func shutdownGivesUpOnAWorkerThatHangsAtItsDeadline() throws {
+        let loop = try EventLoop(index: 0)
+        let pool = WorkerPool(threads: 1, queueLimit: 8)
+        let record = Record()
+        let stuck = Gate(), started = Gate()
+        _ = submit(pool, "hung NFS", loop: loop, record: record, stopAfter: 99) { started.open(); stuck.wait() }
+        started.wait()
+        let begun = Clock.monotonicNanoseconds()
+        pool.shutdown(deadline: begun + 50_000_000)
+        #expect(Clock.monotonicNanoseconds() - begun < 2_000_000_000)
+        stuck.open()
+    }
+
     @Test func shutdownFinishesWhatWasQueued() throws {
         let loop = try EventLoop(index: 0)
         let pool = WorkerPool(threads: 1, queueLimit: 8)

@@ -36,6 +36,8 @@ public final class WorkerPool: @unchecked Sendable {
     private var stopping = false
     private var busy = 0
     private var cpuBusy = 0
+    /// Workers that have not returned from their loop yet.
+    private var liveWorkers: Int
     private var threads: [pthread_t] = []
 
     /// Enough threads that a few uploads' fsyncs, which mostly wait for the disk, run side
@@ -50,6 +52,7 @@ public final class WorkerPool: @unchecked Sendable {
         threadCount = threads
         self.queueLimit = queueLimit
         self.cpuLimit = cpuLimit
+        liveWorkers = threads
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&wakeWorkers, nil)
         for index in 0..<threads {
@@ -85,9 +88,15 @@ public final class WorkerPool: @unchecked Sendable {
 
     /// Lets the workers finish what is queued and running, then returns. Called once, when
     /// the loops have stopped; completions still to be delivered are dropped with them.
-    public func shutdown() {
+    /// Past `deadline` (monotonic ns) it returns without them: a worker stuck in a system
+    /// call that never returns (a hung NFS server) must not keep the process from exiting.
+    public func shutdown(deadline: UInt64 = .max) {
         locked { stopping = true }
         pthread_cond_broadcast(&wakeWorkers)
+        while locked({ liveWorkers }) > 0 {
+            guard Clock.monotonicNanoseconds() < deadline else { return }
+            usleep(5_000)
+        }
         for thread in threads { pthread_join(thread, nil) }
         threads.removeAll()
     }
@@ -97,6 +106,7 @@ public final class WorkerPool: @unchecked Sendable {
         while let (outcome, loop, completion) = runNext() {
             loop.execute { completion(outcome) }
         }
+        locked { liveWorkers -= 1 }
     }
 
     /// Takes the next item and runs (or skips) its work. The item, and all its work

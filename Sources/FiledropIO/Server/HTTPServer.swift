@@ -105,7 +105,7 @@ public final class HTTPServer: @unchecked Sendable {
     public func run() {
         let threads = loops.map { loop in startNamedThread("loop-\(loop.index)") { loop.run() } }
         for thread in threads { pthread_join(thread, nil) }
-        workers.shutdown()
+        workers.shutdown(deadline: drainDeadline.load(ordering: .relaxed) &+ Self.workGrace)
         for listener in listeners { listener.close() }
     }
 
@@ -154,9 +154,16 @@ public final class HTTPServer: @unchecked Sendable {
         stopIfDrained(loop)
     }
 
+    /// A loop stops once its connections are gone and the work they handed out is back (so
+    /// every publish it started is heard of), or, past the drain deadline plus
+    /// `workGrace`, without waiting for work that hangs (a dead network file system).
     private func stopIfDrained(_ loop: EventLoop) {
-        if loop.workInFlight == 0 && !loop.registeredHandlers.contains(where: { $0 is Connection }) { loop.stop() }
+        guard !loop.registeredHandlers.contains(where: { $0 is Connection }) else { return }
+        if loop.workInFlight == 0 || loop.now >= drainDeadline.load(ordering: .relaxed) &+ Self.workGrace { loop.stop() }
     }
+
+    /// How long after the drain deadline the loops and `run` still wait for blocking work.
+    static let workGrace: UInt64 = 5_000_000_000
 
     // MARK: - Admission
 
