@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target and runs it.
 #
-#   scripts/fuzz.sh <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText> <seconds> [libFuzzer flags, e.g. -runs=1000000]
+#   scripts/fuzz.sh <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText|FuzzConnection> <seconds> [libFuzzer flags, e.g. -runs=1000000]
 #
 # swiftc builds FiledropCore and the entry point directly with -sanitize=fuzzer,address
 # (SwiftPM's `swift build -sanitize=fuzzer` does not link a libFuzzer main for an executable
@@ -16,7 +16,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText> <seconds> [libFuzzer flags...]" >&2
+    echo "usage: $0 <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText|FuzzConnection> <seconds> [libFuzzer flags...]" >&2
     exit 2
 }
 [ $# -ge 2 ] || usage
@@ -29,6 +29,7 @@ case $target in
     FuzzMultipart) seeds=multipart ;;
     FuzzConfigFile) seeds=config-file ;;
     FuzzRequestText) seeds=request-text ;;
+    FuzzConnection) seeds=connection ;;
     *) usage ;;
 esac
 [[ $seconds =~ ^[0-9]+$ ]] || usage
