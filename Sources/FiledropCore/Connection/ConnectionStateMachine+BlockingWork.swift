@@ -48,45 +48,4 @@ extension ConnectionStateMachine {
         if !abandoned { state = .waiting }
         return .runBlocking(work)
     }
-
-    /// Offers the bytes kept while the consumer was paused, then acts on what the decoder
-    /// said after them.
-    fileprivate mutating func offerHeld(_ body: inout BodyInProgress, now: UInt64, wallClock: Int64) -> Action {
-        let held = body.held
-        body.held = []
-        if !held.isEmpty {
-            switch held.withUnsafeBytes({ offer($0, to: body.consumer) }) {
-            case .failure(let error):
-                body.consumer.abort()
-                return fail(error, now: now, wallClock: wallClock)
-            case .success(.accepted):
-                break
-            case .success(.paused(let accepted, let work, let then)):
-                body.held = Array(held[accepted...])
-                keepBody(body)
-                return wait(for: work, then: .body(then))
-            }
-        }
-        switch body.eventAfterHeld.take() {
-        case .end(let trailers)?:
-            return finish(body, trailers: trailers, now: now, wallClock: wallClock)
-        case .failed(let error)?:
-            body.consumer.abort()
-            return fail(error, now: now, wallClock: wallClock)
-        case .needMore?, nil:
-            body.lastActivity = now
-            keepBody(body)
-            state = .readingBody
-            return .readMore
-        }
-    }
-
-    /// `consume` with its typed error as a value (closures over buffers rethrow untyped).
-    func offer(_ bytes: UnsafeRawBufferPointer, to consumer: any RequestBodyConsumer) -> Result<BodyIntake, HTTPError> {
-        do throws(HTTPError) {
-            return .success(try consumer.consume(bytes))
-        } catch {
-            return .failure(error)
-        }
-    }
 }

@@ -107,7 +107,7 @@ public struct ConnectionStateMachine {
     var body: BodyInProgress?
     /// Body bytes certain to arrive before the request being read ends; 0 outside a body.
     /// Stored (not asked of the decoder) for the same reason as `state` is readable.
-    public private(set) var bodyBytesCertainToFollow: UInt64 = 0
+    public internal(set) var bodyBytesCertainToFollow: UInt64 = 0
     /// Set while `state` is `.waiting` (and after the connection closed during the wait,
     /// until the work is back).
     var waitingFor: Continuation?
@@ -197,43 +197,7 @@ public struct ConnectionStateMachine {
                 return (length, begin(head, now: now, wallClock: wallClock))
             }
         case .readingBody:
-            // Taken out while decoding, so its buffers stay uniquely referenced.
-            guard var body = takeBody() else { preconditionFailure("reading a body without one") }
-            body.lastActivity = now
-            var consumed = 0
-            while true {
-                let rest = UnsafeRawBufferPointer(rebasing: input[consumed...])
-                let step = body.decoder.decode(rest)
-                consumed += step.consumed
-                if let data = step.data, !data.isEmpty {
-                    currentRequest?.bodyBytes += UInt64(data.count)
-                    let bytes = UnsafeRawBufferPointer(rebasing: rest[data])
-                    switch offer(bytes, to: body.consumer) {
-                    case .failure(let error):
-                        body.consumer.abort()
-                        return (input.count, fail(error, now: now, wallClock: wallClock))
-                    case .success(.accepted):
-                        break
-                    case .success(.paused(let accepted, let work, let then)):
-                        // Whatever the decoder saw after these bytes (the end of the body) waits too.
-                        body.held = Array(UnsafeRawBufferPointer(rebasing: bytes[accepted...]))
-                        body.eventAfterHeld = step.event
-                        keepBody(body)
-                        return (consumed, wait(for: work, then: .body(then)))
-                    }
-                }
-                switch step.event {
-                case .needMore:
-                    if consumed < input.count && step.consumed > 0 { continue }
-                    keepBody(body)
-                    return (consumed, .readMore)
-                case .end(let trailers):
-                    return (consumed, finish(body, trailers: trailers, now: now, wallClock: wallClock))
-                case .failed(let error):
-                    body.consumer.abort()
-                    return (input.count, fail(error, now: now, wallClock: wallClock))
-                }
-            }
+            return readBody(input, now: now, wallClock: wallClock)
         case .sendingContinue, .waiting, .writing:
             // The I/O layer does not read while it writes or while blocking work is out.
             return (0, .readMore)
@@ -367,11 +331,6 @@ public struct ConnectionStateMachine {
         }
     }
 
-    /// The body is complete: the consumer's response, after whatever work it needs.
-    mutating func finish(_ body: BodyInProgress, trailers: HTTPHeaders, now: UInt64, wallClock: Int64) -> Action {
-        proceed(body.consumer.finish(trailers: trailers), after: body.after, now: now, wallClock: wallClock)
-    }
-
     mutating func proceed(_ response: Deferred<Response>, after: AfterResponse, now: UInt64, wallClock: Int64) -> Action {
         switch response {
         case .ready(let response):
@@ -379,17 +338,6 @@ public struct ConnectionStateMachine {
         case .after(let work, let then):
             return wait(for: work, then: .response(then, after: after))
         }
-    }
-
-    /// Takes the body in progress out (to decode it, or to end it).
-    mutating func takeBody() -> BodyInProgress? {
-        bodyBytesCertainToFollow = 0
-        return body.take()
-    }
-
-    mutating func keepBody(_ kept: BodyInProgress) {
-        bodyBytesCertainToFollow = kept.decoder.bytesCertainToFollow
-        body = kept
     }
 
     /// Sends the error response if one can still be sent, then closes: after a protocol error
