@@ -87,13 +87,8 @@ public struct ConfigKey: Sendable {
             configuration.maxRequestSize = size
             return true
         },
-        ConfigKey(name: "min-free-space", kind: .value(placeholder: "SIZE"), defaultText: "64M",
-                  meaning: "Refuse uploads that would leave less free space than this in save-dir.",
-                  expected: "a size such as 64M") { configuration, value in
-            guard let size = ByteSize.parse(value) else { return false }
-            configuration.minFreeSpace = size
-            return true
-        },
+        sizeKey("min-free-space", default: "64M", meaning: "Refuse uploads that would leave less free space than this in save-dir.",
+                expected: "a size such as 64M", \.minFreeSpace),
         ConfigKey(name: "on-collision", kind: .value(placeholder: "POLICY"), defaultText: "rename",
                   meaning: "When an upload's name is taken: rename (name (1).ext), overwrite, or reject (409).",
                   expected: "rename, overwrite or reject") { configuration, value in
@@ -166,13 +161,9 @@ public struct ConfigKey: Sendable {
         durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
         durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
         durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),
-        ConfigKey(name: "min-send-rate", kind: .value(placeholder: "SIZE"), defaultText: "1K",
-                  meaning: "A response read slower than this per second, over 30 s, is cut off (a slot held for nothing); 0 never.",
-                  expected: "a size per second such as 1K, or 0") { configuration, value in
-            guard let size = ByteSize.parse(value) else { return false }
-            configuration.minSendRate = size
-            return true
-        },
+        sizeKey("min-send-rate", default: "1K",
+                meaning: "A response read slower than this per second, over 30 s, is cut off (a slot held for nothing); 0 never.",
+                expected: "a size per second such as 1K, or 0", \.minSendRate),
         durationKey("drain-timeout", default: .seconds(20), allowZero: true,
                     meaning: "After SIGTERM, how long requests in flight may take to finish.", \.drainTimeout),
         ConfigKey(name: "threads", kind: .value(placeholder: "N"), defaultText: "0",
@@ -235,6 +226,15 @@ public struct ConfigKey: Sendable {
                   expected: "a duration such as 10s, 500ms, 2m or 1h\(allowZero ? "" : ", above zero")") { configuration, text in
             guard let duration = DurationText.parse(text), allowZero || duration > .zero else { return false }
             configuration[keyPath: member] = duration
+            return true
+        }
+    }
+
+    private static func sizeKey(_ name: String, default text: String, meaning: String, expected: String,
+                                _ member: WritableKeyPath<Configuration, UInt64> & Sendable) -> ConfigKey {
+        ConfigKey(name: name, kind: .value(placeholder: "SIZE"), defaultText: text, meaning: meaning, expected: expected) { configuration, value in
+            guard let size = ByteSize.parse(value) else { return false }
+            configuration[keyPath: member] = size
             return true
         }
     }

@@ -194,14 +194,28 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     private func submit(_ work: BlockingWork, loop: EventLoop) {
         if isOpen { want(loop, 0) }
-        loop.workSubmitted()
-        let submitted = workers.submit(work, ticket: ticket, loop: loop) { [self] outcome in
-            self.workCompleted(outcome, loop: loop)
+        let submitted = handOut(work, loop: loop) { [self] outcome in
+            let now = loop.now
+            let wallClock = loop.wallClockSeconds
+            carryOut(outcome == .ran ? machine.blockingWorkFinished(now: now, wallClock: wallClock)
+                                     : machine.blockingWorkRefused(now: now, wallClock: wallClock), loop: loop)
         }
         if !submitted {
-            loop.workCompleted()
             carryOut(machine.blockingWorkRefused(now: loop.now, wallClock: loop.wallClockSeconds), loop: loop)
         }
+    }
+
+    /// Gives `work` to the pool; the loop counts it until `completion` runs there (a
+    /// draining loop waits for it). False when the pool refused it.
+    private func handOut(_ work: BlockingWork, loop: EventLoop,
+                         completion: @escaping @Sendable (WorkerPool.Outcome) -> Void) -> Bool {
+        loop.workSubmitted()
+        let submitted = workers.submit(work, ticket: ticket, loop: loop) { outcome in
+            loop.workCompleted()
+            completion(outcome)
+        }
+        if !submitted { loop.workCompleted() }
+        return submitted
     }
 
     /// A streamed body's next chunk, made by a worker; writing goes on once it is back.
@@ -210,9 +224,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         want(loop, 0)
         let slot = ProducedChunk()
         let work = BlockingWork("response chunk") { slot.result = Result { try source.nextChunk() } }
-        loop.workSubmitted()
-        let submitted = workers.submit(work, ticket: ticket, loop: loop) { [self] outcome in
-            loop.workCompleted()
+        let submitted = handOut(work, loop: loop) { [self] outcome in
             guard isOpen, outcome == .ran, let result = slot.result else { return }
             do {
                 try writer.accept(result)
@@ -224,19 +236,9 @@ final class Connection: EventHandler, @unchecked Sendable {
             continueWriting(loop: loop)
         }
         if !submitted {
-            loop.workCompleted()
             logRequest(failed: true)
             fail(loop: loop)
         }
-    }
-
-    private func workCompleted(_ outcome: WorkerPool.Outcome, loop: EventLoop) {
-        loop.workCompleted()
-        let now = loop.now
-        let wallClock = loop.wallClockSeconds
-        let action = outcome == .ran ? machine.blockingWorkFinished(now: now, wallClock: wallClock)
-                                     : machine.blockingWorkRefused(now: now, wallClock: wallClock)
-        carryOut(action, loop: loop)
     }
 
     // MARK: - Time and shutdown

@@ -156,17 +156,12 @@ public final class PendingUpload {
     /// upload's dirty pages stay bounded without the loop ever waiting for the disk.
     public func writebackPacing() -> (work: BlockingWork, then: () throws(HTTPError) -> Void)? {
         guard file.writebackDue else { return nil }
-        let slot = ResultSlot<StorageError?>()
+        let slot = ResultSlot<Result<Void, StorageError>>()
         let work = BlockingWork("write-back") { [file] in
-            do throws(StorageError) {
-                try file.paceWriteback()
-                slot.value = .some(nil)
-            } catch {
-                slot.value = error
-            }
+            slot.value = Result { () throws(StorageError) in try file.paceWriteback() }
         }
         return (work, { () throws(HTTPError) in
-            guard let failure = slot.take("write-back") else { return }
+            guard case .failure(let failure) = slot.take("write-back") else { return }
             self.discard(reason: failure.httpError.message)
             throw failure.httpError
         })
