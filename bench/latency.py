@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from servers import RunningServer, free_ports, variant
+from workloads import run_at_once
 
 MIB = 1024 * 1024
 GIB = 1024 * MIB
@@ -409,20 +410,11 @@ def _random_file(path, size):
 
 def _run_all(commands, timeout):
     """Runs the curl commands at once; [(HTTP status, error)] in order, bounded by timeout."""
-    processes = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
     results = []
-    deadline = time.monotonic() + timeout
-    try:
-        for process in processes:
-            out, err = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            fields = out.split()
-            status = int(fields[0]) if process.returncode == 0 and fields else 0
-            results.append((status, err.strip()[:200]))
-    finally:
-        for process in processes:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+    for returncode, out, err in run_at_once(commands, timeout):
+        fields = out.split()
+        status = int(fields[0]) if returncode == 0 and fields else 0
+        results.append((status, err.strip()[:200]))
     return results
 
 

@@ -30,6 +30,24 @@ class Outcome:
     extra: dict = field(default_factory=dict)
 
 
+def run_at_once(commands, timeout):
+    """Starts every command at once; [(exit code, stdout, stderr)] in order, each waited for
+    at most `timeout` seconds from the start (a command past it is killed, exit code -9)."""
+    processes = [subprocess.Popen(c, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for c in commands]
+    results = []
+    deadline = time.monotonic() + timeout
+    try:
+        for process in processes:
+            out, err = process.communicate(timeout=max(1.0, deadline - time.monotonic()))
+            results.append((process.returncode, out, err))
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    return results
+
+
 def measured(server, body):
     """Runs body() with the page cache flushed first and the server's tree sampled meanwhile."""
     os.sync()
@@ -149,20 +167,12 @@ class Workloads:
 
         def body(_):
             started = time.monotonic()
-            processes = [subprocess.Popen(["curl", "-sS", "-w", CURL_FORMAT, *args], stdout=subprocess.PIPE,
-                                          stderr=subprocess.PIPE, text=True) for args in commands]
             results = []
-            try:
-                for process in processes:
-                    out, err = process.communicate(timeout=self.sizes.transfer_timeout)
-                    fields = out.split()
-                    status = int(fields[-2]) if process.returncode == 0 and len(fields) >= 2 else 0
-                    results.append((status, err.strip()[:200]))
-            finally:
-                for process in processes:
-                    if process.poll() is None:
-                        process.kill()
-                        process.wait()
+            for returncode, out, err in run_at_once([["curl", "-sS", "-w", CURL_FORMAT, *args] for args in commands],
+                                                    self.sizes.transfer_timeout):
+                fields = out.split()
+                status = int(fields[-2]) if returncode == 0 and len(fields) >= 2 else 0
+                results.append((status, err.strip()[:200]))
             return Outcome(_throughput(count * self.sizes.chunk, time.monotonic() - started), extra={"results": results})
 
         outcome = measured(server, body)
