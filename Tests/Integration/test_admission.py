@@ -84,6 +84,17 @@ def close_all(sockets: list[socket.socket]):
         sock.close()
 
 
+def timed_get(source: str, port: int, timeout: float) -> tuple[bytes, float]:
+    """PLAIN_GET on a new connection from `source`: the response and the seconds it took."""
+    fresh = connect_from(source, port)
+    started = time.monotonic()
+    fresh.sendall(PLAIN_GET)
+    response = read_response(fresh, timeout=timeout)
+    elapsed = time.monotonic() - started
+    fresh.close()
+    return response, elapsed
+
+
 def refusal_lines(daemon, client: str) -> list[str]:
     return [line for line in daemon.stderr_text().splitlines() if f"refused a connection from {client} " in line]
 
@@ -97,12 +108,7 @@ def test_slow_readers_from_17_addresses_cannot_lock_out_an_18th(daemon_factory):
     readers = open_slow_readers(daemon.port, sources, per_source=10)
     try:
         time.sleep(0.5)
-        fresh = connect_from(address(19), daemon.port)
-        started = time.monotonic()
-        fresh.sendall(PLAIN_GET)
-        response = read_response(fresh, timeout=5.0)
-        elapsed = time.monotonic() - started
-        fresh.close()
+        response, elapsed = timed_get(address(19), daemon.port, timeout=5.0)
         assert response.startswith(b"HTTP/1.1 200 ") and response.endswith(b"hello, filedrop\n"), response[:200]
         assert elapsed < 1.0, f"a fresh client waited {elapsed:.2f}s next to 170 slow readers"
         # Every slow reader was either served (its download stalls) or told why not: no resets.
@@ -162,12 +168,7 @@ def test_idle_keep_alive_connections_make_room_at_the_limit(daemon_factory):
             sock.sendall(PLAIN_GET)
             assert read_response(sock, timeout=3.0).startswith(b"HTTP/1.1 200 ")
             idle.append(sock)
-        fresh = connect_from(address(40), daemon.port)
-        started = time.monotonic()
-        fresh.sendall(PLAIN_GET)
-        response = read_response(fresh, timeout=3.0)
-        elapsed = time.monotonic() - started
-        fresh.close()
+        response, elapsed = timed_get(address(40), daemon.port, timeout=3.0)
         assert response.startswith(b"HTTP/1.1 200 "), response[:200]
         assert elapsed < 1.0, f"served after {elapsed:.2f}s with 16 idle keep-alive connections open"
         # Some idle connection was closed to make room, and the oldest went first.

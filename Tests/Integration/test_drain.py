@@ -34,13 +34,19 @@ def new_connection_outcome(host: str, port: int, timeout: float) -> str:
         return "503" if data.startswith(b"HTTP/1.1 503 ") else f"answered {data[:40]!r}"
 
 
-def test_sigterm_refuses_new_connections_at_once_while_an_upload_finishes(daemon_factory):
-    daemon = daemon_factory("--drain-timeout", "10s")
+def start_half_upload(daemon, name: str) -> tuple[object, bytes]:
+    """A PUT of SIZE random bytes with only the first half sent yet: the connection and body."""
     body = os.urandom(SIZE)
     upload = daemon.connect(timeout=10)
-    upload.send(build_request("PUT", "/files/during-drain.bin", headers=[("Content-Length", str(SIZE))]))
+    upload.send(build_request("PUT", f"/files/{name}", headers=[("Content-Length", str(SIZE))]))
     upload.send(body[:SIZE // 2])
     time.sleep(0.2)
+    return upload, body
+
+
+def test_sigterm_refuses_new_connections_at_once_while_an_upload_finishes(daemon_factory):
+    daemon = daemon_factory("--drain-timeout", "10s")
+    upload, body = start_half_upload(daemon, "during-drain.bin")
 
     os.kill(daemon.pid, signal.SIGTERM)
     deadline = time.monotonic() + 5.0
@@ -76,11 +82,7 @@ def test_a_socket_inherited_from_systemd_is_left_open_for_the_next_start(daemon_
     try:
         daemon = daemon_factory(pass_fds=(listener.fileno(),), command_prefix=wrapper)
         assert daemon.port == port, daemon.notification_value("X_FILEDROP_LISTEN")
-        body = os.urandom(SIZE)
-        upload = daemon.connect(timeout=10)
-        upload.send(build_request("PUT", "/files/inherited.bin", headers=[("Content-Length", str(SIZE))]))
-        upload.send(body[:SIZE // 2])
-        time.sleep(0.2)
+        upload, body = start_half_upload(daemon, "inherited.bin")
         os.kill(daemon.pid, signal.SIGTERM)
         daemon.wait_for_notification("STOPPING", 5.0)
         time.sleep(0.1)
