@@ -36,6 +36,13 @@ var targets: [Target] = [
         pkgConfig: "libcrypto",
         providers: [.apt(["libssl-dev"])]
     ),
+    // OpenSSL's libssl: TLS 1.2 and 1.3 for the HTTPS port (the same OpenSSL as libcrypto,
+    // from the same Debian package; a TLS stack is not something to write by hand).
+    .systemLibrary(
+        name: "CSSL",
+        pkgConfig: "libssl",
+        providers: [.apt(["libssl-dev"])]
+    ),
     // QR codes of the page's URL (terminal at start, /qr.svg for the page): libqrencode.
     .systemLibrary(
         name: "CQREncode",
@@ -53,7 +60,7 @@ var targets: [Target] = [
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt", "CSSL"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     // A client for Swift apps and the `filedrop send/get/ls` commands: Foundation only

@@ -25,6 +25,8 @@ public struct ConfigKey: Sendable {
     public let settableInFile: Bool
     /// Stores a valid value; returns false, leaving the configuration alone, for an invalid one.
     let apply: @Sendable (inout Configuration, String) -> Bool
+    /// For a list key: empties it, before a source that sets it replaces what lower ones gave.
+    let clearList: @Sendable (inout Configuration) -> Void
 
     public var flag: String { "--\(name)" }
 
@@ -54,9 +56,51 @@ public struct ConfigKey: Sendable {
         },
         ConfigKey(name: "listen", kind: .list(placeholder: "ADDRESS"), defaultText: "[::]:8080",
                   meaning: "Address to listen on, repeatable; [::], :PORT or PORT mean all IPv4 and IPv6 addresses. Unused when systemd passes sockets.",
-                  expected: "an address such as 127.0.0.1:8080, [::1]:8080 or 8080") { configuration, value in
+                  expected: "an address such as 127.0.0.1:8080, [::1]:8080 or 8080", clearList: { $0.listen = [] }) { configuration, value in
             guard let address = ListenAddress(parsing: value) else { return false }
             configuration.listen.append(address)
+            return true
+        },
+        ConfigKey(name: "https-listen", kind: .list(placeholder: "ADDRESS"), defaultText: "[::]:8443",
+                  meaning: "HTTPS address to listen on when tls is not off, repeatable; same syntax as listen.",
+                  expected: "an address such as 127.0.0.1:8443, [::1]:8443 or 8443", clearList: { $0.httpsListen = [] }) { configuration, value in
+            guard let address = ListenAddress(parsing: value) else { return false }
+            configuration.httpsListen.append(address)
+            return true
+        },
+        ConfigKey(name: "tls", kind: .value(placeholder: "MODE"), defaultText: "off",
+                  meaning: "HTTPS: off, auto (filedrop's own CA issues a certificate for every address served) or files (tls-cert and tls-key).",
+                  expected: "off, auto or files") { configuration, value in
+            guard let mode = TLSMode(rawValue: value) else { return false }
+            configuration.tls = mode
+            return true
+        },
+        ConfigKey(name: "tls-cert", kind: .value(placeholder: "FILE"), defaultText: "$CREDENTIALS_DIRECTORY/tls.crt if present",
+                  meaning: "PEM certificate (chain allowed) for tls = files.",
+                  expected: "a file path") { configuration, value in
+            guard isPlainText(value) else { return false }
+            configuration.tlsCertificateFile = value
+            return true
+        },
+        ConfigKey(name: "tls-key", kind: .value(placeholder: "FILE"), defaultText: "$CREDENTIALS_DIRECTORY/tls.key if present",
+                  meaning: "PEM private key for tls = files.",
+                  expected: "a file path") { configuration, value in
+            guard isPlainText(value) else { return false }
+            configuration.tlsKeyFile = value
+            return true
+        },
+        ConfigKey(name: "tls-dir", kind: .value(placeholder: "DIR"), defaultText: "the second StateDirectory= path if set, else ./filedrop-tls",
+                  meaning: "Where tls = auto keeps its CA (key mode 0600, never served) and server certificate; must not be inside save-dir.",
+                  expected: "a directory path") { configuration, value in
+            guard isPlainText(value) else { return false }
+            configuration.tlsDirectory = value
+            return true
+        },
+        ConfigKey(name: "http-mode", kind: .value(placeholder: "MODE"), defaultText: "redirect",
+                  meaning: "The plain-HTTP port while tls is on: redirect (pages go to HTTPS, passwords and uploads are refused), serve, or off.",
+                  expected: "redirect, serve or off") { configuration, value in
+            guard let mode = PlainHTTPMode(rawValue: value) else { return false }
+            configuration.httpMode = mode
             return true
         },
         ConfigKey(name: "save-dir", kind: .value(placeholder: "DIR"), defaultText: "$STATE_DIRECTORY if set, else ./uploads",
@@ -199,7 +243,8 @@ public struct ConfigKey: Sendable {
     ]
 
     private init(name: String, kind: Kind, defaultText: String, meaning: String, expected: String,
-                 settableInFile: Bool = true, apply: @escaping @Sendable (inout Configuration, String) -> Bool) {
+                 settableInFile: Bool = true, clearList: @escaping @Sendable (inout Configuration) -> Void = { _ in },
+                 apply: @escaping @Sendable (inout Configuration, String) -> Bool) {
         self.name = name
         self.kind = kind
         self.defaultText = defaultText
@@ -207,6 +252,7 @@ public struct ConfigKey: Sendable {
         self.expected = expected
         self.settableInFile = settableInFile
         self.apply = apply
+        self.clearList = clearList
         self.environmentVariable = "FILEDROP_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
     }
 

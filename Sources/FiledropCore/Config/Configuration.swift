@@ -3,6 +3,17 @@
 /// `ConfigKey.all` documents each member.
 public struct Configuration: Sendable, Equatable {
     public var listen: [ListenAddress] = [ListenAddress(host: "", port: 8080)]
+    /// HTTPS addresses; used only when `tls` is not `.off`.
+    public var httpsListen: [ListenAddress] = [ListenAddress(host: "", port: 8443)]
+    /// Whether HTTPS is served, and where its certificate comes from.
+    public var tls: TLSMode = .off
+    /// PEM certificate (chain allowed) and private key for `tls = files`.
+    public var tlsCertificateFile: String? = nil
+    public var tlsKeyFile: String? = nil
+    /// Where `tls = auto` keeps its CA and server certificate; never inside save-dir.
+    public var tlsDirectory: String = "./filedrop-tls"
+    /// What the plain-HTTP port does while HTTPS is on.
+    public var httpMode: PlainHTTPMode = .redirect
     public var saveDirectory: String = "./uploads"
     public var webRoot: String = "./web"
     /// Per file; nil means no limit.
@@ -55,6 +66,26 @@ public struct Configuration: Sendable, Equatable {
     /// The built-in defaults, before the environment-dependent ones
     /// (`save-dir`, `web-root`) are filled in by the loader.
     public init() {}
+}
+
+/// Where the HTTPS certificate comes from.
+public enum TLSMode: String, Sendable, Equatable, CaseIterable {
+    /// Plain HTTP only.
+    case off
+    /// filedrop's own CA (made on first start) issues a certificate for every address served.
+    case auto
+    /// `tls-cert` and `tls-key` (or systemd credentials `tls.crt` and `tls.key`).
+    case files
+}
+
+/// What the plain-HTTP port does while HTTPS is on.
+public enum PlainHTTPMode: String, Sendable, Equatable, CaseIterable {
+    /// Pages redirect to HTTPS; passwords and uploads are refused; `/ca.crt` and `/trust` are served.
+    case redirect
+    /// Everything is served over plain HTTP too.
+    case serve
+    /// No plain-HTTP port.
+    case off
 }
 
 /// What an upload does when its name is taken.

@@ -64,8 +64,20 @@ public enum ConfigurationLoader {
     static func defaults(environment: [String: String], fileExists: (String) -> Bool) -> Configuration {
         var configuration = Configuration()
         // systemd.exec(5): STATE_DIRECTORY holds the StateDirectory= paths, colon-separated.
-        if let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first {
-            configuration.saveDirectory = String(stateDirectory)
+        // The first is the save directory; a second one keeps the TLS keys out of it.
+        let stateDirectories = environment["STATE_DIRECTORY"]?.split(separator: ":") ?? []
+        if let saveDirectory = stateDirectories.first {
+            configuration.saveDirectory = String(saveDirectory)
+        }
+        if stateDirectories.count > 1 {
+            configuration.tlsDirectory = String(stateDirectories[1])
+        }
+        // systemd.exec(5) LoadCredential=: the key is readable by this process only.
+        if let credentials = environment["CREDENTIALS_DIRECTORY"] {
+            for (file, member) in [("tls.crt", \Configuration.tlsCertificateFile), ("tls.key", \Configuration.tlsKeyFile)]
+            where fileExists(credentials + "/" + file) {
+                configuration[keyPath: member] = credentials + "/" + file
+            }
         }
         if fileExists(packagedWebRoot) {
             configuration.webRoot = packagedWebRoot
@@ -79,7 +91,7 @@ public enum ConfigurationLoader {
         var listsStarted: Set<String> = []
         for setting in settings {
             if case .list = setting.key.kind, listsStarted.insert(setting.key.name).inserted {
-                configuration.listen = []
+                setting.key.clearList(&configuration)
             }
             guard setting.key.apply(&configuration, setting.value) else {
                 throw ConfigurationError(key: setting.key.name, value: setting.value,

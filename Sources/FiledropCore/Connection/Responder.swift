@@ -56,9 +56,12 @@ public struct RequestContext: Sendable {
     public var client: String
     /// Wall-clock time of the request, seconds since 1970.
     public var wallClockSeconds: Int64
+    /// Whether the request came over TLS (the HTTPS port).
+    public var isSecure: Bool
 
-    public init(client: String, wallClockSeconds: Int64) {
+    public init(client: String, wallClockSeconds: Int64, isSecure: Bool = false) {
         self.client = client
         self.wallClockSeconds = wallClockSeconds
+        self.isSecure = isSecure
     }
 }
