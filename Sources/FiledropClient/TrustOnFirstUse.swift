@@ -65,10 +65,10 @@ public struct TrustOnFirstUse: Sendable {
     }
 
     /// The decision. `inspect` makes one verified handshake (called at most once, and not
-    /// for `--ca`); `ask` puts the question to a person and returns nil when there is no
-    /// terminal to ask on.
+    /// for `--ca`); `ask` puts the question to a person (the certificate offered, and why
+    /// the system store refused it) and returns nil when there is no terminal to ask on.
     public func decide(inspect: () throws(FiledropClientError) -> Inspection,
-                       ask: (PeerCertificate) -> Bool?) throws(FiledropClientError) -> Decision {
+                       ask: (PeerCertificate, String?) -> Bool?) throws(FiledropClientError) -> Decision {
         switch requested {
         case .certificateAuthority(let file):
             return .certificateAuthority(file)
@@ -98,7 +98,7 @@ public struct TrustOnFirstUse: Sendable {
             }
             return .refused(.changed(address: address, known: first, seen: inspection.chain))
         }
-        switch ask(candidate) {
+        switch ask(candidate, inspection.systemFailure) {
         case true?: return .pinned(candidate, remember: true)
         case false?: return .refused(.declined(address: address))
         case nil: return .refused(.unknownServer(address: address, candidate: candidate, systemFailure: inspection.systemFailure))
