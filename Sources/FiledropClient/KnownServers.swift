@@ -37,8 +37,9 @@ public struct KnownServers: Sendable, Equatable {
     public init(parsing text: String) {
         entries = []
         malformedLines = []
-        for (index, rawLine) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = rawLine.hasSuffix("\r") ? rawLine.dropLast() : rawLine
+        // "\r\n" is one Character in Swift: a file saved with CRLF splits here too.
+        let lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
+        for (index, line) in lines.enumerated() {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
             guard fields.count >= 2, Self.isAddress(first),
