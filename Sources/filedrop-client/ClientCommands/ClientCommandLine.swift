@@ -186,7 +186,7 @@ struct ClientCommandLine {
             }
             if case .failure(var error) = outcome {
                 // The relay closed the connection unanswered: say why, not "no answer".
-                if let reason = relay?.failure, case .network = error { error = .untrustedServer(reason) }
+                if let failure = relay?.failure, case .network = error { error = failure }
                 ClientOutput.error("filedrop \(verb.rawValue): \(operand): \(error)")
                 if worst == .ok { worst = ExitCode(error) }
             }

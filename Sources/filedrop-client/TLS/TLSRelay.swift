@@ -7,7 +7,8 @@ import Glibc
 /// Linux (see `ServerTrust`): a listener on 127.0.0.1, port chosen by the kernel, that turns
 /// each connection URLSession makes into a TLS connection to the server which libssl
 /// verifies against `anchors`, host name included, before a byte is relayed. A connection
-/// that fails verification is closed unanswered and the reason kept for the error message.
+/// that fails verification (or cannot reach the server) is closed unanswered and the reason
+/// kept for the error message.
 /// It lives as long as the command.
 final class TLSRelay: @unchecked Sendable {
     /// `http://127.0.0.1:PORT`, for `FiledropClient.tlsRelay`.
@@ -18,7 +19,7 @@ final class TLSRelay: @unchecked Sendable {
     private let anchors: TLSAnchors
     private let timeout: Double
     private let lock = NSLock()
-    private var firstFailure: String?
+    private var firstFailure: FiledropClientError?
 
     init(host: String, port: Int, anchors: TLSAnchors, timeout: Double) throws(TLSConnectionError) {
         self.host = host
@@ -48,8 +49,9 @@ final class TLSRelay: @unchecked Sendable {
         Thread.detachNewThread { relay.acceptConnections() }
     }
 
-    /// Why the first connection to the server failed (verification or network), if one did.
-    var failure: String? { lock.withLock { firstFailure } }
+    /// Why the first connection to the server failed, if one did: `.untrustedServer` when
+    /// the certificate did not verify, `.network` when there was no TLS server to judge.
+    var failure: FiledropClientError? { lock.withLock { firstFailure } }
 
     private func acceptConnections() {
         while true {
@@ -71,14 +73,14 @@ final class TLSRelay: @unchecked Sendable {
             case .verified:
                 TLSRelayPump(plain: client, tls: connection, idleTimeout: timeout).run()
             case .untrusted(let reason):
-                record("\(reason) (for \(host) port \(port))")
+                record(.untrustedServer("\(reason) (for \(host) port \(port))"))
             }
         } catch {
-            record(error.description)
+            record(.network(error.description))
         }
     }
 
-    private func record(_ failure: String) {
+    private func record(_ failure: FiledropClientError) {
         lock.withLock { if firstFailure == nil { firstFailure = failure } }
     }
 }
