@@ -328,7 +328,7 @@ def start_expecting_failure(tmp_path: Path, cert: Path, key: Path, prefix: list[
 
 def broken_credentials(pki, tmp_path: Path) -> dict[str, tuple[Path, Path, Path]]:
     """name -> (cert, key, the file the sentence must name)."""
-    other_cert, other_key = pki.issue("mismatch", serial=99)
+    other_cert, other_key = pki.issue("mismatch")
     garbage = tmp_path / "garbage.pem"
     garbage.write_bytes(os.urandom(700))
     truncated = tmp_path / "truncated.pem"

@@ -75,7 +75,7 @@ class PausedUpload:
 
 
 def test_sighup_serves_the_renewed_certificate_while_an_old_upload_finishes(https_daemon, tls_pki, tmp_path):
-    cert_b, key_b = tls_pki.issue("renewed", serial=2)
+    cert_b, key_b = tls_pki.issue("renewed")
     live = tmp_path / "live"
     live.mkdir()
     cert, key = live / "tls.crt", live / "tls.key"
@@ -113,7 +113,7 @@ def test_sighup_serves_the_renewed_certificate_while_an_old_upload_finishes(http
     stored.unlink()
 
     # A renewal gone wrong: the key of another certificate. B stays; the log says why.
-    _, wrong_key = tls_pki.issue("stray", serial=3)
+    _, wrong_key = tls_pki.issue("stray")
     shutil.copyfile(wrong_key, key)
     log_before = len(daemon.stderr_text())
     os.kill(daemon.pid, signal.SIGHUP)

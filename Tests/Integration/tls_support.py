@@ -45,11 +45,14 @@ class TestPKI:
         ca, ca_key = make_ca(directory, "ca", "filedrop test CA")
         other_ca, _ = make_ca(directory, "other-ca", "filedrop test CA")  # same name, other key
         pki = cls(directory, ca, ca_key, Path(), Path(), other_ca)
-        pki.leaf, pki.key = pki.issue("leaf", serial=1)
+        pki.leaf, pki.key = pki.issue("leaf")
         return pki
 
-    def issue(self, name: str, serial: int, names: tuple[str, ...] = LEAF_NAMES) -> tuple[Path, Path]:
-        """A leaf `<name>.pem` and its key `<name>.key` signed by the test CA."""
+    def issue(self, name: str, serial: int | None = None, names: tuple[str, ...] = LEAF_NAMES) -> tuple[Path, Path]:
+        """A leaf `<name>.pem` and its key `<name>.key` signed by the test CA; the serial is
+        random (CA/Browser Forum: at least 64 bits of entropy) unless given."""
+        if serial is None:
+            serial = int.from_bytes(os.urandom(16), "big") >> 1
         return issue_leaf(self.directory, name, self.ca, self.ca_key, serial, names)
 
 
