@@ -90,6 +90,8 @@ def test_plain_http_gets_400_naming_the_https_url_and_is_closed(https_daemon, ho
     assert closed, f"the HTTPS port kept a plain-HTTP connection open: {data!r}"
     head, _, body = data.partition(b"\r\n\r\n")
     assert head.startswith(b"HTTP/1.1 400 "), data
+    # RFC 9112 §9.6: the server says it closes.
+    assert b"\r\nConnection: close" in head, head
     text = body.decode()
     assert "This port speaks HTTPS" in text
     # The request's own Host when it has one; a stand-in name when it has none.
