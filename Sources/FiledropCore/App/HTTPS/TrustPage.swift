@@ -150,7 +150,7 @@ struct TrustPage {
             <section class="panel" aria-labelledby="linux-heading">
             <h2 id="linux-heading">Linux</h2>
             <p><a href="/ca.crt" download>Download the certificate</a>, then, in a terminal in the folder it went to, on Debian and Ubuntu:</p>
-            <pre><code>openssl x509 -inform DER -in \(CertificateDownload.fileName) -out filedrop-ca.pem
+            <pre tabindex="0"><code>openssl x509 -inform DER -in \(CertificateDownload.fileName) -out filedrop-ca.pem
             openssl x509 -in filedrop-ca.pem -noout -fingerprint -sha256
             sudo cp filedrop-ca.pem /usr/local/share/ca-certificates/filedrop-ca.crt
             sudo update-ca-certificates</code></pre>
