@@ -147,3 +147,18 @@ def test_serve_mode_serves_everything_over_plain_http(daemon_factory, certificat
     assert (daemon.save_dir / "plain-put.txt").read_bytes() == b"clear\n"
     config = fetch(daemon.url + "/config.json")
     assert f'"https":{{"secure":false,"port":{daemon.https_port}'.encode() in config.body
+
+
+def test_the_page_over_plain_http_says_it_is_not_encrypted(chromium, daemon_factory, certificate):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    daemon = start(daemon_factory, certificate, "--http-mode", "serve")
+    context = chromium.new_context(viewport={"width": 390, "height": 844})
+    try:
+        page = context.new_page()
+        page.goto(daemon.url + "/")
+        note = page.locator("#connection-note")
+        sync_api.expect(note).to_be_visible()
+        sync_api.expect(note).to_contain_text("This connection is not encrypted")
+        assert note.locator("a").get_attribute("href") == daemon.https_url + "/"
+    finally:
+        context.close()
