@@ -1,10 +1,13 @@
 """The plain-HTTP port while HTTPS is on, against the real daemon (`--tls files` with a
-certificate made by the openssl CLI): pages are redirected to HTTPS with 308, a password or
-a file sent over plain HTTP is refused with the HTTPS URL and never stored, and the trust
-routes answer on both ports. Every HTTPS client here verifies the certificate for real.
+certificate made by the openssl CLI, and `--tls auto`): pages are redirected to HTTPS with
+308, a password or a file sent over plain HTTP is refused with the HTTPS URL and never
+stored, and the trust routes answer on both ports (`/ca.crt` and the profile with `auto`'s
+CA, a 404 saying why with the operator's certificate). Every HTTPS client here verifies the
+certificate for real.
 """
 
 import http.client
+import plistlib
 import ssl
 import subprocess
 import time
@@ -162,3 +165,63 @@ def test_the_page_over_plain_http_says_it_is_not_encrypted(chromium, daemon_fact
         assert note.locator("a").get_attribute("href") == daemon.https_url + "/"
     finally:
         context.close()
+
+
+def start_auto(daemon_factory, tmp_path):
+    tls_dir = tmp_path / "tls-auto"
+    daemon = daemon_factory("--tls", "auto", "--tls-dir", str(tls_dir), "--https-listen", "127.0.0.1:0",
+                            listen=["127.0.0.1:0"])
+    (host, port), = parse_listen_addresses(daemon.notification_value("X_FILEDROP_HTTPS_LISTEN") or "")
+    daemon.https_port = port
+    daemon.https_url = f"https://127.0.0.1:{port}"
+    return daemon
+
+
+def ca_from_plain_http(daemon, tmp_path):
+    """/ca.crt over plain HTTP, as a device fetches it before it trusts anything: (DER, PEM path, fingerprint)."""
+    reply = fetch(daemon.url + "/ca.crt")
+    assert reply.status == 200, reply
+    der = tmp_path / "served-ca.der"
+    der.write_bytes(reply.body)
+    pem = tmp_path / "served-ca.pem"
+    subprocess.run(["openssl", "x509", "-inform", "DER", "-in", str(der), "-out", str(pem)], check=True, capture_output=True)
+    line = subprocess.run(["openssl", "x509", "-in", str(pem), "-noout", "-fingerprint", "-sha256"],
+                          check=True, capture_output=True, text=True).stdout
+    return reply, pem, line.strip().split("=", 1)[1]
+
+
+def test_auto_serves_its_ca_over_plain_http_and_it_verifies_https(daemon_factory, tmp_path):
+    daemon = start_auto(daemon_factory, tmp_path)
+    reply, pem, fingerprint = ca_from_plain_http(daemon, tmp_path)
+    assert reply.header("Content-Type") == "application/x-x509-ca-cert"
+    assert reply.header("Content-Disposition") == 'attachment; filename="filedrop-ca.crt"'
+    # The same CA as the one in tls-dir, and the one the log names.
+    on_disk = subprocess.run(["openssl", "x509", "-in", str(tmp_path / "tls-auto" / "ca.crt"), "-outform", "DER"],
+                             check=True, capture_output=True).stdout
+    assert reply.body == on_disk
+    assert fingerprint in daemon.stderr_text()
+    again = fetch(daemon.url + "/ca.crt", headers={"If-None-Match": reply.header("ETag")})
+    assert again.status == 304
+    status, _, body = fetch_https(daemon, (pem, None), "/ca.crt")
+    assert status == 200 and body == reply.body
+    status, _, config = fetch_https(daemon, (pem, None), "/config.json")
+    assert f'"localCA":true,"fingerprint":"{fingerprint}"'.encode() in config
+
+
+def test_auto_profile_and_trust_page_carry_the_ca(daemon_factory, tmp_path):
+    daemon = start_auto(daemon_factory, tmp_path)
+    _, _, fingerprint = ca_from_plain_http(daemon, tmp_path)
+    certificate = fetch(daemon.url + "/ca.crt").body
+    profile = fetch(daemon.url + "/ca.mobileconfig")
+    assert profile.status == 200
+    assert profile.header("Content-Type") == "application/x-apple-aspen-config"
+    plist = plistlib.loads(profile.body)
+    assert plist["PayloadType"] == "Configuration"
+    assert plist["PayloadDisplayName"] == "filedrop CA on 127.0.0.1"
+    (root,) = plist["PayloadContent"]
+    assert root["PayloadType"] == "com.apple.security.root"
+    assert root["PayloadContent"] == certificate
+    page = fetch(daemon.url + "/trust", headers={"Accept": "text/html"})
+    assert page.status == 200
+    assert fingerprint.encode() in page.body
+    assert b'href="/ca.crt"' in page.body and b'href="/ca.mobileconfig"' in page.body
