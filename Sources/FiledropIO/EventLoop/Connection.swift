@@ -232,7 +232,11 @@ final class Connection: EventHandler, @unchecked Sendable {
             return
         }
         switch machine.inputEnded(now: loop.now, wallClock: loop.wallClockSeconds) {
-        case .close: close(loop: loop)
+        case .close:
+            // RFC 8446 §6.1: answer the client's close with ours; without it OpenSSL drops the
+            // session from its cache on SSL_free, and the client's next connection cannot resume.
+            tls?.sendCloseNotify()
+            close(loop: loop)
         default: want(loop, 0)
         }
     }
