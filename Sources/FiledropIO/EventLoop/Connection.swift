@@ -28,8 +28,6 @@ final class Connection: EventHandler, @unchecked Sendable {
     private var handshaking: Bool
     /// The handshake counts against head-timeout: a client that never finishes it is closed.
     private let handshakeDeadline: UInt64
-    /// Whether the first byte has been looked at (TLS or plain HTTP).
-    private var firstByteSeen = false
     private let configuration: ConnectionConfiguration
     private let secure: SecureListener?
     private let limits: HTTPLimits
@@ -107,13 +105,9 @@ final class Connection: EventHandler, @unchecked Sendable {
             fail(loop: loop)
             return
         }
-        if !firstByteSeen {
-            guard let plain = firstBytesArePlainHTTP() else { return }
-            firstByteSeen = true
-            if plain { answerPlainRequest(loop: loop, port: secure.port) }
-            if plain || !isOpen { return }
-        }
-        switch tls.handshake() {
+        switch tls.handshake(descriptor: descriptor) {
+        case .plainHTTP:
+            answerPlainRequest(loop: loop, port: secure.port)
         case .done:
             handshaking = false
             want(loop, EPOLLIN.rawValue)
@@ -140,16 +134,6 @@ final class Connection: EventHandler, @unchecked Sendable {
         machine = ConnectionStateMachine(configuration: oneRequest, responder: PlainRequestOnTLSPort(port: port),
                                          context: context, now: loop.now)
         readAvailable(loop: loop)
-    }
-
-    /// Looks at the first byte without taking it: a TLS connection opens with a handshake
-    /// record (22), an HTTP request with a method's capital letter. Nil while nothing has
-    /// arrived; true for plain HTTP.
-    private func firstBytesArePlainHTTP() -> Bool? {
-        var first: UInt8 = 0
-        let count = recv(descriptor, &first, 1, Int32(MSG_PEEK))
-        guard count == 1 else { return count == 0 ? false : nil }
-        return first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z")
     }
 
     // MARK: - Reading

@@ -19,7 +19,12 @@ final class TLSSession {
         case wantRead
         case wantWrite
         case failed(String)
+        /// The client spoke plain HTTP to the HTTPS port (nothing of it was taken).
+        case plainHTTP
     }
+
+    /// Whether the first byte has been looked at.
+    private var firstByteSeen = false
 
     init?(context: TLSContext, descriptor: Int32) {
         guard let ssl = SSL_new(context.context) else { return nil }
@@ -36,7 +41,17 @@ final class TLSSession {
         SSL_free(ssl)
     }
 
-    func handshake() -> HandshakeStep {
+    /// Moves the handshake on as far as the socket allows. Looks at the first byte first,
+    /// without taking it: a TLS client opens with a handshake record (22), an HTTP client
+    /// with a method's capital letter.
+    func handshake(descriptor: Int32) -> HandshakeStep {
+        if !firstByteSeen {
+            var first: UInt8 = 0
+            let count = recv(descriptor, &first, 1, Int32(MSG_PEEK))
+            if count < 0 { return .wantRead }
+            firstByteSeen = true
+            if count == 1 && first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z") { return .plainHTTP }
+        }
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 { return .done }
