@@ -156,8 +156,12 @@ class TlsWorkload:
         finally:
             running.stop()
             shutil.rmtree(root, ignore_errors=True)
-        failed = [f"{key}: {r['note']}" for key, r in results.items() if not r["ok"]]
-        return Outcome(0.0, ok=not failed, note="; ".join(failed)[:300],
+        failed = {key: r["note"] for key, r in results.items() if not r["ok"]}
+        if len(set(failed.values())) == 1 and len(failed) > 1:
+            note = f"{', '.join(failed)}: {next(iter(failed.values()))}"
+        else:
+            note = "; ".join(f"{key}: {text}" for key, text in failed.items())
+        return Outcome(0.0, ok=not failed, note=note[:300],
                        extra={"rows": results, "negotiated": negotiated})
 
     def _row(self, row, running, transfers, ca, run):
