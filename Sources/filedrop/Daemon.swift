@@ -73,9 +73,10 @@ final class Daemon {
         let responder = ReloadableResponder(app)
         self.responder = responder
 
-        let listeners = try openListeners()
-        let server = try HTTPServer(listeners: listeners, configuration: serverConfiguration(configuration),
-                                    responder: responder, log: log)
+        let tls = configuration.tls == .off ? nil : try TLSCertificates(configuration: configuration).makeContext()
+        let (listeners, secureListeners) = try openListeners()
+        let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners, tls: tls,
+                                    configuration: serverConfiguration(configuration), responder: responder, log: log)
         self.server = server
         try server.handleSignals(Self.handledSignals) { [unowned self] signal in
             if signal == SIGHUP { self.reload() } else { self.stop() }
@@ -84,13 +85,18 @@ final class Daemon {
         signal(SIGPIPE, SIG_IGN)
 
         let addresses = listeners.map(\.address)
+        let secureAddresses = secureListeners.map(\.address)
         let status = statusLine()
         let listen = addresses.map(\.description).joined(separator: ",")
-        notifications.send { $0.ready(status: status, extra: [("X_FILEDROP_LISTEN", listen)]) }
+        let httpsListen = secureAddresses.map(\.description).joined(separator: ",")
+        notifications.send { $0.ready(status: status, extra: [("X_FILEDROP_LISTEN", listen), ("X_FILEDROP_HTTPS_LISTEN", httpsListen)]) }
+        let served = (addresses.map { "http://\($0)" } + secureAddresses.map { "https://\($0)" }).joined(separator: ", ")
         log.log(LogEvent(level: .notice, kind: .started,
-                         message: "filedrop serving \(configuration.saveDirectory) on \(addresses.map(\.description).joined(separator: ", "))",
+                         message: "filedrop serving \(configuration.saveDirectory) on \(served)",
                          fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
-        let urls = LANURLs.urls(for: addresses)
+        if let tls { logTLS(tls) }
+        // The printed URLs and the QR code send people to HTTPS when it is on.
+        let urls = secureAddresses.isEmpty ? LANURLs.urls(for: addresses) : LANURLs.urls(for: secureAddresses, scheme: "https")
         for url in urls {
             log.log(LogEvent(level: .notice, message: "open \(url)"))
         }
@@ -117,8 +123,14 @@ final class Daemon {
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
                 readFile: readTextFile, fileExists: { access($0, F_OK) == 0 })
             guard case .run(let next) = command, let monitor else { return }
-            if next.listen != configuration.listen {
-                log.log(LogEvent(level: .warning, message: "listen addresses change only on restart; keeping the current sockets"))
+            if next.listen != configuration.listen || next.httpsListen != configuration.httpsListen || next.tls != configuration.tls {
+                log.log(LogEvent(level: .warning, message: "listen addresses and turning TLS on or off change only on restart; keeping the current sockets"))
+            }
+            // A renewed certificate: new connections get it, open ones keep theirs.
+            if configuration.tls != .off, let server, !server.secureListeners.isEmpty {
+                let tls = try TLSCertificates(configuration: next.tls == .off ? configuration : next).makeContext()
+                server.replaceTLSContext(tls)
+                logTLS(tls)
             }
             let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
             let storage = sameStorage ? self.storage! : try openSaveDirectory(next)
@@ -172,7 +184,8 @@ final class Daemon {
     private func statusLine() -> String {
         var parts: [String] = []
         if let server {
-            parts.append("listening on " + server.listeners.map(\.address.description).joined(separator: ", "))
+            let served = server.listeners.map { "http://\($0.address)" } + server.secureListeners.map { "https://\($0.address)" }
+            parts.append("listening on " + served.joined(separator: ", "))
         }
         if let monitor {
             let uploads = monitor.snapshot()
@@ -276,18 +289,36 @@ final class Daemon {
         }
     }
 
-    /// Sockets from systemd socket activation when there are any, else our own.
-    private func openListeners() throws -> [ListeningSocket] {
+    private func logTLS(_ tls: TLSContext) {
+        let path = tls.kernelTLSRequested
+            ? "kernel TLS when the connection's cipher allows it (sendfile stays zero-copy)"
+            : "records encrypted in user space (this kernel offers no tls upper-layer protocol)"
+        log.log(LogEvent(level: .notice, message: "HTTPS (TLS 1.2 and 1.3) with the certificate SHA-256 \(tls.fingerprintSHA256); \(path)",
+                         fields: [("tls_fingerprint", tls.fingerprintSHA256)]))
+    }
+
+    /// Plain and HTTPS sockets: from systemd socket activation when there are any (the
+    /// HTTPS ones named `https` by FileDescriptorName=), else our own.
+    private func openListeners() throws -> (plain: [ListeningSocket], secure: [ListeningSocket]) {
         let activated = SocketActivation.listenFileDescriptors()
         if !activated.isEmpty {
-            return try activated.map { try ListeningSocket(adopting: $0.fd) }
-        }
-        return try configuration.listen.map { address in
-            do {
-                return try ListeningSocket.bind(host: address.host, port: address.port)
-            } catch {
-                throw StartupError(message: "cannot listen on \(address): \(error)", exitCode: 1)
+            if configuration.tls == .off, let https = activated.first(where: { $0.name == "https" }) {
+                throw StartupError(message: "systemd passed an HTTPS socket (fd \(https.fd), FileDescriptorName=https) but tls is off", exitCode: 2)
             }
+            let plain = try activated.filter { $0.name != "https" }.map { try ListeningSocket(adopting: $0.fd) }
+            let secure = try activated.filter { $0.name == "https" }.map { try ListeningSocket(adopting: $0.fd) }
+            return (plain, secure)
+        }
+        let plainAddresses = configuration.tls != .off && configuration.httpMode == .off ? [] : configuration.listen
+        let secureAddresses = configuration.tls == .off ? [] : configuration.httpsListen
+        return (try plainAddresses.map(bind), try secureAddresses.map(bind))
+    }
+
+    private func bind(_ address: ListenAddress) throws -> ListeningSocket {
+        do {
+            return try ListeningSocket.bind(host: address.host, port: address.port)
+        } catch {
+            throw StartupError(message: "cannot listen on \(address): \(error)", exitCode: 1)
         }
     }
 

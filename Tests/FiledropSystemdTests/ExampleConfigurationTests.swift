@@ -3,7 +3,8 @@ import Glibc
 import Testing
 
 /// packaging/filedrop.conf documents every file key with its default: uncommenting every
-/// key line must give exactly the defaults.
+/// key line must give exactly the defaults, but for the one line the package sets
+/// (`tls = auto`). password-hash, tls-cert and tls-key show examples, not defaults.
 @Suite struct ExampleConfigurationTests {
     /// Tests/FiledropSystemdTests/<this file> -> the package root.
     static let path: String = {
@@ -35,17 +36,20 @@ import Testing
         }
 
         let uncommented = lines.map { line in
-            keyLines.contains(line) && !line.hasPrefix("#password-hash") ? String(line.dropFirst()) : line
+            let example = ["#password-hash", "#tls-cert", "#tls-key"].contains { line.hasPrefix($0) }
+            return keyLines.contains(line) && !example ? String(line.dropFirst()) : line
         }.joined(separator: "\n")
         let command = try ConfigurationLoader.parse(
             arguments: ["--config", "/example.conf"],
-            environment: ["STATE_DIRECTORY": "/var/lib/filedrop"],
+            environment: ["STATE_DIRECTORY": "/var/lib/filedrop:/var/lib/filedrop-tls"],
             readFile: { $0 == "/example.conf" ? uncommented : nil },
             fileExists: { $0 == ConfigurationLoader.packagedWebRoot })
         var expected = Configuration()
         expected.saveDirectory = "/var/lib/filedrop"
         expected.webRoot = ConfigurationLoader.packagedWebRoot
         expected.configFile = "/example.conf"
+        expected.tls = .auto
+        expected.tlsDirectory = "/var/lib/filedrop-tls"
         #expect(command == .run(expected))
     }
 }

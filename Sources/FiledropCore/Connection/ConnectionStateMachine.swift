@@ -296,7 +296,7 @@ public struct ConnectionStateMachine {
         // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
         let pending = PendingBody(framing: framing, keepAlive: keepAlive,
                                   expectsContinue: head.expectsContinue && head.version == .http1_1)
-        let requestContext = RequestContext(client: context.client, wallClockSeconds: wallClock)
+        let requestContext = RequestContext(client: context.client, wallClockSeconds: wallClock, isSecure: context.isSecure)
         return carryOut(responder.route(head, context: requestContext), pending, now: now, wallClock: wallClock)
     }
 

@@ -21,6 +21,19 @@ final class Connection: EventHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var writer = OutboundWriter()
     /// False once the descriptor is closed. Work handed out before may still come back.
     @exclusivity(unchecked) private var isOpen = true
+    /// The TLS state on the HTTPS port; nil for plain HTTP (and for a plain request that
+    /// arrived at the HTTPS port, answered in clear and closed).
+    private var tls: TLSSession?
+    /// True on the HTTPS port until the handshake is done; no HTTP byte is read before.
+    private var handshaking: Bool
+    /// The handshake counts against head-timeout: a client that never finishes it is closed.
+    private let handshakeDeadline: UInt64
+    /// A plain-HTTP request on the HTTPS port: answered with a 400 naming the HTTPS URL, then closed.
+    private var plainOnTLSPort = false
+    /// Whether the first byte has been looked at (TLS or plain HTTP).
+    private var firstByteSeen = false
+    private let configuration: ConnectionConfiguration
+    private let secure: SecureListener?
     private let limits: HTTPLimits
     private let log: any LogSink
     /// Whether finished requests are logged (`access-log`).
@@ -50,17 +63,22 @@ final class Connection: EventHandler, @unchecked Sendable {
     private static let readBudget = bodyReadSize
 
     init(descriptor: Int32, peer: SocketAddress, configuration: ConnectionConfiguration, responder: any HTTPResponder,
-         workers: WorkerPool, log: any LogSink, onClose: @escaping (Connection) -> Void) {
+         secure: SecureListener? = nil, workers: WorkerPool, log: any LogSink, onClose: @escaping (Connection) -> Void) {
         self.descriptor = descriptor
         self.peer = peer.host
+        self.configuration = configuration
+        self.secure = secure
+        tls = secure.flatMap { TLSSession(context: $0.context, descriptor: descriptor) }
+        handshaking = secure != nil
+        let now = Clock.monotonicNanoseconds()
+        handshakeDeadline = now &+ configuration.headTimeout
         self.limits = configuration.limits
         self.accessLog = configuration.accessLog
         self.workers = workers
         self.log = log
         self.onClose = onClose
-        let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds())
-        machine = ConnectionStateMachine(configuration: configuration, responder: responder, context: context,
-                                         now: Clock.monotonicNanoseconds())
+        let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds(), isSecure: secure != nil)
+        machine = ConnectionStateMachine(configuration: configuration, responder: responder, context: context, now: now)
     }
 
     /// True between requests: nothing of a request has arrived.
@@ -71,11 +89,64 @@ final class Connection: EventHandler, @unchecked Sendable {
             fail(loop: loop)
             return
         }
-        if machine.isWriting {
+        if handshaking {
+            continueHandshake(loop: loop)
+        } else if machine.isWriting {
             if events & EPOLLOUT.rawValue != 0 { continueWriting(loop: loop) }
         } else if machine.wantsInput {
-            if events & EPOLLIN.rawValue != 0 { readAvailable(loop: loop) }
+            // A TLS read may wait for the socket to take bytes (a key update's answer).
+            if events & EPOLLIN.rawValue != 0 || (tls?.readWantsWrite == true && events & EPOLLOUT.rawValue != 0) {
+                readAvailable(loop: loop)
+            }
         }
+    }
+
+    // MARK: - TLS handshake
+
+    private func continueHandshake(loop: EventLoop) {
+        guard let tls, let secure else { return }
+        if !firstByteSeen {
+            guard let plain = firstBytesArePlainHTTP() else { return }
+            firstByteSeen = true
+            if plain { answerPlainRequest(loop: loop, port: secure.port) }
+            if plain || !isOpen { return }
+        }
+        switch tls.handshake() {
+        case .done:
+            handshaking = false
+            want(loop, EPOLLIN.rawValue)
+            // The first request may have come with the handshake's last flight, already read.
+            readAvailable(loop: loop)
+        case .wantRead:
+            want(loop, EPOLLIN.rawValue)
+        case .wantWrite:
+            want(loop, EPOLLOUT.rawValue)
+        case .failed(let reason):
+            log.log(LogEvent(level: .debug, message: "TLS handshake with \(peer) failed: \(reason)", fields: [("client", peer)]))
+            fail(loop: loop)
+        }
+    }
+
+    /// Answers in clear text through the ordinary machinery, with a responder that only
+    /// says where HTTPS is; the connection closes once that is sent.
+    private func answerPlainRequest(loop: EventLoop, port: UInt16) {
+        plainOnTLSPort = true
+        tls = nil
+        handshaking = false
+        let context = RequestContext(client: peer, wallClockSeconds: loop.wallClockSeconds)
+        machine = ConnectionStateMachine(configuration: configuration, responder: PlainRequestOnTLSPort(port: port),
+                                         context: context, now: loop.now)
+        readAvailable(loop: loop)
+    }
+
+    /// Looks at the first byte without taking it: a TLS connection opens with a handshake
+    /// record (22), an HTTP request with a method's capital letter. Nil while nothing has
+    /// arrived; true for plain HTTP.
+    private func firstBytesArePlainHTTP() -> Bool? {
+        var first: UInt8 = 0
+        let count = recv(descriptor, &first, 1, Int32(MSG_PEEK))
+        guard count == 1 else { return count == 0 ? false : nil }
+        return first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z")
     }
 
     // MARK: - Reading
@@ -96,13 +167,17 @@ final class Connection: EventHandler, @unchecked Sendable {
             let result: IOResult<Int>
             do {
                 result = try inbound.writeWithUnsafeMutableBytes { (space) throws(SystemError) -> IOResult<Int> in
-                    try nonBlockingSyscall("read") { read(descriptor, space.baseAddress, space.count) }
+                    if let tls { return try tls.read(into: space) }
+                    return try nonBlockingSyscall("read") { read(descriptor, space.baseAddress, space.count) }
                 }
             } catch {
                 fail(loop: loop)
                 return
             }
-            guard case .done(let count) = result else { break }
+            guard case .done(let count) = result else {
+                if let tls { want(loop, EPOLLIN.rawValue | (tls.readWantsWrite ? EPOLLOUT.rawValue : 0)) }
+                break
+            }
             if count == 0 {
                 inputEnded(loop: loop)
                 return
@@ -114,16 +189,30 @@ final class Connection: EventHandler, @unchecked Sendable {
                 process(loop: loop)
             }
             // A short read drained the socket; epoll (level-triggered) reports the next bytes.
-            if count < free { break }
+            // Not so for what OpenSSL has already read: that must be asked for.
+            if count < free && tls?.hasPendingInput != true { break }
         }
         updateReceiveLowWatermark()
+        if budget <= 0, isOpen, machine.wantsInput, tls?.hasPendingInput == true {
+            // The budget ran out with records OpenSSL holds: epoll will not report them.
+            loop.execute { [self] in if isOpen && machine.wantsInput { readAvailable(loop: loop) } }
+        }
     }
 
     private func updateReceiveLowWatermark() {
         // Only bytes the framing promises: waiting for more than the client will send would stall.
-        let certain = machine.wantsInput && inbound.readableCount == 0 ? machine.bodyBytesCertainToFollow : 0
+        var certain = machine.wantsInput && inbound.readableCount == 0 ? machine.bodyBytesCertainToFollow : 0
+        if let tls {
+            // Part of what is promised may already sit in OpenSSL's buffer, or in the record
+            // the next read completes: wait only for what is surely still on the wire.
+            certain = tls.hasPendingInput || certain <= Self.tlsReadSlack ? 0 : certain - Self.tlsReadSlack
+        }
         setReceiveLowWatermark(Int32(min(certain, UInt64(Self.bodyReadSize))))
     }
+
+    /// More than OpenSSL's read buffer holds (a record and its header): what of a promised
+    /// body may already have left the socket.
+    private static let tlsReadSlack: UInt64 = 40 * 1024
 
     private func setReceiveLowWatermark(_ bytes: Int32) {
         var wanted = max(bytes, 1)
@@ -168,7 +257,8 @@ final class Connection: EventHandler, @unchecked Sendable {
         let progress: OutboundWriter.Progress
         let sentBefore = writer.bodyBytesSent
         do {
-            progress = try writer.write(to: descriptor)
+            progress = try tls.map { tls throws(SystemError) in try writer.write(to: descriptor, tls: tls, scratch: loop.tlsScratch) }
+                ?? writer.write(to: descriptor)
         } catch {
             logRequest(failed: true)
             fail(loop: loop)
@@ -185,7 +275,8 @@ final class Connection: EventHandler, @unchecked Sendable {
                 carryOut(machine.interimSent(now: loop.now), loop: loop)
             } else {
                 logRequest(failed: false)
-                carryOut(machine.responseSent(now: loop.now), loop: loop)
+                // Nothing more is said in clear text on the HTTPS port.
+                carryOut(plainOnTLSPort ? .close : machine.responseSent(now: loop.now), loop: loop)
             }
         }
     }
@@ -244,6 +335,10 @@ final class Connection: EventHandler, @unchecked Sendable {
     // MARK: - Time and shutdown
 
     func checkTimeouts(loop: EventLoop, now: UInt64) {
+        if handshaking {
+            if now >= handshakeDeadline { fail(loop: loop) }
+            return
+        }
         // Every tick, wake for any queued byte: a client that slows down mid-body is then read
         // (and its progress seen by the body timeout) within a tick, not after a whole block.
         setReceiveLowWatermark(1)
@@ -287,7 +382,12 @@ final class Connection: EventHandler, @unchecked Sendable {
         case .readMore:
             want(loop, EPOLLIN.rawValue)
             process(loop: loop)
-            updateReceiveLowWatermark()
+            // Records OpenSSL read while the machine waited are not announced by epoll.
+            if tls?.hasPendingInput == true && machine.wantsInput && inbound.readableCount == 0 {
+                readAvailable(loop: loop)
+            } else {
+                updateReceiveLowWatermark()
+            }
         case .sendInterim(let bytes):
             writer.startInterim(bytes)
             continueWriting(loop: loop)
@@ -297,10 +397,12 @@ final class Connection: EventHandler, @unchecked Sendable {
             continueWriting(loop: loop)
         case .close where machine.wantsLinger:
             // Half-close so the client reads our answer, then drain what it still sends.
+            tls?.sendCloseNotify()
             shutdown(descriptor, Int32(SHUT_WR))
             inbound.consume(inbound.readableCount)
             want(loop, EPOLLIN.rawValue)
         case .close:
+            tls?.sendCloseNotify()
             close(loop: loop)
         }
     }

@@ -37,6 +37,16 @@ public final class EventLoop: @unchecked Sendable {
     private(set) var now: UInt64
     /// Wall-clock seconds since 1970 when epoll_wait last returned (Date headers).
     private(set) var wallClockSeconds: Int64
+    /// Where this loop's TLS connections stage what they encrypt: a file's bytes on their way
+    /// into OpenSSL, a head joined with its body. Shared, since one connection at a time runs
+    /// and none needs it kept between calls. Made on first use.
+    private var tlsScratchBuffer: UnsafeMutableRawBufferPointer?
+    var tlsScratch: UnsafeMutableRawBufferPointer {
+        if let tlsScratchBuffer { return tlsScratchBuffer }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        tlsScratchBuffer = buffer
+        return buffer
+    }
 
     init(index: Int) throws(SystemError) {
         self.index = index
@@ -52,6 +62,7 @@ public final class EventLoop: @unchecked Sendable {
     deinit {
         close(wakeDescriptor)
         close(epoll)
+        tlsScratchBuffer?.deallocate()
     }
 
     /// Connections and other handlers currently registered (for shutdown and timeouts).

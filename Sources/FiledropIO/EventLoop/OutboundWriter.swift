@@ -72,7 +72,10 @@ struct OutboundWriter {
         headBytesLeft = bytes.count
     }
 
-    mutating func write(to fd: Int32, budget: Int = 4 << 20) throws(SystemError) -> Progress {
+    /// Sends what it can to `fd`, through `tls` when the connection speaks TLS (its file
+    /// regions then pass through `scratch`, the loop's buffer, unless the kernel encrypts).
+    mutating func write(to fd: Int32, tls: TLSSession? = nil, scratch: UnsafeMutableRawBufferPointer? = nil,
+                        budget: Int = 4 << 20) throws(SystemError) -> Progress {
         var written = 0
         while written < budget {
             if segments.isEmpty {
@@ -85,8 +88,13 @@ struct OutboundWriter {
                 var following: ArraySlice<UInt8>?
                 if segments.count > 1, case .bytes(let next) = segments[1] { following = next }
                 let more = !(segments.count == (following == nil ? 1 : 2) && source == nil)
-                let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
-                let result = try nonBlockingSyscall("sendmsg") { Self.send(bytes, then: following, to: fd, flags: flags) }
+                let result: IOResult<Int>
+                if let tls {
+                    result = try Self.send(bytes, then: following, through: tls, scratch: scratch)
+                } else {
+                    let flags = Int32(MSG_NOSIGNAL) | (more ? Int32(MSG_MORE) : 0)
+                    result = try nonBlockingSyscall("sendmsg") { Self.send(bytes, then: following, to: fd, flags: flags) }
+                }
                 guard case .done(let count) = result else { return .wouldBlock }
                 written += count
                 let headPart = min(count, headBytesLeft)
@@ -100,7 +108,12 @@ struct OutboundWriter {
                     segments.removeFirst()
                     continue
                 }
-                let result = try nonBlockingSyscall("sendfile") { sendfile(fd, region.file.descriptor, &offset, wanted) }
+                let result: IOResult<Int>
+                if let tls, let scratch {
+                    result = try tls.sendFile(region.file.descriptor, offset: UInt64(offset), length: wanted, scratch: scratch)
+                } else {
+                    result = try nonBlockingSyscall("sendfile") { sendfile(fd, region.file.descriptor, &offset, wanted) }
+                }
                 guard case .done(let count) = result else { return .wouldBlock }
                 if count == 0 {
                     // The file shrank under us: the promised length can no longer be met.
@@ -134,6 +147,22 @@ struct OutboundWriter {
             }
         }
     }
+
+    /// Through TLS: a head and a small body are joined in `scratch` to go as one record (one
+    /// system call, one record's overhead); anything bigger goes piece by piece.
+    private static func send(_ first: ArraySlice<UInt8>, then second: ArraySlice<UInt8>?, through tls: TLSSession,
+                             scratch: UnsafeMutableRawBufferPointer?) throws(SystemError) -> IOResult<Int> {
+        if let second, let scratch, first.count + second.count <= min(scratch.count, tlsRecordSize) {
+            first.withUnsafeBytes { scratch.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: first.count) }
+            second.withUnsafeBytes { (scratch.baseAddress! + first.count).copyMemory(from: $0.baseAddress!, byteCount: second.count) }
+            return try tls.write(UnsafeRawBufferPointer(rebasing: scratch[..<(first.count + second.count)]))
+        }
+        let result = first.withUnsafeBytes { bytes in Result { () throws(SystemError) in try tls.write(bytes) } }
+        return try result.get()
+    }
+
+    /// The most plaintext one TLS record carries (RFC 8446 §5.1).
+    private static let tlsRecordSize = 16 * 1024
 
     /// Drops `count` sent bytes from the front of the leading byte segments (never empty:
     /// `append` skips empty ones, and a head is never empty).

@@ -9,13 +9,16 @@ final class Acceptor: EventHandler {
     var descriptor: Int32 { listener.descriptor }
     /// Whether the loop polls the listener for this acceptor now; touched only on that loop.
     var isPolled = false
+    /// Whether the listener is an HTTPS port: its connections start with a TLS handshake.
+    let isSecure: Bool
 
     /// EPOLLEXCLUSIVE: one loop wakes per new connection, not all of them. Such registrations
     /// cannot be changed with EPOLL_CTL_MOD (EINVAL), so pausing is DEL and resuming ADD.
     static let events = EPOLLIN.rawValue | EPOLLEXCLUSIVE.rawValue
 
-    init(listener: ListeningSocket, server: HTTPServer) {
+    init(listener: ListeningSocket, isSecure: Bool, server: HTTPServer) {
         self.listener = listener
+        self.isSecure = isSecure
         self.server = server
     }
 
@@ -24,7 +27,7 @@ final class Acceptor: EventHandler {
         // ends early once the server is full, leaving the rest in the backlog.
         for _ in 0..<64 where server.isAccepting {
             switch try? listener.accept() {
-            case .done(let (fd, peer)): server.accepted(fd, peer: peer, loop: loop)
+            case .done(let (fd, peer)): server.accepted(fd, peer: peer, secure: isSecure ? listener.address.port : nil, loop: loop)
             case .wouldBlock, nil: return
             }
         }

@@ -28,7 +28,12 @@ public struct ServerConfiguration: Sendable {
 /// The HTTP/1.1 server: a few event loops, each accepting from every listening socket
 /// (EPOLLEXCLUSIVE spreads the accepts) and owning the connections it accepted.
 public final class HTTPServer: @unchecked Sendable {
+    /// Plain-HTTP listeners.
     public let listeners: [ListeningSocket]
+    /// HTTPS listeners: their connections start with a TLS handshake.
+    public let secureListeners: [ListeningSocket]
+    /// The context new HTTPS connections start from; replaced when the certificate changes.
+    private let tlsContext: Mutex<TLSContext?>
     private let configuration: ServerConfiguration
     private let admission: ConnectionAdmission
     /// One per loop, by loop index: the given responder's per-loop instances when it is a
@@ -53,8 +58,12 @@ public final class HTTPServer: @unchecked Sendable {
     /// One notice per burst of refusals (per address) or of reaching the limit.
     private let notices = Mutex(NoticeThrottle(interval: 10_000_000_000))
 
-    public init(listeners: [ListeningSocket], configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink) throws(SystemError) {
+    public init(listeners: [ListeningSocket], secureListeners: [ListeningSocket] = [], tls: TLSContext? = nil,
+                configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink) throws(SystemError) {
+        precondition(secureListeners.isEmpty || tls != nil, "HTTPS listeners need a TLS context")
         self.listeners = listeners
+        self.secureListeners = secureListeners
+        tlsContext = Mutex(tls)
         self.configuration = configuration
         admission = ConnectionAdmission(maxConnections: configuration.maxConnections,
                                         maxConnectionsPerClient: configuration.maxConnectionsPerClient)
@@ -69,7 +78,10 @@ public final class HTTPServer: @unchecked Sendable {
         responders = loops.map { loop in
             (responder as? any PerLoopResponder)?.responder(forLoop: loop.index) ?? responder
         }
-        acceptors = loops.map { _ in listeners.map { Acceptor(listener: $0, server: self) } }
+        acceptors = loops.map { _ in
+            listeners.map { Acceptor(listener: $0, isSecure: false, server: self) }
+                + secureListeners.map { Acceptor(listener: $0, isSecure: true, server: self) }
+        }
         for loop in loops {
             for acceptor in acceptors[loop.index] {
                 try loop.register(acceptor, events: Acceptor.events)
@@ -77,6 +89,12 @@ public final class HTTPServer: @unchecked Sendable {
             }
             loop.onTick.append { [unowned self] loop in self.tick(loop) }
         }
+    }
+
+    /// New HTTPS connections use `context` (a renewed or re-issued certificate); those open
+    /// keep theirs until they close, so nothing in flight is dropped. Callable from any thread.
+    public func replaceTLSContext(_ context: TLSContext) {
+        tlsContext.withLock { $0 = context }
     }
 
     /// Open connections on all loops.
@@ -106,7 +124,7 @@ public final class HTTPServer: @unchecked Sendable {
         let threads = loops.map { loop in startNamedThread("loop-\(loop.index)") { loop.run() } }
         for thread in threads { pthread_join(thread, nil) }
         workers.shutdown(deadline: drainDeadline.load(ordering: .relaxed) &+ Self.workGrace)
-        for listener in listeners { listener.close() }
+        for listener in listeners + secureListeners { listener.close() }
     }
 
     /// Stops accepting, closes idle connections, lets requests in progress finish until
@@ -134,10 +152,11 @@ public final class HTTPServer: @unchecked Sendable {
 
     /// Answers what waits in the backlogs of the sockets we bound with 503, then closes them.
     private func closeBoundListeners() {
-        for listener in listeners where !listener.isInherited {
+        let plain = Set(listeners.map(\.descriptor))
+        for listener in listeners + secureListeners where !listener.isInherited {
             for _ in 0..<configuration.maxConnections {
                 guard case .done(let (fd, _))? = try? listener.accept() else { break }
-                Refusal.shuttingDown.answer(fd)
+                Refusal.shuttingDown.answer(fd, secure: !plain.contains(listener.descriptor))
             }
             listener.close()
         }
@@ -167,9 +186,10 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: - Admission
 
-    func accepted(_ fd: Int32, peer: SocketAddress, loop: EventLoop) {
+    /// `secure` is the HTTPS port the connection came to, nil for plain HTTP.
+    func accepted(_ fd: Int32, peer: SocketAddress, secure: UInt16?, loop: EventLoop) {
         if draining.load(ordering: .relaxed) {
-            Refusal.shuttingDown.answer(fd)
+            Refusal.shuttingDown.answer(fd, secure: secure != nil)
             return
         }
         // The slot is taken before the decision, so loops accepting at once never overshoot.
@@ -182,7 +202,7 @@ public final class HTTPServer: @unchecked Sendable {
         }
         guard decision == .admit else {
             connectionCount.wrappingSubtract(1, ordering: .relaxed)
-            refuse(fd, client: peer.host, decision: decision, open: open - 1, loop: loop)
+            refuse(fd, client: peer.host, decision: decision, open: open - 1, secure: secure != nil, loop: loop)
             return
         }
         if open >= configuration.maxConnections { updateAcceptingPause() }
@@ -192,14 +212,14 @@ public final class HTTPServer: @unchecked Sendable {
         // connections, which would otherwise all stay on the loop that woke.
         let target = loops[nextLoop.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
         if target === loop {
-            adopt(fd, peer: peer, on: loop)
+            adopt(fd, peer: peer, secure: secure, on: loop)
         } else {
-            let box = AcceptedSocket(descriptor: fd, peer: peer)
-            target.execute { [unowned self] in self.adopt(box.descriptor, peer: box.peer, on: target) }
+            let box = AcceptedSocket(descriptor: fd, peer: peer, secure: secure)
+            target.execute { [unowned self] in self.adopt(box.descriptor, peer: box.peer, secure: box.secure, on: target) }
         }
     }
 
-    private func refuse(_ fd: Int32, client: String, decision: ConnectionAdmission.Decision, open: Int, loop: EventLoop) {
+    private func refuse(_ fd: Int32, client: String, decision: ConnectionAdmission.Decision, open: Int, secure: Bool, loop: EventLoop) {
         let refusal: Refusal
         let reason: String
         switch decision {
@@ -208,7 +228,7 @@ public final class HTTPServer: @unchecked Sendable {
         case .serverFull:
             // Another loop filled the last slot while this one accepted; the limit's own
             // notice covers it.
-            Refusal.serverFull.answer(fd)
+            Refusal.serverFull.answer(fd, secure: secure)
             return
         case .clientAtCap:
             refusal = .clientAtCap
@@ -217,7 +237,7 @@ public final class HTTPServer: @unchecked Sendable {
             refusal = .clientOverShare
             reason = "it holds its fair share of \(share) while \(open) of \(configuration.maxConnections) connections are open"
         }
-        refusal.answer(fd)
+        refusal.answer(fd, secure: secure)
         guard let unlogged = notices.withLock({ $0.note("client " + client, now: loop.now) }) else { return }
         let more = unlogged > 0 ? " (\(unlogged) more refused since the last notice)" : ""
         log.log(LogEvent(level: .notice, message: "refused a connection from \(client) with 503: \(reason)\(more)",
@@ -282,16 +302,17 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    private func adopt(_ fd: Int32, peer: SocketAddress, on loop: EventLoop) {
+    private func adopt(_ fd: Int32, peer: SocketAddress, secure port: UInt16?, on loop: EventLoop) {
         // Handed over by another loop after this one began draining: it would never be told.
         if draining.load(ordering: .relaxed) {
-            Refusal.shuttingDown.answer(fd)
+            Refusal.shuttingDown.answer(fd, secure: port != nil)
             connectionClosed(client: peer.host)
             return
         }
+        let secure = port.flatMap { port in tlsContext.withLock { $0 }.map { SecureListener(context: $0, port: port) } }
         let connection = Connection(
             descriptor: fd, peer: peer, configuration: configuration.connection, responder: responders[loop.index],
-            workers: workers, log: log,
+            secure: secure, workers: workers, log: log,
             onClose: { [unowned self] _ in self.connectionClosed(client: peer.host) })
         do {
             try loop.register(connection, events: EPOLLIN.rawValue)
@@ -315,4 +336,12 @@ public final class HTTPServer: @unchecked Sendable {
 private struct AcceptedSocket: Sendable {
     let descriptor: Int32
     let peer: SocketAddress
+    let secure: UInt16?
+}
+
+/// What a connection accepted on an HTTPS port starts from.
+struct SecureListener {
+    let context: TLSContext
+    /// The port it arrived on, for the URL a plain-HTTP request there is sent to.
+    let port: UInt16
 }

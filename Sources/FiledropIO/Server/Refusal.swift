@@ -46,7 +46,13 @@ enum Refusal {
     /// Input already queued is read away first: closing a socket with unread input makes the
     /// kernel send a reset in place of our answer (RFC 9293 §3.10.7.1, as Linux does). The
     /// answer fits any fresh send buffer; should it not, it is cut (EAGAIN is ignored).
-    func answer(_ descriptor: Int32) {
+    ///
+    /// On the HTTPS port no clear-text answer can be read: the socket is just closed.
+    func answer(_ descriptor: Int32, secure: Bool = false) {
+        if secure {
+            Glibc.close(descriptor)
+            return
+        }
         var scratch = [UInt8](repeating: 0, count: 16 * 1024)
         for _ in 0..<4 {
             let count = scratch.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }

@@ -1,0 +1,125 @@
+import CSSL
+import Glibc
+
+/// One connection's TLS state: an OpenSSL `SSL` reading and writing the non-blocking socket
+/// itself, driven by the connection's loop. Every call returns at once; "would block" says
+/// which direction OpenSSL waits for (a read can need a write, during the handshake or a TLS
+/// 1.3 key update), and the connection asks epoll for that.
+final class TLSSession {
+    private let ssl: OpaquePointer
+    /// The context this session was made from, kept alive while it lives (a reload swaps in
+    /// a new one for new connections only).
+    let context: TLSContext
+    /// Set by a read that could not go on until the socket takes bytes: epoll must report
+    /// writability to the reader too.
+    private(set) var readWantsWrite = false
+
+    enum HandshakeStep: Equatable {
+        case done
+        case wantRead
+        case wantWrite
+        case failed(String)
+    }
+
+    init?(context: TLSContext, descriptor: Int32) {
+        guard let ssl = SSL_new(context.context) else { return nil }
+        guard SSL_set_fd(ssl, descriptor) == 1 else {
+            SSL_free(ssl)
+            return nil
+        }
+        SSL_set_accept_state(ssl)
+        self.ssl = ssl
+        self.context = context
+    }
+
+    deinit {
+        SSL_free(ssl)
+    }
+
+    func handshake() -> HandshakeStep {
+        ERR_clear_error()
+        let result = SSL_do_handshake(ssl)
+        if result == 1 { return .done }
+        switch SSL_get_error(ssl, result) {
+        case SSL_ERROR_WANT_READ: return .wantRead
+        case SSL_ERROR_WANT_WRITE: return .wantWrite
+        case SSL_ERROR_SYSCALL where errno != 0: return .failed(String(cString: strerror(errno)))
+        default: return .failed(TLSContext.lastError())
+        }
+    }
+
+    /// Decrypted bytes into `space`: `.done(0)` at the end of the stream (close_notify, or
+    /// an EOF without one: the HTTP framing tells whether anything was cut).
+    func read(into space: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        ERR_clear_error()
+        var count = 0
+        if SSL_read_ex(ssl, space.baseAddress, space.count, &count) == 1 {
+            readWantsWrite = false
+            return .done(count)
+        }
+        switch SSL_get_error(ssl, 0) {
+        case SSL_ERROR_WANT_READ:
+            readWantsWrite = false
+            return .wouldBlock
+        case SSL_ERROR_WANT_WRITE:
+            readWantsWrite = true
+            return .wouldBlock
+        case SSL_ERROR_ZERO_RETURN:
+            return .done(0)
+        default:
+            throw failure("SSL_read")
+        }
+    }
+
+    /// Encrypts and sends from `bytes`; returns how many were taken. After `.wouldBlock` the
+    /// same bytes (from any address) must be offered again (SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER).
+    func write(_ bytes: UnsafeRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        ERR_clear_error()
+        var count = 0
+        if SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &count) == 1 { return .done(count) }
+        switch SSL_get_error(ssl, 0) {
+        case SSL_ERROR_WANT_WRITE:
+            return .wouldBlock
+        default:
+            // Renegotiation is off, so a write never waits for a read: anything else is fatal.
+            throw failure("SSL_write")
+        }
+    }
+
+    /// Sends `length` bytes of a file: with kernel TLS the kernel encrypts and sendfile stays
+    /// zero-copy; otherwise they are read into `scratch` and encrypted here. Offering the same
+    /// offset again after `.wouldBlock` re-reads the same bytes, as OpenSSL wants.
+    func sendFile(_ file: Int32, offset: UInt64, length: Int, scratch: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        if filedrop_ssl_ktls_send(ssl) == 1 {
+            ERR_clear_error()
+            let sent = SSL_sendfile(ssl, file, off_t(offset), length, 0)
+            if sent > 0 { return .done(sent) }
+            guard SSL_get_error(ssl, Int32(truncatingIfNeeded: sent)) == SSL_ERROR_WANT_WRITE else { throw failure("SSL_sendfile") }
+            return .wouldBlock
+        }
+        let wanted = min(length, scratch.count)
+        let read = pread(file, scratch.baseAddress, wanted, off_t(offset))
+        if read < 0 { throw SystemError(call: "pread", errno: errno) }
+        if read == 0 { throw SystemError(call: "pread (file truncated)", errno: EIO) }
+        return try write(UnsafeRawBufferPointer(rebasing: scratch[..<read]))
+    }
+
+    /// Decrypted or undecrypted bytes OpenSSL holds that the socket will not announce again.
+    var hasPendingInput: Bool { SSL_has_pending(ssl) == 1 }
+
+    /// Whether the kernel encrypts this connection's sends (kTLS).
+    var kernelSends: Bool { filedrop_ssl_ktls_send(ssl) == 1 }
+
+    /// Sends close_notify if the socket takes it now; a clean end the client can tell from a cut.
+    func sendCloseNotify() {
+        ERR_clear_error()
+        if SSL_is_init_finished(ssl) == 1 { _ = SSL_shutdown(ssl) }
+        ERR_clear_error()
+    }
+
+    private func failure(_ call: String) -> SystemError {
+        let saved = errno
+        let detail = TLSContext.lastError()
+        return SystemError(call: "\(call): \(detail)", errno: saved != 0 ? saved : EPROTO)
+    }
+}
