@@ -52,7 +52,7 @@ done
     while IFS= read -r -d '' file; do
         install -D -m 0644 "web/$file" "$STAGE/usr/share/filedrop/web/$file"
     done
-install -m 0644 systemd/filedrop.service systemd/filedrop.socket "$STAGE/lib/systemd/system/"
+install -m 0644 systemd/filedrop.service systemd/filedrop.socket systemd/filedrop-https.socket "$STAGE/lib/systemd/system/"
 install -m 0644 "$PACKAGING/filedrop.conf" "$STAGE/etc/filedrop/filedrop.conf"
 install -m 0644 "$PACKAGING/copyright" "$PACKAGING/README.systemd" "$STAGE/usr/share/doc/filedrop/"
 gzip -9n -c "$PACKAGING/changelog" >"$STAGE/usr/share/doc/filedrop/changelog.gz"

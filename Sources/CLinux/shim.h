@@ -5,6 +5,8 @@
  * SwiftGlibc's, so the GNU prototypes are declared as glibc declares them instead.
  * Header only: they live in libc, nothing more to link. */
 #include <fcntl.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>

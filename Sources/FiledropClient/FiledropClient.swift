@@ -50,14 +50,25 @@ public struct FiledropClient: Sendable {
     public var downloadChunkSize: Int64 = 2 << 20
     /// Where unfinished tus uploads are remembered; nil resumes only within one call.
     public var resumeStore: TusResumeStore?
+    /// Whom to trust for an `https://` server (see `ServerTrust` for what each platform can do).
+    public var serverTrust: ServerTrust
+    #if canImport(FoundationNetworking)
+    /// Linux: a plain-HTTP address on this machine (`http://127.0.0.1:PORT`) that carries
+    /// every request for `baseURL` to the server over a TLS connection its owner verifies,
+    /// for the `ServerTrust` choices URLSession cannot apply here. Requests keep the server's
+    /// `Host`. The bytes cross the loopback interface in the clear: only this machine (and
+    /// its root) sees them.
+    public var tlsRelay: URL?
+    #endif
 
     public init(baseURL: URL, password: String? = nil, userName: String = "filedrop", timeout: TimeInterval = 60,
-                resumeStore: TusResumeStore? = TusResumeStore.userCache()) {
+                resumeStore: TusResumeStore? = TusResumeStore.userCache(), serverTrust: ServerTrust = .system) {
         self.baseURL = baseURL
         self.password = password
         self.userName = userName
         self.timeout = timeout
         self.resumeStore = resumeStore
+        self.serverTrust = serverTrust
     }
 
     // MARK: - Uploads
@@ -131,12 +142,45 @@ public struct FiledropClient: Sendable {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.urlCache = nil
-        let result = try await TransferSession.perform(request, body: body, destination: destination,
-                                                       progress: progress, configuration: configuration)
+        let result = try await TransferSession.perform(try routed(request), body: body, destination: destination,
+                                                       progress: progress, configuration: configuration,
+                                                       serverTrust: serverTrust)
         if result.response.statusCode >= 400 {
             throw FiledropClientError.from(status: result.response.statusCode, body: result.body)
         }
         return result
+    }
+
+    /// The request as it leaves: on Linux, an `https://` request for `baseURL` goes to
+    /// `tlsRelay` when there is one, and fails when `serverTrust` needs one and there is none.
+    func routed(_ request: URLRequest) throws(FiledropClientError) -> URLRequest {
+        #if canImport(FoundationNetworking)
+        guard let url = request.url, url.scheme?.lowercased() == "https" else { return request }
+        guard let relay = tlsRelay else {
+            guard serverTrust == .system else {
+                throw .untrustedServer("URLSession on Linux trusts only the system store; a CA file or a pinned certificate needs a tlsRelay")
+            }
+            return request
+        }
+        guard url.host?.lowercased() == baseURL.host?.lowercased(), url.port == baseURL.port,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw .untrustedServer("\(url.host ?? "?") is not the server the TLS relay carries")
+        }
+        components.scheme = relay.scheme
+        components.host = relay.host
+        components.port = relay.port
+        guard let relayed = components.url, let host = url.host else {
+            throw .untrustedServer("cannot send \(url.absoluteString) through the TLS relay")
+        }
+        var request = request
+        request.url = relayed
+        // RFC 9110 §7.2: the server's own authority, so its Host check and URLs still hold.
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        request.setValue(bracketed + (url.port.map { ":\($0)" } ?? ""), forHTTPHeaderField: "Host")
+        return request
+        #else
+        return request
+        #endif
     }
 
     /// `a b/c.txt` -> `a%20b/c.txt`: every byte but the unreserved ones (RFC 3986 §2.3)

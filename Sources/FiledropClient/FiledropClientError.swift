@@ -19,6 +19,9 @@ public enum FiledropClientError: Error, Equatable, Sendable, CustomStringConvert
     case localFile(path: String, reason: String)
     /// The caller cancelled the transfer (Swift task cancellation).
     case cancelled
+    /// The server's certificate is not the one `ServerTrust` accepts (or the platform
+    /// cannot apply that choice): nothing was sent.
+    case untrustedServer(String)
 
     public var description: String {
         switch self {
@@ -28,6 +31,7 @@ public enum FiledropClientError: Error, Equatable, Sendable, CustomStringConvert
         case .invalidResponse(let reason): "unexpected answer from the server: \(reason)"
         case .localFile(let path, let reason): "\(path): \(reason)"
         case .cancelled: "cancelled"
+        case .untrustedServer(let reason): "the server's certificate is not trusted: \(reason)"
         }
     }
 
@@ -58,7 +62,13 @@ public enum FiledropClientError: Error, Equatable, Sendable, CustomStringConvert
         if let error = error as? FiledropClientError { return error }
         if error is CancellationError { return .cancelled }
         if let urlError = error as? URLError {
-            return urlError.code == .cancelled ? .cancelled : .network(urlError.localizedDescription)
+            switch urlError.code {
+            case .cancelled: return .cancelled
+            case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
+                 .serverCertificateNotYetValid, .secureConnectionFailed:
+                return .untrustedServer(urlError.localizedDescription)
+            default: return .network(urlError.localizedDescription)
+            }
         }
         return .network(String(describing: error))
     }

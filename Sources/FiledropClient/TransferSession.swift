@@ -46,17 +46,20 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     private var fileHandle: FileHandle?
     private var fileStartOffset: Int64 = 0
     private var failure: FiledropClientError?
+    private let serverTrust: ServerTrust
 
-    private init(body: StreamedBody?, destination: Destination, progress: ProgressMapping?) {
+    private init(body: StreamedBody?, destination: Destination, progress: ProgressMapping?, serverTrust: ServerTrust) {
         self.body = body
         self.destination = destination
         self.progress = progress
+        self.serverTrust = serverTrust
     }
 
     /// Sends `request` (with `body` streamed, when given) and waits for the whole answer.
     static func perform(_ request: URLRequest, body: StreamedBody? = nil, destination: Destination = .memory,
-                        progress: ProgressMapping? = nil, configuration: URLSessionConfiguration) async throws(FiledropClientError) -> Result {
-        let transfer = TransferSession(body: body, destination: destination, progress: progress)
+                        progress: ProgressMapping? = nil, configuration: URLSessionConfiguration,
+                        serverTrust: ServerTrust = .system) async throws(FiledropClientError) -> Result {
+        let transfer = TransferSession(body: body, destination: destination, progress: progress, serverTrust: serverTrust)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         let session = URLSession(configuration: configuration, delegate: transfer, delegateQueue: queue)
@@ -91,6 +94,28 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
             throw FiledropClientError.from(error)
         }
     }
+
+    // MARK: - URLSessionDelegate
+
+    #if canImport(Security)
+    /// Apple platforms: the server's certificate against `serverTrust` (Linux's URLSession
+    /// never calls this; see `ServerTrust`). Session-level, so server trust never reaches the
+    /// task-level handler below, which answers 401s.
+    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+              let trust = challenge.protectionSpace.serverTrust else {
+            completionHandler(.performDefaultHandling, nil)
+            return
+        }
+        guard let reason = ServerTrustEvaluation.failure(of: trust, against: serverTrust) else {
+            completionHandler(.useCredential, URLCredential(trust: trust))
+            return
+        }
+        lock.withLock { if failure == nil { failure = .untrustedServer(reason) } }
+        completionHandler(.cancelAuthenticationChallenge, nil)
+    }
+    #endif
 
     // MARK: - URLSessionTaskDelegate
 

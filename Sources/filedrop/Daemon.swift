@@ -13,6 +13,8 @@ final class Daemon {
     private var notifier: SystemdNotifier { notifications.notifier }
     private let log: any LogSink
     private var server: HTTPServer?
+    /// Where the HTTPS certificate comes from; nil while tls is off.
+    private var certificates: TLSCertificates?
     private var responder: ReloadableResponder?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
@@ -73,7 +75,9 @@ final class Daemon {
         let responder = ReloadableResponder(app)
         self.responder = responder
 
-        let tls = configuration.tls == .off ? nil : try TLSCertificates(configuration: configuration).makeContext()
+        let certificates = configuration.tls == .off ? nil : TLSCertificates(configuration: configuration)
+        self.certificates = certificates
+        let tls = try certificates?.makeContext()
         let (listeners, secureListeners) = try openListeners()
         let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners, tls: tls,
                                     configuration: serverConfiguration(configuration), responder: responder, log: log)
@@ -82,6 +86,14 @@ final class Daemon {
             if signal == SIGHUP { self.reload() } else { self.stop() }
         }
         server.onMainLoopTick { [unowned self] in self.tick() }
+        if configuration.tls == .auto, let certificates {
+            do {
+                try server.watchAddressChanges { certificates.addressesChanged(now: Clock.monotonicNanoseconds()) }
+            } catch {
+                log.log(LogEvent(level: .warning, message: "cannot watch address changes (\(error)); "
+                    + "the HTTPS certificate covers new addresses only after a reload"))
+            }
+        }
         signal(SIGPIPE, SIG_IGN)
 
         let addresses = listeners.map(\.address)
@@ -127,8 +139,8 @@ final class Daemon {
                 log.log(LogEvent(level: .warning, message: "listen addresses and turning TLS on or off change only on restart; keeping the current sockets"))
             }
             // A renewed certificate: new connections get it, open ones keep theirs.
-            if configuration.tls != .off, let server, !server.secureListeners.isEmpty {
-                let tls = try TLSCertificates(configuration: next.tls == .off ? configuration : next).makeContext()
+            if let certificates, let server, next.tls != .off {
+                let tls = try certificates.reload(next)
                 server.replaceTLSContext(tls)
                 logTLS(tls)
             }
@@ -155,6 +167,15 @@ final class Daemon {
 
     private func tick() {
         let now = Clock.monotonicNanoseconds()
+        switch certificates?.renewIfDue(now: now, wallClock: Clock.wallClockSeconds()) {
+        case .success(let tls)?:
+            server?.replaceTLSContext(tls)
+            logTLS(tls)
+        case .failure(let error)?:
+            log.log(LogEvent(level: .error, message: "cannot renew the HTTPS certificate, keeping the current one: \(error.message)"))
+        case nil:
+            break
+        }
         if let interval = notifier.watchdogInterval, now - lastWatchdog >= nanoseconds(interval) {
             lastWatchdog = now
             notifications.send { $0.watchdog() }
@@ -200,6 +221,10 @@ final class Daemon {
         }
         if let free = freeSpace.value {
             parts.append("\(ByteCount.format(free)) free")
+        }
+        // What a person compares with the fingerprint their device shows when installing the CA.
+        if let authority = certificates?.authority {
+            parts.append("CA SHA-256 \(authority.fingerprintSHA256)")
         }
         if let statusNote { parts.append(statusNote) }
         return parts.joined(separator: "; ")
@@ -293,8 +318,10 @@ final class Daemon {
         let path = tls.kernelTLSRequested
             ? "kernel TLS when the connection's cipher allows it (sendfile stays zero-copy)"
             : "records encrypted in user space (this kernel offers no tls upper-layer protocol)"
-        log.log(LogEvent(level: .notice, message: "HTTPS (TLS 1.2 and 1.3) with the certificate SHA-256 \(tls.fingerprintSHA256); \(path)",
-                         fields: [("tls_fingerprint", tls.fingerprintSHA256)]))
+        var fields = [("tls_fingerprint", tls.fingerprintSHA256)]
+        if let authority = certificates?.authority { fields.append(("tls_ca_fingerprint", authority.fingerprintSHA256)) }
+        log.log(LogEvent(level: .notice, message: "HTTPS (TLS 1.2 and 1.3): \(certificates?.summary ?? "certificate"), "
+            + "SHA-256 \(tls.fingerprintSHA256); \(path)", fields: fields))
     }
 
     /// Plain and HTTPS sockets: from systemd socket activation when there are any (the

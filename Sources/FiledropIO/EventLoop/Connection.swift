@@ -104,7 +104,11 @@ final class Connection: EventHandler, @unchecked Sendable {
     // MARK: - TLS handshake
 
     private func continueHandshake(loop: EventLoop) {
-        guard let tls, let secure else { return }
+        guard let tls, let secure else {
+            // OpenSSL could not make the session (out of memory): nothing to serve with.
+            fail(loop: loop)
+            return
+        }
         if !firstByteSeen {
             guard let plain = firstBytesArePlainHTTP() else { return }
             firstByteSeen = true

@@ -101,7 +101,16 @@ final class TLSSession {
         let read = pread(file, scratch.baseAddress, wanted, off_t(offset))
         if read < 0 { throw SystemError(call: "pread", errno: errno) }
         if read == 0 { throw SystemError(call: "pread (file truncated)", errno: EIO) }
-        return try write(UnsafeRawBufferPointer(rebasing: scratch[..<read]))
+        // A partial write takes one record (16 KiB) per call: offer the rest of what was
+        // read, not read it again.
+        var sent = 0
+        while sent < read {
+            guard case .done(let count) = try write(UnsafeRawBufferPointer(rebasing: scratch[sent..<read])) else {
+                return sent > 0 ? .done(sent) : .wouldBlock
+            }
+            sent += count
+        }
+        return .done(sent)
     }
 
     /// Decrypted or undecrypted bytes OpenSSL holds that the socket will not announce again.

@@ -8,8 +8,8 @@ import Glibc
 /// before the daemon's option parsing (which they leave untouched).
 ///
 /// Exit codes, for scripts: 0 done; 1 a transfer failed (network, local file, interrupted);
-/// 2 usage; 3 the server refused (its message is printed); 4 the server wants a password
-/// (401) or rejected the one given.
+/// 2 usage; 3 the server refused (its message is printed), or its certificate is not trusted
+/// (the fingerprint is printed); 4 the server wants a password (401) or rejected the one given.
 struct ClientCommandLine {
     enum Verb: String {
         case send, get, ls
@@ -20,7 +20,7 @@ struct ClientCommandLine {
 
         init(_ error: FiledropClientError) {
             switch error {
-            case .refused: self = .refused
+            case .refused, .untrustedServer: self = .refused
             case .unauthorized: self = .unauthorized
             case .network, .invalidResponse, .localFile, .cancelled: self = .transferFailed
             }
@@ -32,16 +32,22 @@ struct ClientCommandLine {
     }
 
     static let usage = """
-        usage: filedrop send FILE... [--to URL] [--as NAME] [--method automatic|multipart|put|tus] [--quiet]
-               filedrop get NAME [--from URL] [-o PATH] [--quiet]
-               filedrop ls [DIR] [--from URL]
+        usage: filedrop send FILE... [--to URL] [--as NAME] [--method automatic|multipart|put|tus] [--quiet] [TRUST]
+               filedrop get NAME [--from URL] [-o PATH] [--quiet] [TRUST]
+               filedrop ls [DIR] [--from URL] [TRUST]
+        TRUST, for https:// URLs: --ca FILE | --fingerprint SHA256
 
         URL defaults to $FILEDROP_URL, else http://127.0.0.1:8080. A password comes from
         $FILEDROP_PASSWORD, or is asked for on the terminal when the server wants one.
         send: files of 8 MiB and more go up resumably (tus); sending an interrupted file
         again goes on where it stopped. get: resumes an interrupted download.
-        Exit codes: 0 done, 1 transfer failed, 2 usage, 3 refused by the server,
-        4 password missing or wrong.
+        https://: the certificate is always verified. Trusted are the system's certificates,
+        servers in ~/.config/filedrop/known_servers ("HOST:PORT SHA256-FINGERPRINT" lines),
+        --ca FILE (only that CA, PEM or DER) or --fingerprint SHA256 (the certificate of the
+        server's chain, CA or leaf, with that SHA-256, as AB:CD:... or hex). An unknown server
+        is shown and asked about on a terminal (yes remembers it); in a script it exits 3.
+        Exit codes: 0 done, 1 transfer failed, 2 usage, 3 refused by the server or its
+        certificate not trusted, 4 password missing or wrong.
         """
 
     let verb: Verb
@@ -51,6 +57,8 @@ struct ClientCommandLine {
     var storedName: String?
     var method: FiledropClient.UploadMethod = .automatic
     var quiet = false
+    /// `--ca` or `--fingerprint`; nil for the default (system store, known_servers, ask).
+    var requestedTrust: ServerTrust?
     let environment: [String: String]
 
     /// nil when `arguments` do not start with a client verb (the daemon's own command line).
@@ -87,8 +95,21 @@ struct ClientCommandLine {
                 method = parsed
             case (.get, "-o"), (.get, "--output"): outputPath = try value(argument)
             case (.send, "-q"), (.send, "--quiet"), (.get, "-q"), (.get, "--quiet"): quiet = true
+            case (_, "--ca"):
+                guard requestedTrust == nil else { throw UsageError(description: "give --ca or --fingerprint, once") }
+                requestedTrust = .certificateAuthority(URL(fileURLWithPath: try value(argument)))
+            case (_, "--fingerprint"):
+                guard requestedTrust == nil else { throw UsageError(description: "give --ca or --fingerprint, once") }
+                let text = try value(argument)
+                guard let pin = CertificateFingerprint(text) else {
+                    throw UsageError(description: "--fingerprint wants a SHA-256 as AB:CD:... or 64 hex digits, not \(text)")
+                }
+                requestedTrust = .pinnedCertificate(pin)
             default: throw UsageError(description: "unknown option \(argument) for filedrop \(verb.rawValue)")
             }
+        }
+        if requestedTrust != nil, url.scheme?.lowercased() != "https" {
+            throw UsageError(description: "--ca and --fingerprint are for https:// URLs")
         }
         switch verb {
         case .send:
@@ -144,6 +165,17 @@ struct ClientCommandLine {
 
     private func execute() async -> ExitCode {
         var client = FiledropClient(baseURL: url, password: environment["FILEDROP_PASSWORD"])
+        var relay: TLSRelay?
+        if url.scheme?.lowercased() == "https" {
+            let setup = HTTPSTrustSetup(url: url, requested: requestedTrust,
+                                        knownServersFile: KnownServers.defaultFile(environment: environment))
+            do throws(HTTPSTrustSetup.Failure) {
+                relay = try setup.apply(to: &client)
+            } catch {
+                ClientOutput.error(error.message)
+                return error.exitCode
+            }
+        }
         var worst = ExitCode.ok
         for operand in verb == .ls ? [operands.first ?? ""] : operands {
             var outcome = await perform(operand, client: client)
@@ -152,7 +184,9 @@ struct ClientCommandLine {
                 client.password = password
                 outcome = await perform(operand, client: client)
             }
-            if case .failure(let error) = outcome {
+            if case .failure(var error) = outcome {
+                // The relay closed the connection unanswered: say why, not "no answer".
+                if let failure = relay?.failure, case .network = error { error = failure }
                 ClientOutput.error("filedrop \(verb.rawValue): \(operand): \(error)")
                 if worst == .ok { worst = ExitCode(error) }
             }
