@@ -30,7 +30,8 @@ from report import Report, Series
 from servers import RunningServer, all_kinds, free_ports
 from prerequisites import install
 from procstat import rss_bytes, tree_pids
-from tls import NOTES as TLS_NOTES, TlsTables, TlsWorkload
+from tls import TlsWorkload
+from tls_report import NOTES as TLS_NOTES, TlsTables
 from workloads import MIB, Outcome, Workloads
 
 GIB = 1024 * MIB

@@ -161,11 +161,11 @@ webdav.activate = "enable"
         return ["lighttpd", "-D", "-f", str(config)]
 
     def _tls_config(self):
-        # One worker per CPU, as nginx's `worker_processes auto` and filedrop's event loops.
         commands = {"MinProtocol": "TLSv1.2", "Ciphersuites": self.tls.ciphersuite,
                     "CipherString": self.tls.tls12_ciphers, "Options": "ServerPreference,-SessionTicket",
                     "Groups": self.tls.openssl_groups}
         listed = ", ".join(f'"{name}" => "{value}"' for name, value in commands.items())
+        # server.max-worker: one worker per CPU, as nginx's `worker_processes auto` and filedrop's loops.
         return f"""\
 server.max-worker = {os.cpu_count()}
 $SERVER["socket"] == "127.0.0.1:{self.tls.port}" {{

@@ -2,9 +2,10 @@
 
 Once per run the openssl CLI makes a CA and a leaf for 127.0.0.1 and localhost (ECDSA P-256).
 For each round a fresh server of each kind is started with that leaf on an HTTPS port of its
-own (besides its plain one), TLS 1.3 only with TLS_AES_128_GCM_SHA256 for the 1.3 clients
-used here, server preference, no session tickets, X25519 then P-256; kernel TLS is off
-everywhere (this kernel has no `tls` ULP, and none of the three is told to use it). Then:
+own (besides its plain one): TLS 1.2 and 1.3 with TLS_AES_128_GCM_SHA256 the only TLS 1.3
+cipher (every client here speaks 1.3), server preference, no session tickets, X25519 then
+P-256; kernel TLS is off everywhere (this kernel has no `tls` ULP, and none of the three is
+told to use it). Then:
 
 - 1 GiB GET (curl to /dev/null, verifying the certificate against the CA);
 - 1 GiB PUT (curl -T) and, filedrop only, 1 GiB multipart POST (curl -F), both against the
@@ -21,11 +22,7 @@ Every loop is bounded in count and time; uploads are deleted after their compari
 
 import os
 import re
-import selectors
 import shutil
-import socket
-import ssl
-import statistics
 import subprocess
 import sys
 import time
@@ -34,6 +31,7 @@ from pathlib import Path
 
 from procstat import rss_bytes, tree_pids
 from servers import RunningServer, free_ports, variant
+from tls_clients import client_context, hold_tls, idle_and_open, make_certificates, negotiation, wait_tls_ready
 from workloads import MIB, Outcome, Workloads, measured
 
 GIB = 1024 * MIB
@@ -45,8 +43,6 @@ CIPHERSUITE = "TLS_AES_128_GCM_SHA256"
 TLS12_CIPHERS = ("ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
                  "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305:"
                  "DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384:DHE-RSA-CHACHA20-POLY1305")
-READY_TIMEOUT = 30.0
-HANDSHAKES_IN_FLIGHT = 64
 CURL_FORMAT = "%{http_code} %{time_total} %{size_download}"
 
 
@@ -142,7 +138,7 @@ class TlsWorkload:
         results, negotiated = {}, {}
         try:
             running.start()
-            _wait_tls_ready(tls_port, ca, running)
+            wait_tls_ready(tls_port, ca, running)
             negotiated = negotiation(tls_port, ca)
             transfers = Workloads(self.sizes, self.sources, self.work / "client", curl_options=("--cacert", str(ca)))
             (self.work / "client").mkdir(parents=True, exist_ok=True)
@@ -267,7 +263,7 @@ class TlsWorkload:
             held, failures, resumed = hold_tls(("127.0.0.1", server.kind.tls.port), context, request, count, 60.0)
             try:
                 time.sleep(0.5)
-                alive = sum(1 for s in held if _idle_and_open(s))
+                alive = sum(1 for s in held if idle_and_open(s))
                 rss, tree_rss = rss_bytes(serving), sampler.current_rss()
             finally:
                 for s in held:
@@ -295,167 +291,11 @@ class OverHttps:
         return self._server.https_url(path)
 
 
-def make_certificates(directory):
-    """A CA and a leaf for 127.0.0.1 and localhost it signed, all ECDSA P-256, with the openssl CLI."""
-    shutil.rmtree(directory, ignore_errors=True)
-    directory.mkdir(parents=True)
-    ca, ca_key = directory / "ca.crt", directory / "ca.key"
-    leaf, key, request = directory / "leaf.crt", directory / "leaf.key", directory / "leaf.csr"
-    extensions = directory / "leaf.ext"
-    extensions.write_text("subjectAltName = IP:127.0.0.1, DNS:localhost\nbasicConstraints = critical, CA:FALSE\n"
-                          "keyUsage = critical, digitalSignature\nextendedKeyUsage = serverAuth\n")
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"]
-    for argv in (
-        ["openssl", "req", "-x509", "-new", *ec, "-keyout", ca_key, "-out", ca, "-days", "7",
-         "-subj", "/CN=filedrop bench CA", "-addext", "basicConstraints=critical,CA:TRUE",
-         "-addext", "keyUsage=critical,keyCertSign,cRLSign"],
-        ["openssl", "req", "-new", *ec, "-keyout", key, "-out", request, "-subj", "/CN=127.0.0.1"],
-        ["openssl", "x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-set_serial", "2",
-         "-days", "7", "-extfile", extensions, "-out", leaf],
-        ["openssl", "verify", "-CAfile", ca, leaf],
-    ):
-        subprocess.run([str(a) for a in argv], check=True, capture_output=True, timeout=60)
-    return ca, leaf, key
 
 
-def client_context(ca):
-    """A client that verifies the server against our CA, TLS 1.3 with the benchmark's cipher."""
-    context = ssl.create_default_context(cafile=str(ca))
-    context.minimum_version = ssl.TLSVersion.TLSv1_2
-    return context
 
 
-def _wait_tls_ready(port, ca, running):
-    context = client_context(ca)
-    deadline = time.monotonic() + READY_TIMEOUT
-    last = ""
-    while time.monotonic() < deadline:
-        if running.process.poll() is not None:
-            raise RuntimeError(f"{running.kind.label} exited with {running.process.returncode}; "
-                               f"see {running.root}/server.log")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=2) as raw:
-                with context.wrap_socket(raw, server_hostname="127.0.0.1"):
-                    return
-        except (OSError, ssl.SSLError) as error:
-            last = str(error)
-        time.sleep(0.1)
-    raise RuntimeError(f"HTTPS port {port} of {running.kind.label} not ready after {READY_TIMEOUT:.0f} s ({last})")
 
-
-def negotiation(port, ca):
-    """What `openssl s_client` negotiates with the server by default (TLS 1.3), and as a TLS 1.2 client."""
-    found = {}
-    for label, extra in (("tls13", []), ("tls12", ["-tls1_2"])):
-        done = subprocess.run(["openssl", "s_client", "-connect", f"127.0.0.1:{port}", "-CAfile", str(ca),
-                               "-verify_ip", "127.0.0.1", "-verify_return_error", *extra],
-                              stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=30)
-        text = done.stdout + done.stderr
-        cipher = re.search(r"^New, (\S+), Cipher is (\S+)", text, re.M)
-        group = re.search(r"^Server Temp Key: ([^,\n]+)", text, re.M)
-        signature = re.search(r"^Peer signature type: (\S+)", text, re.M)
-        verified = re.search(r"Verify return code: (\d+) \(([^)]*)\)", text)
-        found[label] = {"protocol": cipher.group(1) if cipher else "?", "cipher": cipher.group(2) if cipher else "?",
-                        "group": group.group(1) if group else "?", "signature": signature.group(1) if signature else "?",
-                        "verify": verified.group(2) if verified else "?"}
-    return found
-
-
-def hold_tls(address, context, request, count, deadline):
-    """Bounded in count and time: (TLS sockets that finished a handshake and got a 200 for `request`,
-    how many failed, how many sessions were resumed)."""
-    selector = selectors.DefaultSelector()
-    states, held, failures, opened, resumed = {}, [], 0, 0, 0
-    stop_at = time.monotonic() + deadline
-
-    def fail(s):
-        nonlocal failures
-        failures += 1
-        selector.unregister(s)
-        states.pop(s)
-        s.close()
-
-    try:
-        while (opened < count or states) and time.monotonic() < stop_at:
-            while opened < count and len(states) < HANDSHAKES_IN_FLIGHT:
-                raw = socket.socket()
-                raw.setblocking(False)
-                raw.connect_ex(address)
-                selector.register(raw, selectors.EVENT_WRITE)
-                states[raw] = ["connecting", bytearray()]
-                opened += 1
-            for key, _ in selector.select(timeout=0.5):
-                s = key.fileobj
-                state = states[s]
-                if state[0] == "connecting":
-                    if s.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR):
-                        fail(s)
-                        continue
-                    selector.unregister(s)
-                    states.pop(s)
-                    s = context.wrap_socket(s, server_hostname="127.0.0.1", do_handshake_on_connect=False)
-                    selector.register(s, selectors.EVENT_WRITE)
-                    states[s] = state = ["handshake", bytearray()]
-                try:
-                    if state[0] == "handshake":
-                        s.do_handshake()
-                        resumed += s.session_reused
-                        state[0] = "sending"
-                    if state[0] == "sending":
-                        s.send(request)
-                        state[0] = "reading"
-                        selector.modify(s, selectors.EVENT_READ)
-                    while True:
-                        chunk = s.recv(65536)
-                        if not chunk:
-                            fail(s)
-                            break
-                        state[1] += chunk
-                        complete, status = _response_complete(state[1])
-                        if complete:
-                            selector.unregister(s)
-                            states.pop(s)
-                            if status == 200:
-                                held.append(s)
-                            else:
-                                failures += 1
-                                s.close()
-                            break
-                except ssl.SSLWantReadError:
-                    selector.modify(s, selectors.EVENT_READ)
-                except ssl.SSLWantWriteError:
-                    selector.modify(s, selectors.EVENT_WRITE)
-                except (OSError, ssl.SSLError):
-                    fail(s)
-    finally:
-        for s in list(states):
-            fail(s)
-        selector.close()
-    return held, failures + (count - opened), resumed
-
-
-def _response_complete(buffer):
-    end = buffer.find(b"\r\n\r\n")
-    if end < 0:
-        return False, 0
-    head = bytes(buffer[:end]).decode("latin-1")
-    status = int(head.split(" ", 2)[1])
-    length = re.search(r"(?im)^content-length:\s*(\d+)", head)
-    return (length is not None and len(buffer) >= end + 4 + int(length.group(1))), status
-
-
-def _idle_and_open(tls_socket):
-    """Nothing more came (no data, no close_notify, no FIN): peeked on a duplicate of the descriptor."""
-    raw = socket.socket(fileno=os.dup(tls_socket.fileno()))
-    try:
-        raw.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
-        return False
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    finally:
-        raw.close()
 
 
 def _serving_pids(root):
@@ -473,157 +313,3 @@ def _as_dict(outcome):
 def _progress(text):
     print(f"        {text}", file=sys.stderr, flush=True)
 
-
-class TlsTables:
-    """The report's HTTPS tables: every row with filedrop's figure, the peers', the ratios and the
-    target met or not; then each server's figures in detail and what each one negotiated."""
-
-    def __init__(self, sizes, results):
-        self.rows = rows(sizes, 2 * (os.cpu_count() or 1))
-        self.sizes = sizes
-        self.results = results
-
-    def _passed(self, server, row):
-        found = []
-        for outcome in self.results.get(("tls", server), []):
-            entry = outcome.extra.get("rows", {}).get(row) if outcome is not None else None
-            if entry and entry["ok"]:
-                found.append(entry)
-        return found
-
-    def _ran(self, server, row):
-        return any(outcome is not None and row in outcome.extra.get("rows", {})
-                   for outcome in self.results.get(("tls", server), []))
-
-    def median(self, server, row):
-        passed = self._passed(server, row)
-        return statistics.median(e["value"] for e in passed) if passed else None
-
-    def lines(self, title):
-        if not any(self.results.get(("tls", s)) for s in SERVERS):
-            return []
-        peers = ("nginx", "lighttpd")
-        out = [f"## {title}", "",
-               "The same ECDSA P-256 leaf (signed by a CA made for the run) on every server; TLS 1.2 and 1.3 with "
-               f"{CIPHERSUITE} as the only TLS 1.3 cipher, server preference, session tickets off, X25519 then P-256, "
-               f"kernel TLS {'available but not enabled' if kernel_tls_available() else 'not available on this kernel (no tls ULP)'}. "
-               "Ratios are filedrop ÷ peer (for RSS, peer ÷ filedrop): above 1 means filedrop is better. "
-               "Uploads are shown for both filedrop modes: the peers do not fsync.", "",
-               "| workload | unit | filedrop | nginx | lighttpd | filedrop ÷ nginx | filedrop ÷ lighttpd | target | |",
-               "|---|---|---|---|---|---|---|---|---|"]
-        for row in self.rows:
-            modes = ("filedrop", "filedrop-nofsync") if row.upload else ("filedrop",)
-            for mode in modes:
-                if not self._ran(mode, row.key):
-                    continue
-                mine = self.median(mode, row.key)
-                theirs = {p: self.median(p, row.against_row or row.key) for p in peers}
-                ratios = {p: _ratio(mine, theirs[p], row.lower_is_better) for p in peers}
-                label = row.title + ("" if not row.upload else
-                                     (", filedrop fsyncs" if mode == "filedrop" else ", filedrop --fsync false"))
-                out.append("| " + " | ".join([
-                    label, row.unit, _shown(mine, self._ran(mode, row.key)),
-                    *[_shown(theirs[p], self._ran(p, row.against_row or row.key)) for p in peers],
-                    *[_number(ratios[p]) for p in peers], _target_text(row),
-                    _verdict(row, {p: ratios[p] for p in row.against if self._ran(p, row.against_row or row.key)}),
-                ]) + " |")
-        out += ["", "Each server in detail: median and min–max over the rounds that passed; CPU s is the server's "
-                "(utime + stime of its tree) during the workload, peak RSS the largest sum of its tree's VmRSS.", "",
-                "| workload | server | median | min–max | ok runs | server CPU s | peak RSS MiB | detail |",
-                "|---|---|---|---|---|---|---|---|"]
-        for row in self.rows:
-            for server in row.servers:
-                if not self._ran(server, row.key):
-                    continue
-                passed = self._passed(server, row.key)
-                values = [e["value"] for e in passed]
-                runs = sum(1 for o in self.results.get(("tls", server), [])
-                           if o is not None and row.key in o.extra.get("rows", {}))
-                span = f"{_number(min(values))}–{_number(max(values))}" if values else "-"
-                cpu = statistics.median(e["cpu"] for e in passed) if passed else None
-                peak = max(e["peak_rss"] for e in passed) / MIB if passed else None
-                out.append(f"| {row.key} | {_label(server)} | {_shown(self.median(server, row.key), True)} | {span} "
-                           f"| {len(passed)}/{runs} | {_number(cpu)} | {_number(peak)} | {_detail(row, passed)} |")
-        out += ["", "What `openssl s_client` negotiated with each server (certificate verified against the CA, "
-                "`-verify_return_error`), as a default client and as a TLS 1.2 client:", ""]
-        for server in SERVERS:
-            negotiated = next((o.extra.get("negotiated") for o in reversed(self.results.get(("tls", server), []))
-                               if o is not None and o.extra.get("negotiated")), None)
-            if negotiated:
-                out.append(f"- {_label(server)}: " + "; ".join(
-                    f"{n['protocol']} {n['cipher']}, {n['group']}, {n['signature']} signature, verify {n['verify']}"
-                    for n in negotiated.values()))
-        return out + [""]
-
-
-NOTES = [
-    "HTTPS: every server gets the same leaf and key files; filedrop runs as in the plain rows plus `--tls files "
-    "--tls-cert --tls-key --https-listen 127.0.0.1:PORT --http-mode serve` (serve: the plain port, which the "
-    "readiness check uses, keeps answering); nginx with `worker_processes auto` (one per CPU, as filedrop's "
-    "event loops), lighttpd with `mod_openssl` and `server.max-worker` one per CPU. A fresh server for every round.",
-    "HTTPS handshakes: `openssl s_time -new -www PATH` sends one HTTP/1.0 GET per connection, which the server "
-    "closes after its answer; s_time does not check the certificate, so the shared CPUs go to the server's side "
-    "of the handshake (ECDHE and the ECDSA signature) and to the client's unavoidable half. A run counts only "
-    "when no session was resumed and every connection read at least the 4 KiB file.",
-    "HTTPS idle connections: the RSS is that of the processes that hold the connections (nginx's and lighttpd's "
-    "workers, without their master; filedrop's one process); 'whole tree' adds the master. Python's ssl client "
-    "verifies the certificate and never offers a session to resume.",
-]
-
-
-def _label(server):
-    return {"filedrop-nofsync": "filedrop --fsync false"}.get(server, server)
-
-
-def _number(value):
-    if value is None:
-        return "-"
-    if isinstance(value, str):
-        return value
-    if value >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.1f}" if value >= 10 else f"{value:.2f}"
-
-
-def _shown(value, ran):
-    return _number(value) if value is not None else ("failed" if ran else "not run")
-
-
-def _ratio(mine, theirs, lower_is_better):
-    if mine is None or theirs is None or mine == 0 or theirs == 0:
-        return None
-    return theirs / mine if lower_is_better else mine / theirs
-
-
-def _target_text(row):
-    against = " and ".join(f"{p}'s" for p in row.against)
-    if row.lower_is_better:
-        return f"≤ {against}"
-    return f"≥ {row.target:.1f}x {against}"
-
-
-def _verdict(row, ratios):
-    """Met when filedrop reaches the target against every peer of the row that ran (BENCH_SERVERS)."""
-    wanted = list(ratios.values())
-    if not wanted or any(r is None for r in wanted):
-        return "-"
-    return "met" if all(r >= row.target - 1e-9 for r in wanted) else "not met"
-
-
-def _detail(row, passed):
-    if not passed:
-        return "-"
-    extra = [e["extra"] for e in passed]
-    if row.key == "wrk":
-        p99 = [x["p99_ms"] for x in extra if "p99_ms" in x]
-        return f"p99 {statistics.median(p99):.2f} ms" if p99 else "-"
-    if row.key == "handshakes":
-        cost = [x["cpu_us_per_handshake"] for x in extra if x.get("cpu_us_per_handshake")]
-        total = sum(x["connections"] for x in extra)
-        return (f"{statistics.median(cost):.0f} µs server CPU per handshake; "
-                f"{sum(x['resumed'] for x in extra)} of {total:,} resumed")
-    if row.key == "idle":
-        return (f"held {min(x['held'] for x in extra)}; "
-                f"+{statistics.median(x['kib_per_connection'] for x in extra):.1f} KiB per connection; "
-                f"whole tree {statistics.median(x['tree_rss_mib'] for x in extra):.1f} MiB")
-    return "-"
