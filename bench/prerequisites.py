@@ -16,6 +16,7 @@ DEBIAN_PACKAGES = {
     "nginx": "nginx",
     "lighttpd": "lighttpd",
     "/usr/lib/lighttpd/mod_webdav.so": "lighttpd-mod-webdav",
+    "/usr/lib/lighttpd/mod_openssl.so": "lighttpd-mod-openssl",
     "wrk": "wrk",
     "curl": "curl",
     "cmp": "diffutils",

@@ -30,12 +30,14 @@ from report import Report, Series
 from servers import RunningServer, all_kinds, free_ports
 from prerequisites import install
 from procstat import rss_bytes, tree_pids
+from tls import TlsWorkload
+from tls_report import NOTES as TLS_NOTES, TlsTables
 from workloads import MIB, Outcome, Workloads
 
 GIB = 1024 * MIB
 REPO = Path(__file__).resolve().parent.parent
 WORK = REPO / ".build" / "bench-work"
-TIME_BUDGET_SECONDS = {"full": 45 * 60, "quick": 10 * 60}
+TIME_BUDGET_SECONDS = {"full": 55 * 60, "quick": 12 * 60}
 STARTED = time.monotonic()
 
 
@@ -68,7 +70,7 @@ class Workload:
     ceiling: str = ""
     ceiling_rows: tuple = ()
     extra_column: tuple = ()
-    # Which runner has `method` ("transfers": workloads.py, "latency": latency.py), and for a
+    # Which runner has `method` ("transfers": workloads.py, "latency": latency.py, "tls": tls.py), and for a
     # workload with a table of its own, the object whose lines(title) prints it.
     runner: str = "transfers"
     table: object = None
@@ -110,6 +112,9 @@ def workload_list(sizes, quick=False, results=None):
         Workload("latency", "Latency isolation: a probe client while another client loads the server", "ms",
                  "filedrop and nginx only; see the table.", "isolation", runner="latency",
                  table=LatencyTables(quick, {} if results is None else results)),
+        Workload("tls", "HTTPS: filedrop, nginx and lighttpd with the same certificate and cipher", "",
+                 "filedrop, nginx and lighttpd only; see the table.", "tls", runner="tls",
+                 table=TlsTables(sizes, {} if results is None else results)),
     ]
 
 
@@ -270,6 +275,8 @@ def main():
     workloads = [w for w in workload_list(sizes, quick, results) if not only or w.key in only.split(",")]
     if any(w.key == "latency" for w in workloads):
         notes += LATENCY_NOTES
+    if any(w.key == "tls" for w in workloads):
+        notes += TLS_NOTES
     servers = []
     deadline = time.monotonic() + TIME_BUDGET_SECONDS["quick" if quick else "full"]
     try:
@@ -282,7 +289,8 @@ def main():
         for server in servers:
             results[("idle", server.kind.key)] = rss_bytes(tree_pids(server.pid))
         runners = {"transfers": Workloads(sizes, sources, WORK / "client"),
-                   "latency": LatencyWorkload(quick, WORK, WORK / "sources", tools, Outcome)}
+                   "latency": LatencyWorkload(quick, WORK, WORK / "sources", tools, Outcome),
+                   "tls": TlsWorkload(sizes, sources, WORK, tools)}
         run_rounds(runs, servers, workloads, runners, Ceilings(sizes, sources, WORK / "ceilings"), results, deadline, notes)
     except KeyboardInterrupt:
         notes.append("Interrupted: the tables hold the rounds finished before.")

@@ -31,6 +31,8 @@ class ServerKind:
     multipart_extra = ()
     # Sent by the readiness check: a server behind a password answers 401 without it.
     ready_headers = {}
+    # A TlsSetup (tls.py): the server also listens for HTTPS on tls.port with tls.cert/tls.key.
+    tls = None
 
     def argv(self, root: Path, port: int, tools):
         raise NotImplementedError
@@ -69,6 +71,10 @@ class Filedrop(ServerKind):
                 # limits that guard a LAN against one greedy device, as a user would here.
                 "--max-connections-per-client", "2000", "--max-uploads-per-client", "64",
                 "--max-connections", "4096"]
+        if self.tls:
+            # --http-mode serve: the plain port keeps serving (the readiness check uses it).
+            argv += ["--tls", "files", "--tls-cert", str(self.tls.cert), "--tls-key", str(self.tls.key),
+                     "--https-listen", f"127.0.0.1:{self.tls.port}", "--http-mode", "serve"]
         argv += self.extra_argv
         return argv if self.fsync else [*argv, "--fsync", "false"]
 
@@ -87,6 +93,19 @@ class Nginx(ServerKind):
         config = root / "nginx.conf"
         auth = (f'auth_basic "bench";\n            auth_basic_user_file {self.auth_user_file};\n            '
                 if self.auth_user_file else "")
+        tls_listen, tls_settings = "", ""
+        if self.tls:
+            tls_listen = f"\n        listen 127.0.0.1:{self.tls.port} ssl;"
+            tls_settings = f"""
+    ssl_certificate {self.tls.cert};
+    ssl_certificate_key {self.tls.key};
+    ssl_protocols TLSv1.2 TLSv1.3;
+    ssl_conf_command Ciphersuites {self.tls.ciphersuite};
+    ssl_ciphers {self.tls.tls12_ciphers};
+    ssl_prefer_server_ciphers on;
+    ssl_session_tickets off;
+    ssl_session_cache shared:SSL:10m;
+    ssl_ecdh_curve {self.tls.nginx_curves};"""
         config.write_text(f"""\
 user root;
 worker_processes auto;
@@ -101,9 +120,9 @@ http {{
     sendfile on;
     tcp_nopush on;
     keepalive_timeout 65s;
-    client_body_temp_path {root}/body-temp;
+    client_body_temp_path {root}/body-temp;{tls_settings}
     server {{
-        listen 127.0.0.1:{port};
+        listen 127.0.0.1:{port};{tls_listen}
         root {root}/files;
         location / {{
             {auth}dav_methods PUT;
@@ -126,8 +145,9 @@ class Lighttpd(ServerKind):
     def argv(self, root, port, tools):
         (root / "upload-temp").mkdir(exist_ok=True)
         config = root / "lighttpd.conf"
+        modules = '"mod_webdav", "mod_openssl"' if self.tls else '"mod_webdav"'
         config.write_text(f"""\
-server.modules = ("mod_webdav")
+server.modules = ({modules})
 server.document-root = "{root}/files"
 server.bind = "127.0.0.1"
 server.port = {port}
@@ -137,8 +157,24 @@ server.max-fds = 8192
 server.max-connections = 4096
 mimetype.assign = ("" => "application/octet-stream")
 webdav.activate = "enable"
-""")
+""" + (self._tls_config() if self.tls else ""))
         return ["lighttpd", "-D", "-f", str(config)]
+
+    def _tls_config(self):
+        commands = {"MinProtocol": "TLSv1.2", "Ciphersuites": self.tls.ciphersuite,
+                    "CipherString": self.tls.tls12_ciphers, "Options": "ServerPreference,-SessionTicket",
+                    "Groups": self.tls.openssl_groups}
+        listed = ", ".join(f'"{name}" => "{value}"' for name, value in commands.items())
+        # server.max-worker: one worker per CPU, as nginx's `worker_processes auto` and filedrop's loops.
+        return f"""\
+server.max-worker = {os.cpu_count()}
+$SERVER["socket"] == "127.0.0.1:{self.tls.port}" {{
+    ssl.engine = "enable"
+    ssl.pemfile = "{self.tls.cert}"
+    ssl.privkey = "{self.tls.key}"
+    ssl.openssl.ssl-conf-cmd = ({listed})
+}}
+"""
 
     def version(self, tools):
         return _first_line(["lighttpd", "-v"]).split(" ")[0]
@@ -242,6 +278,9 @@ class RunningServer:
 
     def url(self, path):
         return f"http://127.0.0.1:{self.port}{path}"
+
+    def https_url(self, path):
+        return f"https://127.0.0.1:{self.kind.tls.port}{path}"
 
     def start(self):
         self.files.mkdir(parents=True, exist_ok=True)

@@ -108,17 +108,22 @@ def _stored_check(server, name, source, status, error):
 class Workloads:
     """The workloads, with the sizes and files of one benchmark run."""
 
-    def __init__(self, sizes, sources, client_dir):
+    def __init__(self, sizes, sources, client_dir, curl_options=()):
         self.sizes = sizes
         self.sources = sources
         self.client_dir = client_dir
+        # Given to every curl before its own arguments (tls.py: --cacert, to verify the server).
+        self.curl_options = tuple(curl_options)
+
+    def _curl(self, args, timeout):
+        return _curl([*self.curl_options, *args], timeout)
 
     # 1 GiB transfers
 
     def get_big(self, server, run):
         received = self.client_dir / f"received-{server.kind.key}.bin"
         args = ["-o", str(received), server.url(server.kind.get_prefix + "get.bin")]
-        outcome = measured(server, lambda _: Outcome(0.0, extra={"curl": _curl(args, self.sizes.transfer_timeout)}))
+        outcome = measured(server, lambda _: Outcome(0.0, extra={"curl": self._curl(args, self.sizes.transfer_timeout)}))
         status, seconds, error = outcome.extra.pop("curl")
         ok = not error and status == 200 and same_file(received, self.sources.big)
         _remove(received)
@@ -144,7 +149,7 @@ class Workloads:
         return self._upload(server, name, self.sources.big, self.sizes.big, args)
 
     def _upload(self, server, name, source, size, curl_args):
-        outcome = measured(server, lambda _: Outcome(0.0, extra={"curl": _curl(curl_args, self.sizes.transfer_timeout)}))
+        outcome = measured(server, lambda _: Outcome(0.0, extra={"curl": self._curl(curl_args, self.sizes.transfer_timeout)}))
         status, seconds, error = outcome.extra.pop("curl")
         outcome.ok, outcome.note = _stored_check(server, name, source, status, error)
         outcome.value = _throughput(size, seconds)
@@ -191,7 +196,7 @@ class Workloads:
     def wrk_small(self, server, run):
         url = server.url(server.kind.get_prefix + "small.bin")
         received = self.client_dir / f"small-{server.kind.key}.bin"
-        status, _, error = _curl(["-o", str(received), url], 30)
+        status, _, error = self._curl(["-o", str(received), url], 30)
         intact = status == 200 and same_file(received, self.sources.small)
         _remove(received)
         argv = ["wrk", "-t2", "-c64", f"-d{self.sizes.wrk_seconds}s", "--latency", url]
