@@ -39,6 +39,8 @@ public final class TLSContext: @unchecked Sendable {
     /// Sessions kept for resumption (about 1 KiB each) and for how long (Mozilla: one day).
     static let sessionCacheSize = 20_000
     static let sessionTimeoutSeconds = 86_400
+    /// OpenSSL's read buffer: four full records and their headers.
+    static let readBufferSize = 4 * (16 * 1024 + 256)
 
     public init(credentials: TLSCredentials, kernelTLS: Bool) throws(TLSError) {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError.openSSL("SSL_CTX_new", detail: Self.lastError()) }
@@ -57,8 +59,10 @@ public final class TLSContext: @unchecked Sendable {
         // thousand kept-alive connections do not hold 34 KiB each.
         _ = filedrop_ssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
                                                     | SSL_MODE_RELEASE_BUFFERS))
-        // Read what the socket has, not one record header then its body: half the reads.
+        // Read what the socket has, up to four records per read, not one record header then
+        // its body. The buffer exists only while a connection is busy (RELEASE_BUFFERS).
         filedrop_ssl_ctx_set_read_ahead(context, 1)
+        SSL_CTX_set_default_read_buffer_len(context, Self.readBufferSize)
         _ = filedrop_ssl_ctx_set_session_cache(context, Int(SSL_SESS_CACHE_SERVER), Self.sessionCacheSize)
         _ = SSL_CTX_set_timeout(context, Int(Self.sessionTimeoutSeconds))
         _ = SSL_CTX_set_num_tickets(context, 1)

@@ -63,9 +63,30 @@ final class TLSSession {
         }
     }
 
-    /// Decrypted bytes into `space`: `.done(0)` at the end of the stream (close_notify, or
-    /// an EOF without one: the HTTP framing tells whether anything was cut).
+    /// Decrypted bytes into `space`, as many records as have arrived and fit (one SSL_read
+    /// gives one record, 16 KiB: reading on fills the space as one plain read would, so the
+    /// body goes to its file in large writes and the loop sees epoll once per batch).
+    /// `.done(0)` at the end of the stream (close_notify, or an EOF without one: the HTTP
+    /// framing tells whether anything was cut). What ends a batch early (the end, an error)
+    /// is reported by the next call.
     func read(into space: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+        var total = 0
+        while total < space.count {
+            let result: IOResult<Int>
+            do {
+                result = try readRecord(into: UnsafeMutableRawBufferPointer(rebasing: space[total...]))
+            } catch {
+                // A failed session fails again on the next call, after these bytes are used.
+                if total > 0 { break }
+                throw error
+            }
+            guard case .done(let count) = result, count > 0 else { return total > 0 ? .done(total) : result }
+            total += count
+        }
+        return .done(total)
+    }
+
+    private func readRecord(into space: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
         ERR_clear_error()
         var count = 0
         if SSL_read_ex(ssl, space.baseAddress, space.count, &count) == 1 {
