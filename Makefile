@@ -32,7 +32,9 @@ REQUIREMENTS := Tests/Integration/requirements.txt
 # chromium: the page's browser tests (driven by Playwright from PyPI, never its own browser).
 # libarchive-tools: bsdtar, a second ZIP reader for the download tests.
 # strace: test_never_wait.py checks that no fsync, rename or unlink runs on an event-loop thread.
-DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools strace
+# libnss3-tools: certutil, to trust the test CA in Chromium's NSS database (test_https_browser.py);
+# testssl.sh: the outside TLS audit (test_tls_audit.py).
+DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))

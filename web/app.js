@@ -21,8 +21,9 @@ const $ = (id) => document.getElementById(id);
 
 document.documentElement.classList.add('js');
 
-/** Server limits and title; defaults hold when /config.json is missing. */
-const config = { title: 'filedrop', maxUploadSize: null, tus: false, access: 'open' };
+/** Server limits and title; defaults hold when /config.json is missing. `https` is set when
+ *  the server speaks HTTPS: whether this page came over it, its HTTPS address, its CA. */
+const config = { title: 'filedrop', maxUploadSize: null, tus: false, access: 'open', https: null };
 
 // ---------------------------------------------------------------------------------------------
 // Formatting
@@ -788,12 +789,39 @@ async function loadConfig() {
     if (Number.isFinite(reply.maxUploadSize) && reply.maxUploadSize > 0) config.maxUploadSize = reply.maxUploadSize;
     config.tus = reply.tus === true;
     if (typeof reply.access === 'string') config.access = reply.access;
+    if (reply.https && typeof reply.https === 'object') config.https = reply.https;
   } catch {
     // No configuration: keep the defaults.
   }
   $('title').textContent = config.title;
   document.title = config.title;
   $('limit-note').textContent = config.maxUploadSize ? `Up to ${formatBytes(config.maxUploadSize)} per file` : '';
+  showConnectionNote();
+}
+
+/** The footer line about the connection, when the server speaks HTTPS: over HTTPS with the
+ *  server's own CA, its fingerprint and how to trust it; over plain HTTP, that nothing is
+ *  encrypted and where the HTTPS page is. */
+function showConnectionNote() {
+  const https = config.https;
+  if (!https) return;
+  const note = $('connection-note');
+  const link = document.createElement('a');
+  if (https.secure === true) {
+    if (!https.localCA || typeof https.fingerprint !== 'string') return;
+    const fingerprint = document.createElement('span');
+    fingerprint.className = 'fingerprint';
+    fingerprint.textContent = https.fingerprint;
+    note.replaceChildren('Secure connection · certificate fingerprint ', fingerprint, ' · ', link);
+    link.href = 'trust';
+    link.textContent = 'How to trust this server';
+  } else {
+    if (typeof https.url !== 'string' || !https.url.startsWith('https://')) return;
+    note.replaceChildren('This connection is not encrypted: others on the network can see the files. ', link);
+    link.href = https.url;
+    link.textContent = 'Open this page over HTTPS';
+  }
+  note.hidden = false;
 }
 
 setUpPickers();

@@ -133,6 +133,9 @@ class Daemon:
         v6 = [port for host, port in addresses if ":" in host]
         self.port = v4[0] if v4 else None
         self.port6 = v6[0] if v6 else None
+        secure = parse_listen_addresses(self.notification_value("X_FILEDROP_HTTPS_LISTEN") or "")
+        self.https_port = next((port for host, port in secure if ":" not in host), None)
+        self.https_port6 = next((port for host, port in secure if ":" in host), None)
         self.baseline_fds = self.fd_count()
         return self
 
@@ -182,6 +185,10 @@ class Daemon:
     @property
     def url6(self) -> str:
         return f"http://[::1]:{self.port6}"
+
+    @property
+    def https_url(self) -> str:
+        return f"https://127.0.0.1:{self.https_port}"
 
     def stderr_text(self) -> str:
         return self._stderr_path.read_bytes().decode("utf-8", "replace")
@@ -322,3 +329,35 @@ def chromium():
         browser = playwright.chromium.launch(executable_path=CHROMIUM)
         yield browser
         browser.close()
+
+
+# HTTPS: a throwaway CA and ECDSA P-256 leaves made once per session with the openssl CLI
+# (tls_support.py), and daemons started with `tls = files` on them. Clients trust that CA
+# and nothing else; no test turns certificate checks off.
+
+
+@pytest.fixture(scope="session")
+def tls_pki(tmp_path_factory):
+    """The test CA (`.ca`), the leaf for localhost, 127.0.0.1 and ::1 (`.leaf`, `.key`), a
+    second CA that signed nothing we serve (`.other_ca`), and `.issue(...)` for more leaves."""
+    from tls_support import TestPKI
+    return TestPKI.create(tmp_path_factory.mktemp("pki"))
+
+
+@pytest.fixture
+def https_daemon(daemon_factory, tls_pki):
+    """Start a daemon serving HTTPS on 127.0.0.1 and ::1 (port 0) with the test leaf:
+    `https_daemon("--head-timeout", "1s", cert=..., key=...)`; other keyword arguments go to
+    daemon_factory. The daemon has `.https_port`, `.https_port6`, `.https_url` and `.ca`."""
+
+    def start(*args: str, cert: Path | None = None, key: Path | None = None,
+              https_listen: list[str] | None = None, **options) -> Daemon:
+        tls_args = ["--tls", "files", "--tls-cert", str(cert or tls_pki.leaf), "--tls-key", str(key or tls_pki.key)]
+        for address in https_listen or ["127.0.0.1:0", "[::1]:0"]:
+            tls_args += ["--https-listen", address]
+        daemon = daemon_factory(*tls_args, *args, **options)
+        assert daemon.https_port is not None, f"no X_FILEDROP_HTTPS_LISTEN in {daemon.notifications}"
+        daemon.ca = tls_pki.ca
+        return daemon
+
+    return start

@@ -44,7 +44,8 @@ public struct AccessControl: Sendable {
     public init(configuration: Configuration, machineNames: [String] = [], verifier: (any PasswordVerifier)? = nil,
                 records: ClientRecords = ClientRecords(), cache: CredentialCache = CredentialCache(),
                 now: @escaping @Sendable () -> UInt64) {
-        policy = AccessPolicy(mode: configuration.access, hasPassword: configuration.passwordHash != nil)
+        policy = AccessPolicy(mode: configuration.access, hasPassword: configuration.passwordHash != nil,
+                              publishesTrustRoutes: configuration.tls != .off)
         hosts = HostValidator(names: configuration.allowedHosts + machineNames)
         maxUploadsPerClient = configuration.maxUploadsPerClient
         hourlyUploadQuota = configuration.uploadQuotaPerHour

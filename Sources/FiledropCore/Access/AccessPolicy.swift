@@ -11,6 +11,10 @@
 ///
 /// DELETE also needs `allow-delete`; with a password configured it needs the password in
 /// every mode, because deleting is the one thing an open drop box must not let anyone do.
+///
+/// With HTTPS on, the trust routes (`/ca.crt`, `/ca.mobileconfig`, `/trust`) and the
+/// stylesheet `/trust` uses need no password in any mode: a device needs them before it can
+/// trust HTTPS, and a 401 there would have a browser send the password over plain HTTP.
 public struct AccessPolicy: Sendable, Equatable {
     public enum Requirement: Sendable, Equatable {
         case anyone
@@ -19,14 +23,19 @@ public struct AccessPolicy: Sendable, Equatable {
 
     public var mode: AccessMode
     public var hasPassword: Bool
+    /// HTTPS is on, so the trust routes are public.
+    public var publishesTrustRoutes: Bool
 
-    public init(mode: AccessMode, hasPassword: Bool) {
+    public init(mode: AccessMode, hasPassword: Bool, publishesTrustRoutes: Bool = false) {
         self.mode = mode
         self.hasPassword = hasPassword
+        self.publishesTrustRoutes = publishesTrustRoutes
     }
 
     public func requirement(method: HTTPMethod, path: Substring) -> Requirement {
-        if mode == .private { return .password }
+        if mode == .private {
+            return publishesTrustRoutes && TrustRoute.isNeededBeforeTrust(path) ? .anyone : .password
+        }
         // Outside drop mode only DELETE can need the password: no path to look at (this runs
         // on every request).
         if mode != .drop && method != .delete { return .anyone }

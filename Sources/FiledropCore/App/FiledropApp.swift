@@ -4,6 +4,7 @@
 /// ```
 /// GET  /  /index.html  /app.js ...      the page, from the web root
 /// GET  /config.json                     title and limits for the page
+/// GET  /ca.crt  /ca.mobileconfig  /trust installing the HTTPS CA (FiledropApp+HTTPS)
 /// POST /upload.html  /upload            multipart/form-data, or a raw body with ?name=
 /// PUT  /files/<path>                    a raw body
 /// GET  /files/<dir>/                    listing (HTML, or JSON with ?format=json)
@@ -22,19 +23,23 @@ public struct FiledropApp: HTTPResponder {
     /// Unfinished resumable uploads; nil switches tus off.
     public let tusUploads: TusUploads?
     public let access: AccessControl
+    /// HTTPS as the page presents it (redirects, `/ca.crt`, `/trust`); nil when TLS is off.
+    public let https: HTTPSPresentation?
     /// Per file version, so repeated downloads of one file reuse its header values.
     private(set) var downloadHeaders = FileHeaderCache()
 
     /// `access` defaults to the configuration's rules with no password verifier (so anything
     /// that needs the password is refused) and no names besides `localhost` and `allowed-hosts`.
+    /// `https` is nil when TLS is off: then nothing here knows HTTPS exists.
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
-                tusUploads: TusUploads? = nil, access: AccessControl? = nil) {
+                tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
         self.qrEncoder = qrEncoder
         self.tusUploads = tusUploads
+        self.https = https
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
@@ -87,6 +92,11 @@ public struct FiledropApp: HTTPResponder {
     }
 
     private func dispatch(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+        if let https, https.gates(context) {
+            // The Host check first: a redirect must never put a name we do not serve into a URL.
+            try access.hosts.check(head)
+            if let answer = PlainHTTPGate(httpsPort: https.port).answer(head) { return .respond(answer) }
+        }
         guard let passwordCheck = try access.check(head, context) else {
             return try admitted(head, context: context, compression: compression)
         }
@@ -131,12 +141,15 @@ public struct FiledropApp: HTTPResponder {
             return try upload(head, context: context, admission: admission)
         case "/config.json":
             try require(head.method, in: [.get, .head])
-            return .respond(configResponse())
+            return .respond(configResponse(head, context: context))
         case "/qr.svg":
             try require(head.method, in: [.get, .head])
             return .respond(try qrResponse(head))
         default:
             try require(head.method, in: [.get, .head])
+            if let trustRoute = TrustRoute(path: path) {
+                return .respond(try trustResponse(trustRoute, head: head))
+            }
             return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot, compression: compression))
         }
     }
@@ -296,10 +309,11 @@ public struct FiledropApp: HTTPResponder {
                  body: .bytes(Array("Moved to \(location)\n".utf8)))
     }
 
-    /// A QR code of the address the page was opened with, so a phone can scan it from a
-    /// laptop's screen. Only rectangles go into the SVG; the Host text itself never does.
+    /// A QR code of the address the page was opened with (over HTTPS when it is on), so a
+    /// phone can scan it from a laptop's screen. Only rectangles go into the SVG; the Host
+    /// text itself never does.
     private func qrResponse(_ head: RequestHead) throws(HTTPError) -> Response {
-        guard let host = head.headers[.host], let encoder = qrEncoder, let code = encoder.encode("http://\(host)/") else {
+        guard let url = pageURL(head), let encoder = qrEncoder, let code = encoder.encode(url) else {
             throw .notFound
         }
         return Response(status: .ok, headers: ["Content-Type": "image/svg+xml", "Cache-Control": "no-cache",
@@ -307,11 +321,12 @@ public struct FiledropApp: HTTPResponder {
                         body: .bytes(Array(code.svg.utf8)))
     }
 
-    private func configResponse() -> Response {
+    private func configResponse(_ head: RequestHead, context: RequestContext) -> Response {
         let maxUpload = configuration.maxUploadSize.map(String.init) ?? "null"
+        let httpsField = httpsConfigJSON(head, context: context).map { ",\"https\":" + $0 } ?? ""
         let body = "{\"title\":\"\(configuration.title.jsonEscaped)\",\"maxUploadSize\":\(maxUpload),"
             + "\"readOnly\":\(configuration.access == .readOnly),\"tus\":\(tusUploads != nil),"
-            + "\"access\":\"\(configuration.access.rawValue)\"}\n"
+            + "\"access\":\"\(configuration.access.rawValue)\"\(httpsField)}\n"
         return Response(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
                         body: .bytes(Array(body.utf8)))
     }

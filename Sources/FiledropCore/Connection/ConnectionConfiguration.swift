@@ -19,6 +19,9 @@ public struct ConnectionConfiguration: Sendable {
     public var lingerTimeout: UInt64 = 5_000_000_000
     /// Whether each finished request goes to the log sink (`access-log`).
     public var accessLog = true
+    /// False for a connection that answers one request and closes (`Connection: close`):
+    /// plain HTTP that reached the HTTPS port.
+    public var keepAlive = true
 
     public init() {}
 }

@@ -292,7 +292,7 @@ public struct ConnectionStateMachine {
         if head.headers.contains(.expect) && !(head.expectsContinue && head.headers.values(for: .expect).count == 1) {
             return fail(.expectationFailed, now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
         }
-        let keepAlive = head.wantsKeepAlive && !closeAfterResponse
+        let keepAlive = head.wantsKeepAlive && !closeAfterResponse && configuration.keepAlive
         // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
         let pending = PendingBody(framing: framing, keepAlive: keepAlive,
                                   expectsContinue: head.expectsContinue && head.version == .http1_1)

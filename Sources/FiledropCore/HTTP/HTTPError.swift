@@ -19,6 +19,9 @@ public enum HTTPError: Error, Equatable, Sendable {
     // Request semantics.
     case badRequest(String)
     case notFound
+    /// 404 with the reason, for a route that exists only in some configurations
+    /// (`/ca.crt` when filedrop has no certificate authority of its own).
+    case notFoundBecause(String)
     case methodNotAllowed(allowed: [HTTPMethod])
     case notImplemented(String)
     case unsupportedMediaType(String)
@@ -50,7 +53,7 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .uriTooLong: .uriTooLong
         case .lengthRequired: .lengthRequired
         case .timeout: .requestTimeout
-        case .notFound: .notFound
+        case .notFound, .notFoundBecause: .notFound
         case .methodNotAllowed: .methodNotAllowed
         case .unsupportedMediaType: .unsupportedMediaType
         case .expectationFailed: .expectationFailed
@@ -86,6 +89,7 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .timeout: "The request took too long to arrive."
         case .badRequest(let why): why
         case .notFound: "Nothing is here."
+        case .notFoundBecause(let why): why
         case .methodNotAllowed: "That method is not allowed here."
         case .notImplemented(let what): "\(what) is not implemented."
         case .unsupportedMediaType(let why): why

@@ -21,6 +21,8 @@ public struct HTTPStatus: Equatable, Hashable, Sendable, CustomStringConvertible
     public static let movedPermanently = HTTPStatus(code: 301, reason: "Moved Permanently")
     public static let seeOther = HTTPStatus(code: 303, reason: "See Other")
     public static let notModified = HTTPStatus(code: 304, reason: "Not Modified")
+    /// RFC 9110 §15.4.9: like 301, but the client must repeat the same method.
+    public static let permanentRedirect = HTTPStatus(code: 308, reason: "Permanent Redirect")
     public static let badRequest = HTTPStatus(code: 400, reason: "Bad Request")
     public static let unauthorized = HTTPStatus(code: 401, reason: "Unauthorized")
     public static let forbidden = HTTPStatus(code: 403, reason: "Forbidden")

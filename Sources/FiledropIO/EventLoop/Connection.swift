@@ -22,14 +22,12 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// False once the descriptor is closed. Work handed out before may still come back.
     @exclusivity(unchecked) private var isOpen = true
     /// The TLS state on the HTTPS port; nil for plain HTTP (and for a plain request that
-    /// arrived at the HTTPS port, answered in clear and closed).
+    /// arrived at the HTTPS port: answered in clear with a 400 naming the HTTPS URL, then closed).
     private var tls: TLSSession?
     /// True on the HTTPS port until the handshake is done; no HTTP byte is read before.
     private var handshaking: Bool
     /// The handshake counts against head-timeout: a client that never finishes it is closed.
     private let handshakeDeadline: UInt64
-    /// A plain-HTTP request on the HTTPS port: answered with a 400 naming the HTTPS URL, then closed.
-    private var plainOnTLSPort = false
     /// Whether the first byte has been looked at (TLS or plain HTTP).
     private var firstByteSeen = false
     private let configuration: ConnectionConfiguration
@@ -134,11 +132,12 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// Answers in clear text through the ordinary machinery, with a responder that only
     /// says where HTTPS is; the connection closes once that is sent.
     private func answerPlainRequest(loop: EventLoop, port: UInt16) {
-        plainOnTLSPort = true
         tls = nil
         handshaking = false
         let context = RequestContext(client: peer, wallClockSeconds: loop.wallClockSeconds)
-        machine = ConnectionStateMachine(configuration: configuration, responder: PlainRequestOnTLSPort(port: port),
+        var oneRequest = configuration
+        oneRequest.keepAlive = false
+        machine = ConnectionStateMachine(configuration: oneRequest, responder: PlainRequestOnTLSPort(port: port),
                                          context: context, now: loop.now)
         readAvailable(loop: loop)
     }
@@ -232,7 +231,11 @@ final class Connection: EventHandler, @unchecked Sendable {
             return
         }
         switch machine.inputEnded(now: loop.now, wallClock: loop.wallClockSeconds) {
-        case .close: close(loop: loop)
+        case .close:
+            // RFC 8446 §6.1: answer the client's close with ours; without it OpenSSL drops the
+            // session from its cache on SSL_free, and the client's next connection cannot resume.
+            tls?.sendCloseNotify()
+            close(loop: loop)
         default: want(loop, 0)
         }
     }
@@ -279,8 +282,7 @@ final class Connection: EventHandler, @unchecked Sendable {
                 carryOut(machine.interimSent(now: loop.now), loop: loop)
             } else {
                 logRequest(failed: false)
-                // Nothing more is said in clear text on the HTTPS port.
-                carryOut(plainOnTLSPort ? .close : machine.responseSent(now: loop.now), loop: loop)
+                carryOut(machine.responseSent(now: loop.now), loop: loop)
             }
         }
     }

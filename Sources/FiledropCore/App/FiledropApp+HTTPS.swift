@@ -1,0 +1,50 @@
+/// What the app says about HTTPS: the trust routes, the page's own address for the QR code,
+/// and the `https` part of `/config.json` the page's footer is made from. The plain-HTTP
+/// port's redirects and refusals are `PlainHTTPGate`'s.
+extension FiledropApp {
+    /// `/ca.crt`, `/ca.mobileconfig` or `/trust`; 404 with the reason where there is nothing
+    /// to install.
+    func trustResponse(_ route: TrustRoute, head: RequestHead) throws(HTTPError) -> Response {
+        guard let https else {
+            throw .notFoundBecause("HTTPS is off on this server, so there is no certificate to install.")
+        }
+        let address = HTTPSURL(head: head, port: https.port)
+        switch route {
+        case .page:
+            return TrustPage(title: configuration.title, authority: https.authority, https: address).response()
+        case .certificate:
+            return CertificateDownload.response(try Self.localAuthority(of: https), head: head)
+        case .profile:
+            let authority = try Self.localAuthority(of: https)
+            return MobileConfigProfile(anchor: authority, serverName: address?.host ?? authority.commonName).response()
+        }
+    }
+
+    private static func localAuthority(of https: HTTPSPresentation) throws(HTTPError) -> TrustAnchor {
+        guard let authority = https.authority else {
+            throw .notFoundBecause("This server's certificate comes from its operator, not from a certificate authority of "
+                + "filedrop's own, so there is nothing to install.")
+        }
+        return authority
+    }
+
+    /// The address a phone should open to reach the page the request came from: over HTTPS
+    /// (its port) when HTTPS is on, whatever port this request came in on.
+    func pageURL(_ head: RequestHead) -> String? {
+        if let https {
+            return HTTPSURL(head: head, port: https.port)?.root
+        }
+        return head.headers[.host].map { "http://\($0)/" }
+    }
+
+    /// `{"secure":...,"url":...,"localCA":...,"fingerprint":...}` when HTTPS is on: whether
+    /// this request came over it, the page over HTTPS, and the CA to show in the footer
+    /// (`fingerprint` is null without one of filedrop's own).
+    func httpsConfigJSON(_ head: RequestHead, context: RequestContext) -> String? {
+        guard let https else { return nil }
+        let url = HTTPSURL(head: head, port: https.port).map { "\"\($0.root.jsonEscaped)\"" } ?? "null"
+        let fingerprint = https.authority.map { "\"\($0.fingerprintSHA256.jsonEscaped)\"" } ?? "null"
+        return "{\"secure\":\(context.isSecure),\"port\":\(https.port),\"url\":\(url),"
+            + "\"localCA\":\(https.authority != nil),\"fingerprint\":\(fingerprint)}"
+    }
+}

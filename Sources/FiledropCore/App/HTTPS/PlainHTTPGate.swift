@@ -1,0 +1,70 @@
+/// The plain-HTTP port while HTTPS is on (`http-mode = redirect`): nothing that must stay
+/// secret crosses it. Runs after `HostValidator` (a redirect must never carry a foreign name
+/// into a URL) and before the password check (a 401 here would make a browser send the
+/// password in the clear).
+///
+/// - A request that would send a password (`Authorization`) or a file (any method but GET
+///   and HEAD, any body) is refused with a sentence naming the HTTPS URL, before its body is
+///   read: the connection then closes rather than read an upload nobody stores.
+/// - The trust routes (`/ca.crt`, `/ca.mobileconfig`, `/trust` and its stylesheet) are
+///   served as usual: a device needs them before it can trust HTTPS.
+/// - Any other GET or HEAD is redirected to the same path and query over HTTPS.
+///
+/// No `Strict-Transport-Security` is sent, over either port. RFC 6797 §8.1.1: browsers
+/// ignore it for IP-literal hosts, which is how a LAN server without a domain is reached, so
+/// it would protect nothing there; where it is kept (`name.local`, `allowed-hosts`), it binds
+/// every port of that name (§8.3 keeps the port when upgrading), so `http://name:8080` would
+/// become `https://name:8080`, the plain port, which speaks no TLS, and so would every other
+/// plain-HTTP service on that machine. It would also lock out browsers for a year after
+/// someone switches TLS off, and forbid clicking through the warning before the CA is
+/// installed. The redirect below does the work on the LAN, and is not cached for the same
+/// reason.
+struct PlainHTTPGate: Sendable {
+    let httpsPort: UInt16
+
+    /// The answer to a plain-HTTP request, or nil when it is served as usual.
+    func answer(_ head: RequestHead) -> Response? {
+        let https = HTTPSURL(head: head, port: httpsPort)
+        if sendsSecret(head) {
+            return refusal(head, https: https)
+        }
+        if TrustRoute.isNeededBeforeTrust(head.path) { return nil }
+        guard let https else {
+            return .error(.badRequest("This port sends browsers to HTTPS on port \(httpsPort), but the request names no "
+                                      + "host (no Host header) to send them to."), format: ResponseFormat(head: head))
+        }
+        return redirect(to: https.sameResource(as: head))
+    }
+
+    /// A password, a file or any change: every method but GET and HEAD, any request with
+    /// credentials or with a body.
+    private func sendsSecret(_ head: RequestHead) -> Bool {
+        guard head.method == .get || head.method == .head else { return true }
+        if head.headers.contains(.authorization) { return true }
+        // The connection already checked the framing, so this cannot throw here.
+        let framing = (try? BodyFraming.of(head))?.framing ?? .none
+        return framing != .none && framing != .length(0)
+    }
+
+    /// 403: the request is understood and well formed, and is refused for how it travels.
+    /// 401 would ask for the password again over the same plain connection, and 426 Upgrade
+    /// Required (RFC 9110 §15.5.22) means upgrading this very connection with `Upgrade:`
+    /// (RFC 2817), which no browser or curl does; nginx has no status of its own for this (its
+    /// 497 is the other way round: plain HTTP sent to the HTTPS port). The sentence names
+    /// the HTTPS URL to use instead, in the client's format (HTML, JSON or text).
+    private func refusal(_ head: RequestHead, https: HTTPSURL?) -> Response {
+        let target = https.map { ": " + $0.sameResource(as: head) } ?? " (port \(httpsPort))"
+        let sentence = "This server takes uploads and passwords only over HTTPS, so nobody on the network can read them"
+            + target
+        return .error(.forbidden(sentence), format: ResponseFormat(head: head))
+    }
+
+    /// 308 keeps the method (RFC 9110 §15.4.9), so a HEAD stays a HEAD. `no-store`: a
+    /// browser keeps a permanent redirect it may cache for good, and this one must end
+    /// when TLS is switched off.
+    private func redirect(to location: String) -> Response {
+        Response(status: .permanentRedirect,
+                 headers: ["Location": location, "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
+                 body: .bytes(Array("This server answers over HTTPS: \(location)\n".utf8)))
+    }
+}
