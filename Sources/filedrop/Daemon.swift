@@ -15,6 +15,8 @@ final class Daemon {
     private var server: HTTPServer?
     /// Where the HTTPS certificate comes from; nil while tls is off.
     private var certificates: TLSCertificates?
+    /// The first HTTPS port, which redirects and the QR code point at.
+    private var httpsPort: UInt16?
     private var responder: ReloadableResponder?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
@@ -70,15 +72,17 @@ final class Daemon {
         let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() })
         self.monitor = monitor
         tusUploads = makeTusUploads(storage)
+        let certificates = configuration.tls == .off ? nil : TLSCertificates(configuration: configuration)
+        self.certificates = certificates
+        let tls = try certificates?.makeContext()
+        let (listeners, secureListeners) = try openListeners()
+        // The app names the HTTPS port actually bound (port 0 in tests) in redirects and the QR code.
+        httpsPort = secureListeners.first?.address.port
         let app = try makeApp(configuration, storage: storage, monitor: monitor)
         publishCompleteTusUploads(app)
         let responder = ReloadableResponder(app)
         self.responder = responder
 
-        let certificates = configuration.tls == .off ? nil : TLSCertificates(configuration: configuration)
-        self.certificates = certificates
-        let tls = try certificates?.makeContext()
-        let (listeners, secureListeners) = try openListeners()
         let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners, tls: tls,
                                     configuration: serverConfiguration(configuration), responder: responder, log: log)
         self.server = server
@@ -138,15 +142,15 @@ final class Daemon {
             if next.listen != configuration.listen || next.httpsListen != configuration.httpsListen || next.tls != configuration.tls {
                 log.log(LogEvent(level: .warning, message: "listen addresses and turning TLS on or off change only on restart; keeping the current sockets"))
             }
+            let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
+            let storage = sameStorage ? self.storage! : try openSaveDirectory(next)
+            if !sameStorage { tusUploads = makeTusUploads(storage) }
             // A renewed certificate: new connections get it, open ones keep theirs.
             if let certificates, let server, next.tls != .off {
                 let tls = try certificates.reload(next)
                 server.replaceTLSContext(tls)
                 logTLS(tls)
             }
-            let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
-            let storage = sameStorage ? self.storage! : try openSaveDirectory(next)
-            if !sameStorage { tusUploads = makeTusUploads(storage) }
             let app = try makeApp(next, storage: storage, monitor: monitor)
             // The loops are running now: the saving (fsync, rename) goes to a worker.
             if !sameStorage { runOffLoop("tus recovery") { [unowned self] in self.publishCompleteTusUploads(app) } }
@@ -268,7 +272,17 @@ final class Daemon {
                                    verifier: try passwordVerifier(configuration), records: clientRecords,
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
-                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access)
+                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
+                           https: httpsPresentation(configuration))
+    }
+
+    /// What the app says about HTTPS: the port, what the plain port does, the local CA to install.
+    private func httpsPresentation(_ configuration: Configuration) -> HTTPSPresentation? {
+        guard configuration.tls != .off, let httpsPort else { return nil }
+        let anchor = certificates?.authority.map {
+            TrustAnchor(certificateDER: $0.certificateDER, fingerprintSHA256: $0.fingerprintSHA256, commonName: TLSCertificates.authorityName)
+        }
+        return HTTPSPresentation(port: httpsPort, plainHTTPMode: configuration.httpMode, authority: anchor)
     }
 
     /// The checker for password-hash; drop and private access cannot run without one.

@@ -113,7 +113,7 @@ final class TLSCertificates {
         try refuseInsideSaveDirectory(directory)
         let authority: LocalCertificateAuthority
         do {
-            authority = try LocalCertificateAuthority.loadOrCreate(directory: directory, commonName: "filedrop CA on \(Self.hostName)")
+            authority = try LocalCertificateAuthority.loadOrCreate(directory: directory, commonName: Self.authorityName)
         } catch {
             throw StartupError(message: "tls = auto: \(error.description)", exitCode: 2)
         }
@@ -153,6 +153,9 @@ final class TLSCertificates {
         defer { free(resolved) }
         return String(cString: resolved)
     }
+
+    /// The CA's name, as a device lists it among its trusted certificates.
+    static var authorityName: String { "filedrop CA on \(hostName)" }
 
     private static var hostName: String {
         var buffer = [CChar](repeating: 0, count: 256)

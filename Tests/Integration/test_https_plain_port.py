@@ -14,7 +14,6 @@ import time
 
 import pytest
 
-from conftest import parse_listen_addresses
 from http_raw import fetch
 
 
@@ -35,9 +34,7 @@ def start(daemon_factory, certificate, *args):
     cert, key = certificate
     daemon = daemon_factory("--tls", "files", "--tls-cert", str(cert), "--tls-key", str(key),
                             "--https-listen", "127.0.0.1:0", *args, listen=["127.0.0.1:0"])
-    (host, port), = parse_listen_addresses(daemon.notification_value("X_FILEDROP_HTTPS_LISTEN") or "")
-    daemon.https_port = port
-    daemon.https_url = f"https://127.0.0.1:{port}"
+    assert daemon.https_port, daemon.notifications
     return daemon
 
 
@@ -171,9 +168,7 @@ def start_auto(daemon_factory, tmp_path):
     tls_dir = tmp_path / "tls-auto"
     daemon = daemon_factory("--tls", "auto", "--tls-dir", str(tls_dir), "--https-listen", "127.0.0.1:0",
                             listen=["127.0.0.1:0"])
-    (host, port), = parse_listen_addresses(daemon.notification_value("X_FILEDROP_HTTPS_LISTEN") or "")
-    daemon.https_port = port
-    daemon.https_url = f"https://127.0.0.1:{port}"
+    assert daemon.https_port, daemon.notifications
     return daemon
 
 
