@@ -3,9 +3,17 @@
 #
 # Installs the filedrop Debian package into a Debian 12 container booted with a real
 # systemd (systemd-nspawn -b) and checks that the daemon is a well-behaved service:
-# enabled and started by the package, READY=1 and STATUS=, uploads land in the
-# DynamicUser state directory, reload by SIGHUP, journal fields, socket activation,
-# watchdog pings, a draining stop that systemd records as success, and the sandbox score.
+# enabled and started by the package, READY=1 and STATUS=, HTTPS with the package's
+# tls = auto (the CA in the second state directory, its fingerprint in STATUS, /ca.crt,
+# curl verifying with that CA; the plain port redirects and refuses uploads), uploads over
+# HTTPS land in the DynamicUser state directory, reload by SIGHUP, journal fields,
+# watchdog pings, a draining stop that systemd records as success, tls = files from
+# LoadCredential= (and what reload and restart do with a renewed pair), rotating the CA,
+# socket activation on ports 80 and 443, the sandbox score, and remove/purge.
+#
+# Every HTTPS client verifies the certificate against one CA (curl --cacert, openssl
+# s_client -verify_return_error); the host's openssl runs in the container's network
+# namespace (nsenter --net), so the container needs no openssl of its own.
 #
 # Needs root, debootstrap and systemd-nspawn. The root file system is made once with
 # debootstrap from the mirror apt already uses here and kept as a tarball under
@@ -341,6 +349,8 @@ first_leaf=$(fingerprint_of "$TEST_PKI/first.crt" || true)
 renewed_leaf=$(fingerprint_of "$TEST_PKI/renewed.crt" || true)
 
 # 3. HTTPS with the package's tls = auto: filedrop's own CA, in the second state directory.
+check "$TLS_DIR is mode 0700, owned by the dynamic user" in_container 10 sh -c \
+    "stat -c '%a %u' $TLS_DIR | awk '\$1 == 700 && \$2 >= 61184 && \$2 <= 65519 { ok = 1 } END { exit !ok }'"
 check "ca.key is mode 0600, owned by the dynamic user" in_container 10 sh -c \
     "stat -c '%a %u' $TLS_DIR/ca.key | awk '\$1 == 600 && \$2 >= 61184 && \$2 <= 65519 { ok = 1 } END { exit !ok }'"
 check "ca.crt and server.crt are there" in_container 10 test -s "$TLS_DIR/ca.crt" -a -s "$TLS_DIR/server.crt"
@@ -526,6 +536,28 @@ check "reload alone serves the renewed certificate" wait_until 10 served_is 127.
 check "same main process after that reload" property_is filedrop.service MainPID "$reload_pid"
 check "stop, and the drop-in is removed again" in_container 60 sh -c 'systemctl stop filedrop.service &&
     rm -rf /run/systemd/system/filedrop.service.d && systemctl daemon-reload'
+
+# Rotating the CA as README.systemd says: stop, remove the directory, start. A new CA; the
+# old one verifies nothing any more; /ca.crt serves the new one.
+old_ca=$(fingerprint_of "$CA" || true)
+check "rotate: remove $TLS_DIR, start" in_container 60 sh -c "rm -rf $TLS_DIR && systemctl start filedrop.service"
+rotated_ca=$(fingerprint_of "$TLS_DIR/ca.crt" 2>/dev/null || true)
+if [ -n "$rotated_ca" ] && [ "$rotated_ca" != "$old_ca" ]; then pass "a new CA: $rotated_ca"
+else fail "rotating should make a new CA" "before: $old_ca" "after:  $rotated_ca"; fi
+old_ca_refused() {
+    local code
+    code=$(in_container 15 curl -sS --max-time 10 -o /dev/null --cacert "$CA" https://127.0.0.1:8443/ 2>&1; echo "exit $?")
+    [[ "$code" == *"exit 60" ]] || { echo "$code"; return 1; }
+}
+check "the old CA no longer verifies the server (exit 60)" old_ca_refused
+fetch_ca() {
+    in_container 15 curl -fsS --max-time 10 -o /root/ca.der http://127.0.0.1:8080/ca.crt &&
+        openssl x509 -inform DER -in "$MACHINE/root/ca.der" -out "$MACHINE$CA" &&
+        [ "$(fingerprint_of "$CA")" = "$rotated_ca" ]
+}
+check "/ca.crt serves the new CA" fetch_ca
+check "the new CA verifies the server" https_get /config.json
+check "stop" in_container 60 systemctl stop filedrop.service
 
 # 10. Socket activation as README.systemd documents it: the service disabled, both sockets
 #     enabled, on ports 80 and 443 through drop-ins (the service has no capabilities, so
