@@ -103,9 +103,9 @@ def netns():
     """A network namespace of our own with the loopback up; deleted in teardown, whatever
     happened."""
     if os.geteuid() != 0:
-        pytest.skip("SKIPPED LOUDLY: not root, so no network namespace can be made (ip netns add needs root)")
+        pytest.skip("address-change test NOT RUN: not root, and `ip netns add` needs root")
     if shutil.which("ip") is None:
-        pytest.skip("SKIPPED LOUDLY: the ip command (iproute2) is missing")
+        pytest.skip("address-change test NOT RUN: the ip command is missing (apt-get install iproute2)")
     name = f"fdaddr-{os.getpid()}"
     subprocess.run(["ip", "netns", "delete", name], capture_output=True, timeout=10)
     ip("netns", "add", name)
@@ -117,6 +117,8 @@ def netns():
 
 
 class NamespacedDaemon:
+    """The daemon running in the namespace, and clients that reach it from inside it."""
+
     def __init__(self, namespace: str, daemon, tls_dir: Path, probe_script: Path):
         self.namespace = namespace
         self.daemon = daemon
