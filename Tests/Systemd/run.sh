@@ -15,8 +15,8 @@
 # s_client -verify_return_error); the host's openssl runs in the container's network
 # namespace (nsenter --net), so the container needs no openssl of its own.
 #
-# Needs root, debootstrap and systemd-nspawn. The root file system is made once with
-# debootstrap from the mirror apt already uses here and kept as a tarball under
+# Needs root, debootstrap, systemd-nspawn and openssl. The root file system is made once
+# with debootstrap from the mirror apt already uses here and kept as a tarball under
 # .build/systemd-root; later runs unpack it (seconds). Prints "N passed, N failed".
 #
 # Environment: FILEDROP_DEB (the package; default: newest debian-build/*.deb),
@@ -58,8 +58,8 @@ fail_setup() {
 # Preconditions
 
 [ "$(id -u)" -eq 0 ] || skip "not root (debootstrap and systemd-nspawn need root)"
-for tool in debootstrap systemd-nspawn nsenter; do
-    command -v "$tool" >/dev/null || skip "$tool is not installed (apt-get install debootstrap systemd-container util-linux)"
+for tool in debootstrap systemd-nspawn nsenter openssl; do
+    command -v "$tool" >/dev/null || skip "$tool is not installed (apt-get install debootstrap systemd-container util-linux openssl)"
 done
 
 DEB=${1:-${FILEDROP_DEB:-}}
