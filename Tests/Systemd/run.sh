@@ -270,7 +270,6 @@ main_uid() { in_container 10 awk '/^Uid:/ { print $2 }' "/proc/$(property filedr
 CA=/root/ca.pem
 TLS_DIR=/var/lib/private/filedrop-tls
 https_get() { in_container 15 curl -fsS --max-time 10 --cacert "$CA" "https://127.0.0.1:8443$1"; }
-plain_get() { in_container 15 curl -fsS --max-time 10 "http://127.0.0.1:8080$1"; }
 # The SHA-256 of a certificate file on the host's side of the container tree, AB:CD:...
 fingerprint_of() { openssl x509 -noout -fingerprint -sha256 -in "$MACHINE$1" | sed 's/^.*=//'; }
 # The leaf the container serves at HOST:PORT, fetched by the host's openssl inside the
