@@ -560,7 +560,7 @@ check "stop" in_container 60 systemctl stop filedrop.service
 
 # 10. Socket activation as README.systemd documents it: the service disabled, both sockets
 #     enabled, on ports 80 and 443 through drop-ins (the service has no capabilities, so
-#     only sockets passed by systemd can serve there). tls = auto again, the same CA.
+#     only sockets passed by systemd can serve there). tls = auto again, the rotated CA.
 check "socket drop-ins move filedrop.socket to 80 and filedrop-https.socket to 443" in_container 30 sh -c '
     mkdir -p /etc/systemd/system/filedrop.socket.d /etc/systemd/system/filedrop-https.socket.d &&
     printf "[Socket]\nListenStream=\nListenStream=[::]:80\n" > /etc/systemd/system/filedrop.socket.d/port80.conf &&
