@@ -3,12 +3,20 @@
 #
 # Installs the filedrop Debian package into a Debian 12 container booted with a real
 # systemd (systemd-nspawn -b) and checks that the daemon is a well-behaved service:
-# enabled and started by the package, READY=1 and STATUS=, uploads land in the
-# DynamicUser state directory, reload by SIGHUP, journal fields, socket activation,
-# watchdog pings, a draining stop that systemd records as success, and the sandbox score.
+# enabled and started by the package, READY=1 and STATUS=, HTTPS with the package's
+# tls = auto (the CA in the second state directory, its fingerprint in STATUS, /ca.crt,
+# curl verifying with that CA; the plain port redirects and refuses uploads), uploads over
+# HTTPS land in the DynamicUser state directory, reload by SIGHUP, journal fields,
+# watchdog pings, a draining stop that systemd records as success, tls = files from
+# LoadCredential= (and what reload and restart do with a renewed pair), rotating the CA,
+# socket activation on ports 80 and 443, the sandbox score, and remove/purge.
 #
-# Needs root, debootstrap and systemd-nspawn. The root file system is made once with
-# debootstrap from the mirror apt already uses here and kept as a tarball under
+# Every HTTPS client verifies the certificate against one CA (curl --cacert, openssl
+# s_client -verify_return_error); the host's openssl runs in the container's network
+# namespace (nsenter --net), so the container needs no openssl of its own.
+#
+# Needs root, debootstrap, systemd-nspawn and openssl. The root file system is made once
+# with debootstrap from the mirror apt already uses here and kept as a tarball under
 # .build/systemd-root; later runs unpack it (seconds). Prints "N passed, N failed".
 #
 # Environment: FILEDROP_DEB (the package; default: newest debian-build/*.deb),
@@ -50,8 +58,8 @@ fail_setup() {
 # Preconditions
 
 [ "$(id -u)" -eq 0 ] || skip "not root (debootstrap and systemd-nspawn need root)"
-for tool in debootstrap systemd-nspawn nsenter; do
-    command -v "$tool" >/dev/null || skip "$tool is not installed (apt-get install debootstrap systemd-container util-linux)"
+for tool in debootstrap systemd-nspawn nsenter openssl; do
+    command -v "$tool" >/dev/null || skip "$tool is not installed (apt-get install debootstrap systemd-container util-linux openssl)"
 done
 
 DEB=${1:-${FILEDROP_DEB:-}}
@@ -225,6 +233,11 @@ check() {
     if output=$("$@" 2>&1); then pass "$description"; else fail "$description" "$output"; fi
 }
 
+# check_equal DESCRIPTION EXPECTED ACTUAL: passes when both are the same non-empty text.
+check_equal() {
+    if [ -n "$2" ] && [ "$2" = "$3" ]; then pass "$1"; else fail "$1" "expected: $2" "got:      $3"; fi
+}
+
 # wait_until SECONDS COMMAND...: polls COMMAND every 0.2s; fails after SECONDS.
 wait_until() {
     local deadline=$((SECONDS + $1))
@@ -240,16 +253,47 @@ property_is() { [ "$(property "$1" "$2")" = "$3" ]; }
 # grep reads to the end (no -q): an early exit would fail journalctl with SIGPIPE under pipefail.
 journal_has() { in_container 10 journalctl --no-pager -o verbose -u filedrop.service | grep -- "$1" >/dev/null; }
 unit_is() { [ "$(in_container 10 systemctl is-active "$1")" = "$2" ]; }
-http_get() { in_container 15 curl -fsS --max-time 10 "http://127.0.0.1:8080$1"; }
+is_dynamic_uid() { [ -n "$1" ] && [ "$1" -ge 61184 ] && [ "$1" -le 65519 ]; }
+# systemd 252 does not wait for the reload (ExecReload= only sends SIGHUP): wait for the
+# journal's next "configuration reloaded".
+reloads() { in_container 10 journalctl --no-pager -o cat -u filedrop.service | awk '/configuration reloaded/ { n++ } END { print n + 0 }'; }
+reload_finished() {
+    local before
+    before=$(reloads)
+    in_container 30 systemctl reload filedrop.service || return 1
+    wait_until 10 eval '[ "$(reloads)" -gt "$before" ]'
+}
+main_uid() { in_container 10 awk '/^Uid:/ { print $2 }' "/proc/$(property filedrop.service MainPID)/status"; }
+
+# HTTPS clients verify against one CA and nothing else: curl --cacert (the CA the daemon
+# made, as /ca.crt serves it, or the test's own CA for tls = files).
+CA=/root/ca.pem
+TLS_DIR=/var/lib/private/filedrop-tls
+https_get() { in_container 15 curl -fsS --max-time 10 --cacert "$CA" "https://127.0.0.1:8443$1"; }
+# The SHA-256 of a certificate file on the host's side of the container tree, AB:CD:...
+fingerprint_of() { openssl x509 -noout -fingerprint -sha256 -in "$MACHINE$1" | sed 's/^.*=//'; }
+# The leaf the container serves at HOST:PORT, fetched by the host's openssl inside the
+# container's network namespace, verified against CA (a host path) for 127.0.0.1.
+served_fingerprint() {
+    timeout 15 nsenter --target "$CONTAINER_PID" --net \
+        openssl s_client -connect "$1" -verify_return_error -verify_ip 127.0.0.1 -CAfile "$2" </dev/null 2>/dev/null |
+        openssl x509 -noout -fingerprint -sha256 | sed 's/^.*=//'
+}
+served_is() { [ "$(served_fingerprint "$1" "$2")" = "$3" ]; }
 
 # 1. The package: dpkg installs it, the maintainer scripts enable and start the service.
 check "dpkg -i installs the package" in_container 120 dpkg -i /root/filedrop.deb
 check "filedrop.service is enabled by the package" property_is filedrop.service UnitFileState enabled
 check "filedrop.socket ships disabled" property_is filedrop.socket UnitFileState disabled
+check "filedrop-https.socket ships disabled" property_is filedrop-https.socket UnitFileState disabled
 check "filedrop.service was started by postinst" wait_until 20 unit_is filedrop.service active
 conffile_listed() { in_container 10 dpkg-query -W -f='${Conffiles}' filedrop | grep /etc/filedrop/filedrop.conf >/dev/null; }
 check "/etc/filedrop/filedrop.conf is a conffile" conffile_listed
+check "the packaged configuration says tls = auto" in_container 10 grep -x 'tls = auto' /etc/filedrop/filedrop.conf
 
+# The CA is made at the first start and kept from then on: the upgrade below must not
+# make a new one (every device that installed it would stop trusting the server).
+first_ca=$(fingerprint_of "$TLS_DIR/ca.crt" 2>/dev/null || true)
 reinstall_restarts() {
     local before after
     before=$(property filedrop.service MainPID)
@@ -259,16 +303,14 @@ reinstall_restarts() {
 }
 check "reinstalling (an upgrade) restarts the running service" reinstall_restarts
 check "still enabled after the upgrade" property_is filedrop.service UnitFileState enabled
+check_equal "the upgrade keeps the CA" "$first_ca" "$(fingerprint_of "$TLS_DIR/ca.crt" 2>/dev/null || true)"
 
 # 2. Readiness and status.
 status=$(property filedrop.service StatusText || true)
-if [[ "$status" == *listening* ]]; then pass "StatusText says where it listens: $status"
-else fail "StatusText should mention \"listening\"" "StatusText=$status"; fi
+if [[ "$status" == *"listening on http://[::]:8080, https://[::]:8443"* ]]; then pass "StatusText says where it listens: $status"
+else fail "StatusText should name both ports" "StatusText=$status"; fi
 check "Type=notify" property_is filedrop.service Type notify
 check "WatchdogSec=30s reaches the manager" property_is filedrop.service WatchdogUSec 30s
-page_served() { http_get / | grep -i '<html' >/dev/null; }
-check "the page is served from /usr/share/filedrop/web" page_served
-check "IPv4 and IPv6 both reach [::]:8080" in_container 15 curl -fsS --max-time 10 "http://[::1]:8080/config.json"
 
 # Figures for people (printed, not asserted): how long from exec to READY=1.
 started=$(property filedrop.service ExecMainStartTimestampMonotonic || true)
@@ -279,44 +321,117 @@ else
     fail "start and READY=1 timestamps should be known" "$started -> $active"
 fi
 
-# 3. An upload lands in the DynamicUser state directory.
-check "curl -F uploads a file" in_container 20 curl -fsS --max-time 15 -F file=@/etc/os-release http://127.0.0.1:8080/upload
-check "the upload is in /var/lib/private/filedrop" in_container 10 cmp /etc/os-release /var/lib/private/filedrop/os-release
+# A CA of the test's own and two leaves it signed, for tls = files (section 9) and as the
+# wrong CA for tls = auto.
+TEST_PKI=/etc/filedrop-test
+# make_leaf NAME: an ECDSA P-256 leaf for 127.0.0.1 and localhost, signed by the test CA.
+make_leaf() {
+    local dir="$MACHINE$TEST_PKI"
+    openssl ecparam -name prime256v1 -genkey -noout -out "$dir/$1.key" &&
+        openssl req -new -key "$dir/$1.key" -subj "/CN=$1" -out "$dir/$1.csr" &&
+        printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n' >"$dir/leaf.ext" &&
+        openssl x509 -req -in "$dir/$1.csr" -CA "$dir/test-ca.crt" -CAkey "$dir/test-ca.key" -CAcreateserial \
+            -days 2 -sha256 -extfile "$dir/leaf.ext" -out "$dir/$1.crt"
+}
+make_test_pki() {
+    local dir="$MACHINE$TEST_PKI"
+    install -d -m 0700 "$dir" &&
+        openssl ecparam -name prime256v1 -genkey -noout -out "$dir/test-ca.key" &&
+        openssl req -x509 -new -key "$dir/test-ca.key" -sha256 -days 2 -subj "/CN=filedrop systemd test CA" \
+            -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign -out "$dir/test-ca.crt" &&
+        make_leaf first && make_leaf renewed &&
+        install -m 0644 "$dir/first.crt" "$dir/leaf.crt" && install -m 0600 "$dir/first.key" "$dir/leaf.key"
+}
+check "a test CA and two leaves (first, renewed) in $TEST_PKI" make_test_pki
+TEST_CA="$MACHINE$TEST_PKI/test-ca.crt"
+first_leaf=$(fingerprint_of "$TEST_PKI/first.crt" || true)
+renewed_leaf=$(fingerprint_of "$TEST_PKI/renewed.crt" || true)
+
+# 3. HTTPS with the package's tls = auto: filedrop's own CA, in the second state directory.
+check "$TLS_DIR is mode 0700, owned by the dynamic user" in_container 10 sh -c \
+    "stat -c '%a %u' $TLS_DIR | awk '\$1 == 700 && \$2 >= 61184 && \$2 <= 65519 { ok = 1 } END { exit !ok }'"
+check "ca.key is mode 0600, owned by the dynamic user" in_container 10 sh -c \
+    "stat -c '%a %u' $TLS_DIR/ca.key | awk '\$1 == 600 && \$2 >= 61184 && \$2 <= 65519 { ok = 1 } END { exit !ok }'"
+check "ca.crt and server.crt are there" in_container 10 test -s "$TLS_DIR/ca.crt" -a -s "$TLS_DIR/server.crt"
+check "/var/lib/filedrop-tls is the second state directory" test "$(readlink "$MACHINE/var/lib/filedrop-tls")" = private/filedrop-tls
+no_tls_in_save_dir() {
+    local found
+    found=$(in_container 10 sh -c 'find /var/lib/private/filedrop \( -name "*.key" -o -name "*.crt" -o -name "*.pem" \) -print;
+        grep -rlE "PRIVATE KEY|BEGIN CERTIFICATE" /var/lib/private/filedrop || true')
+    [ -z "$found" ] || { echo "in the save directory: $found"; return 1; }
+}
+check "nothing TLS-related is inside /var/lib/private/filedrop (which is served)" no_tls_in_save_dir
+ca_on_disk=$(fingerprint_of "$TLS_DIR/ca.crt" || true)
+status_ca=$(sed -n 's/.*CA SHA-256 \([0-9A-F:]*\).*/\1/p' <<<"$status")
+check_equal "StatusText's CA fingerprint is openssl's SHA-256 of ca.crt" "$ca_on_disk" "$status_ca"
+check "the journal carries it as FILEDROP_TLS_CA_FINGERPRINT" journal_has "FILEDROP_TLS_CA_FINGERPRINT=$ca_on_disk"
+# A device fetches the CA over plain HTTP before it trusts anything: /ca.crt, DER.
+ca_type=$(in_container 15 curl -fsS --max-time 10 -o /root/ca.der -w '%{content_type}' http://127.0.0.1:8080/ca.crt || true)
+check_equal "/ca.crt over plain HTTP is application/x-x509-ca-cert" "application/x-x509-ca-cert" "$ca_type"
+openssl x509 -inform DER -in "$MACHINE/root/ca.der" -out "$MACHINE$CA" 2>/dev/null || true
+check_equal "/ca.crt is the CA in $TLS_DIR" "$ca_on_disk" "$(fingerprint_of "$CA" 2>/dev/null || true)"
+page_served() { in_container 15 curl -fsS --max-time 10 --cacert "$CA" "$@" | grep -i '<html' >/dev/null; }
+check "curl --cacert CA https://127.0.0.1:8443/ serves the page" page_served https://127.0.0.1:8443/
+check "curl --cacert CA https://localhost:8443/ serves the page" page_served https://localhost:8443/
+check "curl --cacert CA https://[::1]:8443/ serves the page (IPv6 on [::]:8443)" page_served "https://[::1]:8443/"
+check "the certificate names the host name (filedrop-test)" page_served --resolve filedrop-test:8443:127.0.0.1 https://filedrop-test:8443/
+check "the certificate names filedrop-test.local" page_served --resolve filedrop-test.local:8443:127.0.0.1 https://filedrop-test.local:8443/
+another_ca_refused() {
+    local code
+    code=$(in_container 15 curl -sS --max-time 10 -o /dev/null --cacert "$TEST_PKI/test-ca.crt" https://127.0.0.1:8443/ 2>&1; echo "exit $?")
+    [[ "$code" == *"exit 60" ]] || { echo "$code"; return 1; }
+}
+check "with another CA, curl refuses the certificate (exit 60: the checks are real)" another_ca_refused
+
+# The plain port (http-mode = redirect): pages go to HTTPS, nothing secret crosses it.
+redirect=$(in_container 15 curl -sS --max-time 10 -o /dev/null -w '%{http_code} %{redirect_url}' http://127.0.0.1:8080/ || true)
+check_equal "GET / on plain 8080 is redirected to HTTPS" "308 https://127.0.0.1:8443/" "$redirect"
+in_container 10 sh -c 'echo "never in the clear" > /root/plain.txt' || true
+refused=$(in_container 15 curl -sS --max-time 10 -o /root/plain.out -w '%{http_code}' -F file=@/root/plain.txt http://127.0.0.1:8080/upload || true)
+check_equal "an upload over plain HTTP is refused" 403 "$refused"
+check "the refusal names the HTTPS URL" in_container 10 grep -F https://127.0.0.1:8443/upload /root/plain.out
+check "the refused upload is not stored" in_container 10 test ! -e /var/lib/private/filedrop/plain.txt
+password=$(in_container 15 curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -u someone:secret http://127.0.0.1:8080/files/ || true)
+check_equal "a password over plain HTTP is refused" 403 "$password"
+check "IPv4 and IPv6 both reach [::]:8080 (/ca.crt)" in_container 15 curl -fsS --max-time 10 -o /dev/null "http://[::1]:8080/ca.crt"
+
+# 4. An upload over HTTPS lands in the DynamicUser state directory.
+check "curl -F uploads a file over HTTPS" in_container 20 curl -fsS --max-time 15 --cacert "$CA" -F file=@/etc/os-release https://127.0.0.1:8443/upload
+check "the upload is in /var/lib/private/filedrop, byte-identical" in_container 10 cmp /etc/os-release /var/lib/private/filedrop/os-release
 check "/var/lib/filedrop is the state directory" in_container 10 test -f /var/lib/filedrop/os-release
 owner=$(in_container 10 stat -c '%u %a' /var/lib/private/filedrop/os-release || true)
-uid=${owner%% *}
-if [ -n "$uid" ] && [ "$uid" -ge 61184 ] && [ "$uid" -le 65519 ]; then
-    pass "the upload belongs to the dynamic user (uid $uid, mode ${owner##* })"
+if is_dynamic_uid "${owner%% *}"; then
+    pass "the upload belongs to the dynamic user (uid ${owner%% *}, mode ${owner##* })"
 else
     fail "the upload should belong to a dynamic user (61184-65519)" "stat: $owner"
 fi
-download_matches() { http_get /files/os-release | cmp - "$MACHINE/etc/os-release"; }
-check "the upload downloads again" download_matches
+download_matches() { https_get /files/os-release | cmp - "$MACHINE/etc/os-release"; }
+check "the upload downloads again over HTTPS" download_matches
 # The client lives in /usr/libexec/filedrop (not a command of its own): `filedrop` finds it.
-client() { in_container 30 env FILEDROP_URL=http://127.0.0.1:8080 filedrop "$@"; }
-check "filedrop send uploads with the packaged client" client send --quiet /etc/debian_version
-listed_by_client() { client ls | grep -w debian_version >/dev/null; }
-check "filedrop ls lists it" listed_by_client
+client() { in_container 30 env FILEDROP_URL=https://127.0.0.1:8443 HOME=/root filedrop "$@"; }
+check "filedrop send --ca /ca.crt's DER uploads with the packaged client" client send --quiet --ca /root/ca.der /etc/debian_version
+listed_by_client() { client ls --fingerprint "$status_ca" | grep -w debian_version >/dev/null; }
+check "filedrop ls --fingerprint (the one systemctl status shows) lists it" listed_by_client
 check "the journal shows the upload" journal_has "upload finished: os-release"
 log "the journal for that upload (journalctl -u filedrop):"
 in_container 10 journalctl --no-pager -o short-iso -u filedrop.service | grep -E "upload|POST /upload" | sed 's/^/       /' || true
 
-# 4. The journal: native entries with a MESSAGE_ID and FILEDROP_* fields.
+# 5. The journal: native entries with a MESSAGE_ID and FILEDROP_* fields.
 check "journal entries carry a MESSAGE_ID" journal_has "MESSAGE_ID=35c6d7a76943405cbbdbc8dd6c3d481f"
 check "journal entries carry FILEDROP_* fields" journal_has "FILEDROP_SAVE_DIR=/var/lib/filedrop"
 
-# 5. Reload: SIGHUP re-reads the configuration file and the service stays up.
+# 6. Reload: SIGHUP re-reads the configuration file and the service stays up.
 main_pid=$(property filedrop.service MainPID || true)
 check "a new title goes into the configuration file" \
     in_container 10 sh -c 'echo "title = Reloaded by systemd" >> /etc/filedrop/filedrop.conf'
 check "systemctl reload succeeds" in_container 30 systemctl reload filedrop.service
 check "the journal shows the reload" wait_until 10 journal_has "configuration reloaded"
-title_reloaded() { http_get /config.json | grep 'Reloaded by systemd' >/dev/null; }
+title_reloaded() { https_get /config.json | grep 'Reloaded by systemd' >/dev/null; }
 check "the reloaded title is served" wait_until 10 title_reloaded
 check "still active after reload" unit_is filedrop.service active
 check "same main process after reload" property_is filedrop.service MainPID "$main_pid"
 
-# 6. Watchdog: with a 3s watchdog the service lives on, so it pings from its loop.
+# 7. Watchdog: with a 3s watchdog the service lives on, so it pings from its loop.
 check "a runtime drop-in sets WatchdogSec=3s" in_container 10 sh -c 'mkdir -p /run/systemd/system/filedrop.service.d &&
     printf "[Service]\nWatchdogSec=3s\n" > /run/systemd/system/filedrop.service.d/watchdog.conf && systemctl daemon-reload'
 check "restart with the short watchdog" in_container 60 systemctl restart filedrop.service
@@ -344,13 +459,14 @@ check "the restart is counted" property_is filedrop.service NRestarts 1
 check "the journal records the watchdog timeout" wait_until 10 journal_has "Watchdog timeout"
 check "the drop-in is removed again" in_container 30 sh -c 'rm -rf /run/systemd/system/filedrop.service.d && systemctl daemon-reload'
 
-# 7. Stop drains: an upload in flight when SIGTERM arrives completes, and systemd
-#    records a clean exit (no SIGKILL after TimeoutStopSec=).
+# 8. Stop drains: an upload in flight over HTTPS when SIGTERM arrives completes, and
+#    systemd records a clean exit (no SIGKILL after TimeoutStopSec=).
 check "restart with the packaged unit" in_container 60 systemctl restart filedrop.service
 check "WatchdogSec back to 30s" property_is filedrop.service WatchdogUSec 30s
+check "the restarts kept the CA (the same certificate verifies)" https_get /config.json
 in_container 10 sh -c 'head -c 600000 /dev/urandom > /root/slow.bin' || true
-in_container 60 sh -c 'curl -sS --max-time 40 --limit-rate 150K -F file=@/root/slow.bin \
-    -o /dev/null -w "%{http_code}" http://127.0.0.1:8080/upload > /root/slow.code 2>&1' &
+in_container 60 sh -c "curl -sS --max-time 40 --limit-rate 150K --cacert $CA -F file=@/root/slow.bin \
+    -o /dev/null -w '%{http_code}' https://127.0.0.1:8443/upload > /root/slow.code 2>&1" &
 slow_upload=$!
 sleep 1
 # ProcSubset=pid and ProtectProc=invisible leave /proc/self/fd, so the upload is an
@@ -364,7 +480,7 @@ check "the upload in flight is an O_TMPFILE file inside the sandbox" anonymous_t
 check "systemctl stop returns" in_container 60 systemctl stop filedrop.service
 wait "$slow_upload" 2>/dev/null || true
 code=$(in_container 10 cat /root/slow.code 2>/dev/null || true)
-if [[ "$code" == 2* ]]; then pass "the upload in flight at SIGTERM completed (HTTP $code)"
+if [[ "$code" == 2* ]]; then pass "the HTTPS upload in flight at SIGTERM completed (HTTP $code)"
 else fail "the upload in flight at SIGTERM should complete while draining" "curl said: $code"; fi
 check "the drained upload is stored intact" in_container 10 cmp /root/slow.bin /var/lib/private/filedrop/slow.bin
 check "inactive after stop" unit_is filedrop.service inactive
@@ -372,26 +488,114 @@ check "stop Result=success (no timeout, no SIGKILL)" property_is filedrop.servic
 check "exit status 0" property_is filedrop.service ExecMainStatus 0
 check "the journal shows STOPPING" journal_has "stopping: finishing requests in progress"
 
-# 8. Socket activation, on port 80 through the drop-in README.systemd documents: the
-#    service has no capabilities, so only a socket passed by systemd can serve there.
-check "a socket drop-in moves filedrop.socket to port 80" in_container 30 sh -c 'mkdir -p /run/systemd/system/filedrop.socket.d &&
-    printf "[Socket]\nListenStream=\nListenStream=[::]:80\n" > /run/systemd/system/filedrop.socket.d/port80.conf && systemctl daemon-reload'
-check "filedrop.socket starts" in_container 30 systemctl start filedrop.socket
-check "the service stays down until a connection" unit_is filedrop.service inactive
-check "an IPv4 request on port 80 is answered" wait_until 20 in_container 15 curl -fsS --max-time 10 http://127.0.0.1:80/config.json
-check "the connection started filedrop.service" wait_until 10 unit_is filedrop.service active
-check "an IPv6 request on port 80 is answered" in_container 15 curl -fsS --max-time 10 "http://[::1]:80/config.json"
-activated_status=$(property filedrop.service StatusText || true)
-if [[ "$activated_status" == *":80"* ]]; then pass "StatusText shows the adopted socket: $activated_status"
-else fail "StatusText should show the socket on port 80" "StatusText=$activated_status"; fi
-nothing_on_8080() { ! in_container 15 curl -fsS --max-time 5 http://127.0.0.1:8080/config.json; }
-check "the service serves only the passed socket, not listen= (8080)" nothing_on_8080
-check "uploads work when socket-activated" in_container 20 curl -fsS --max-time 15 -F file=@/etc/hostname http://127.0.0.1:80/upload
-check "stop both" in_container 60 systemctl stop filedrop.socket filedrop.service
-check "socket-activated stop Result=success" property_is filedrop.service Result success
-check "the socket drop-in is removed again" in_container 30 sh -c 'rm -rf /run/systemd/system/filedrop.socket.d && systemctl daemon-reload'
+# 9. tls = files with the certificate and key as systemd credentials (LoadCredential=):
+#    the key on disk stays root's, mode 0600; the service reads systemd's copy.
+check "a drop-in: LoadCredential=tls.crt, tls.key and FILEDROP_TLS=files" in_container 10 sh -c "mkdir -p /run/systemd/system/filedrop.service.d &&
+    printf '[Service]\nLoadCredential=tls.crt:$TEST_PKI/leaf.crt\nLoadCredential=tls.key:$TEST_PKI/leaf.key\nEnvironment=FILEDROP_TLS=files\n' \
+        > /run/systemd/system/filedrop.service.d/credentials.conf && systemctl daemon-reload"
+check "the service starts with the credentials" in_container 60 systemctl start filedrop.service
+check "it serves the credential's certificate (openssl s_client)" wait_until 10 served_is 127.0.0.1:8443 "$TEST_CA" "$first_leaf"
+check "curl --cacert the test CA verifies it" in_container 15 curl -fsS --max-time 10 -o /dev/null --cacert "$TEST_PKI/test-ca.crt" https://localhost:8443/
+check "the journal names the credential as its source" journal_has "certificate from /run/credentials/filedrop.service/tls.crt"
+check "the key on disk is mode 0600, root's" in_container 10 test "$(stat -c '%a %U' "$MACHINE$TEST_PKI/leaf.key")" = "600 root"
+check "the service runs as a DynamicUser" property_is filedrop.service DynamicUser yes
+service_uid=$(main_uid || true)
+if is_dynamic_uid "$service_uid"; then pass "the main process runs as dynamic uid $service_uid"
+else fail "the main process should run as a dynamic user" "uid: $service_uid"; fi
+check "that user cannot read the key file on disk" in_container 10 sh -c \
+    "! setpriv --reuid=$service_uid --regid=$service_uid --clear-groups cat $TEST_PKI/leaf.key >/dev/null 2>&1"
+# systemd copies credentials when the service starts, not on reload (systemd 252, Debian 12):
+# a reload after the source files change still reads the copy, so the old certificate
+# stays; a restart copies the renewed files. README.systemd says the same.
+check "the renewed pair replaces the credential's source files" in_container 10 sh -c \
+    "cp $TEST_PKI/renewed.crt $TEST_PKI/leaf.crt && cp $TEST_PKI/renewed.key $TEST_PKI/leaf.key"
+check "systemctl reload, finished (the journal says so)" reload_finished
+check "after reload the credential still holds the certificate of the start (systemd copies at start)" \
+    in_container 10 cmp "$TEST_PKI/first.crt" /run/credentials/filedrop.service/tls.crt
+check "so reload serves the first certificate still" served_is 127.0.0.1:8443 "$TEST_CA" "$first_leaf"
+check "systemctl restart" in_container 60 systemctl restart filedrop.service
+check "after restart the renewed certificate is served" wait_until 10 served_is 127.0.0.1:8443 "$TEST_CA" "$renewed_leaf"
+# Renewal by reload alone: tls-cert/tls-key paths the service may read (a group of its own,
+# key mode 0640), no credentials. README.systemd shows this drop-in.
+READABLE=/etc/filedrop-tls-test
+check "a drop-in: SupplementaryGroups=filedrop-tls-test, tls-cert/tls-key paths" in_container 10 sh -c "groupadd -r filedrop-tls-test &&
+    install -d -m 0750 -g filedrop-tls-test $READABLE &&
+    install -m 0644 $TEST_PKI/first.crt $READABLE/tls.crt &&
+    install -m 0640 -g filedrop-tls-test $TEST_PKI/first.key $READABLE/tls.key &&
+    printf '[Service]\nSupplementaryGroups=filedrop-tls-test\nEnvironment=FILEDROP_TLS=files FILEDROP_TLS_CERT=$READABLE/tls.crt FILEDROP_TLS_KEY=$READABLE/tls.key\n' \
+        > /run/systemd/system/filedrop.service.d/credentials.conf && systemctl daemon-reload"
+check "restart with the readable paths" in_container 60 systemctl restart filedrop.service
+check "it serves the first certificate from the path" wait_until 10 served_is 127.0.0.1:8443 "$TEST_CA" "$first_leaf"
+check "the renewed pair is moved into place" in_container 10 sh -c "
+    install -m 0644 $TEST_PKI/renewed.crt $READABLE/tls.crt.new && mv $READABLE/tls.crt.new $READABLE/tls.crt &&
+    install -m 0640 -g filedrop-tls-test $TEST_PKI/renewed.key $READABLE/tls.key.new && mv $READABLE/tls.key.new $READABLE/tls.key"
+reload_pid=$(property filedrop.service MainPID || true)
+check "systemctl reload, finished (the journal says so)" reload_finished
+check "reload alone serves the renewed certificate" wait_until 10 served_is 127.0.0.1:8443 "$TEST_CA" "$renewed_leaf"
+check "same main process after that reload" property_is filedrop.service MainPID "$reload_pid"
+check "stop, and the drop-in is removed again" in_container 60 sh -c 'systemctl stop filedrop.service &&
+    rm -rf /run/systemd/system/filedrop.service.d && systemctl daemon-reload'
 
-# 9. The sandbox as systemd rates it on this systemd.
+# Rotating the CA as README.systemd says: stop, remove the directory, start. A new CA; the
+# old one verifies nothing any more; /ca.crt serves the new one.
+old_ca=$(fingerprint_of "$CA" || true)
+check "rotate: remove $TLS_DIR, start" in_container 60 sh -c "rm -rf $TLS_DIR && systemctl start filedrop.service"
+rotated_ca=$(fingerprint_of "$TLS_DIR/ca.crt" 2>/dev/null || true)
+if [ -n "$rotated_ca" ] && [ "$rotated_ca" != "$old_ca" ]; then pass "a new CA: $rotated_ca"
+else fail "rotating should make a new CA" "before: $old_ca" "after:  $rotated_ca"; fi
+old_ca_refused() {
+    local code
+    code=$(in_container 15 curl -sS --max-time 10 -o /dev/null --cacert "$CA" https://127.0.0.1:8443/ 2>&1; echo "exit $?")
+    [[ "$code" == *"exit 60" ]] || { echo "$code"; return 1; }
+}
+check "the old CA no longer verifies the server (exit 60)" old_ca_refused
+fetch_ca() {
+    in_container 15 curl -fsS --max-time 10 -o /root/ca.der http://127.0.0.1:8080/ca.crt &&
+        openssl x509 -inform DER -in "$MACHINE/root/ca.der" -out "$MACHINE$CA" &&
+        [ "$(fingerprint_of "$CA")" = "$rotated_ca" ]
+}
+check "/ca.crt serves the new CA" fetch_ca
+check "the new CA verifies the server" https_get /config.json
+check "stop" in_container 60 systemctl stop filedrop.service
+
+# 10. Socket activation as README.systemd documents it: the service disabled, both sockets
+#     enabled, on ports 80 and 443 through drop-ins (the service has no capabilities, so
+#     only sockets passed by systemd can serve there). tls = auto again, the rotated CA.
+check "socket drop-ins move filedrop.socket to 80 and filedrop-https.socket to 443" in_container 30 sh -c '
+    mkdir -p /etc/systemd/system/filedrop.socket.d /etc/systemd/system/filedrop-https.socket.d &&
+    printf "[Socket]\nListenStream=\nListenStream=[::]:80\n" > /etc/systemd/system/filedrop.socket.d/port80.conf &&
+    printf "[Socket]\nListenStream=\nListenStream=[::]:443\n" > /etc/systemd/system/filedrop-https.socket.d/port443.conf &&
+    systemctl daemon-reload'
+check "systemctl disable --now filedrop.service" in_container 30 systemctl disable --now filedrop.service
+check "systemctl enable --now filedrop.socket filedrop-https.socket" in_container 30 systemctl enable --now filedrop.socket filedrop-https.socket
+check "the service stays down until a connection" unit_is filedrop.service inactive
+check "an HTTPS request on port 443 is answered, verified with the CA" wait_until 20 \
+    in_container 15 curl -fsS --max-time 10 -o /dev/null --cacert "$CA" https://localhost/config.json
+check "the connection started filedrop.service" wait_until 10 unit_is filedrop.service active
+check "an IPv6 HTTPS request on port 443 is answered" in_container 15 curl -fsS --max-time 10 -o /dev/null --cacert "$CA" "https://[::1]/config.json"
+activated_status=$(property filedrop.service StatusText || true)
+if [[ "$activated_status" == *"http://[::]:80, https://[::]:443"* ]]; then pass "StatusText shows the adopted sockets: $activated_status"
+else fail "StatusText should show the sockets on ports 80 and 443" "StatusText=$activated_status"; fi
+activated_redirect=$(in_container 15 curl -sS --max-time 10 -o /dev/null -w '%{http_code} %{redirect_url}' http://127.0.0.1/ || true)
+check_equal "plain port 80 redirects to the passed HTTPS socket's port" "308 https://127.0.0.1/" "$activated_redirect"
+nothing_on_own_ports() {
+    ! in_container 15 curl -sS --max-time 5 -o /dev/null http://127.0.0.1:8080/ca.crt &&
+        ! in_container 15 curl -sS --max-time 5 -o /dev/null --cacert "$CA" https://127.0.0.1:8443/
+}
+check "the service serves only the passed sockets, not listen= or https-listen=" nothing_on_own_ports
+check "uploads over HTTPS work when socket-activated" in_container 20 curl -fsS --max-time 15 --cacert "$CA" -F file=@/etc/hostname https://127.0.0.1/upload
+check "the socket-activated upload is stored" in_container 10 cmp /etc/hostname /var/lib/private/filedrop/hostname
+activated_upgrade() { in_container 120 dpkg -i /root/filedrop.deb >/dev/null; }
+check "an upgrade while socket-activated" activated_upgrade
+check "the upgrade keeps filedrop.socket enabled" property_is filedrop.socket UnitFileState enabled
+check "the upgrade keeps filedrop-https.socket enabled" property_is filedrop-https.socket UnitFileState enabled
+check "the upgrade keeps filedrop.service disabled" property_is filedrop.service UnitFileState disabled
+check "HTTPS on 443 still answers after the upgrade" wait_until 20 \
+    in_container 15 curl -fsS --max-time 10 -o /dev/null --cacert "$CA" https://127.0.0.1/config.json
+check "stop all three" in_container 60 systemctl stop filedrop.socket filedrop-https.socket filedrop.service
+check "socket-activated stop Result=success" property_is filedrop.service Result success
+
+# 11. The sandbox as systemd rates it on this systemd (AF_NETLINK included, for address changes).
 exposure=$(in_container 60 systemd-analyze security --no-pager filedrop.service 2>/dev/null \
     | sed -n 's/.*Overall exposure level for filedrop.service: \([0-9.]*\).*/\1/p')
 if [ -n "$exposure" ] && awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }'; then
@@ -402,14 +606,29 @@ fi
 
 if [ "$FAILED" -gt 0 ]; then
     log "the service's journal, for the failures above:"
-    in_container 10 journalctl --no-pager -u filedrop.service -n 60 -o short-monotonic || true
+    in_container 10 journalctl --no-pager -u filedrop.service -u filedrop.socket -u filedrop-https.socket -n 80 -o short-monotonic || true
 fi
 
-# 10. Removal stops and disables; purge keeps uploaded files.
-check "dpkg --purge" in_container 120 dpkg --purge filedrop
+# 12. Removal stops, masks, and keeps what the administrator enabled for a reinstall;
+#     purge drops the units but keeps uploaded files and the CA, and says where they are.
+check "dpkg --remove" in_container 120 dpkg --remove filedrop
+check "remove masks filedrop-https.socket until purge" test "$(readlink "$MACHINE/etc/systemd/system/filedrop-https.socket")" = /dev/null
+check "reinstalling after remove" in_container 120 dpkg -i /root/filedrop.deb
+check "the reinstall restores filedrop-https.socket's enable state" property_is filedrop-https.socket UnitFileState enabled
+check "the reinstall restores filedrop.socket's enable state" property_is filedrop.socket UnitFileState enabled
+purge_output=$(in_container 120 dpkg --purge filedrop 2>&1) && pass "dpkg --purge" || fail "dpkg --purge" "$purge_output"
 unit_removed() { ! in_container 10 systemctl cat filedrop.service; }
 check "the service is gone after purge" unit_removed
+no_links_left() {
+    local left
+    left=$(find "$MACHINE/etc/systemd/system" -name 'filedrop*' ! -name '*.d')
+    [ -z "$left" ] || { echo "left: $left"; return 1; }
+}
+check "no enable or mask link is left after purge" no_links_left
 check "purge keeps the uploaded files" in_container 10 test -f /var/lib/private/filedrop/os-release
+check "purge keeps the CA" in_container 10 test -s "$TLS_DIR/ca.key"
+if [[ "$purge_output" == *"$TLS_DIR"* ]]; then pass "purge says where the CA is kept"
+else fail "purge should say where the CA is kept" "dpkg said: $purge_output"; fi
 
 log "finished in $((SECONDS - STARTED_AT))s"
 echo "$PASSED passed, $FAILED failed"
