@@ -76,6 +76,11 @@ final class Daemon {
         self.certificates = certificates
         let tls = try certificates?.makeContext()
         let (listeners, secureListeners) = try openListeners()
+        if configuration.tls != .off && secureListeners.isEmpty {
+            // Else the plain port would take uploads and passwords as if TLS were off.
+            throw StartupError(message: "tls is \(configuration.tls.rawValue) but systemd passed no socket named https: "
+                + "enable filedrop-https.socket too (FileDescriptorName=https), or set tls = off", exitCode: 2)
+        }
         // The app names the HTTPS port actually bound (port 0 in tests) in redirects and the QR code.
         httpsPort = secureListeners.first?.address.port
         let app = try makeApp(configuration, storage: storage, monitor: monitor)

@@ -387,3 +387,23 @@ def test_unreadable_key_stops_the_daemon_with_exit_2_naming_the_file(tls_pki):
         assert str(key) in result.stderr and "Permission denied" in result.stderr, result.stderr
     finally:
         shutil.rmtree(shared, ignore_errors=True)
+
+
+def test_socket_activation_without_an_https_socket_stops_rather_than_serve_uploads_in_clear(tls_pki, tmp_path):
+    # sd_listen_fds(3): one plain socket at descriptor 3 named "http", none named "https".
+    # Serving it would take files and passwords in clear text while the operator asked for TLS.
+    listener = socket.create_server(("127.0.0.1", 0))
+    try:
+        wrapper = ["bash", "-c", f'exec 3<&{listener.fileno()}; LISTEN_PID=$$ LISTEN_FDS=1 LISTEN_FDNAMES=http exec "$@"', "bash"]
+        save_dir = tmp_path / "files"
+        save_dir.mkdir()
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("FILEDROP_", "LISTEN_", "NOTIFY_"))}
+        result = subprocess.run(wrapper + [str(FILEDROP_BIN), "--tls", "files", "--tls-cert", str(tls_pki.leaf),
+                                           "--tls-key", str(tls_pki.key), "--save-dir", str(save_dir),
+                                           "--web-root", str(WEB_ROOT)],
+                                capture_output=True, text=True, timeout=15, env=env, stdin=subprocess.DEVNULL,
+                                pass_fds=(listener.fileno(),))
+    finally:
+        listener.close()
+    assert result.returncode == 2, result.stderr
+    assert "no socket named https" in result.stderr and "filedrop-https.socket" in result.stderr, result.stderr
