@@ -273,7 +273,7 @@ final class Daemon {
             throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
         }
         let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
-        let access = AccessControl(configuration: configuration, machineNames: MachineNames.current(),
+        let access = AccessControl(configuration: configuration, machineNames: ServedNames.hostNames(),
                                    verifier: try passwordVerifier(configuration), records: clientRecords,
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,

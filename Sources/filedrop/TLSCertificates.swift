@@ -155,13 +155,7 @@ final class TLSCertificates {
     }
 
     /// The CA's name, as a device lists it among its trusted certificates.
-    static var authorityName: String { "filedrop CA on \(hostName)" }
-
-    private static var hostName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "this machine" }
-        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
+    static var authorityName: String { "filedrop CA on \(ServedNames.hostNames().first ?? "this machine")" }
 
     // MARK: - files
 

@@ -35,8 +35,10 @@ public struct ServedNames: Equatable, Sendable, CustomStringConvertible {
         return ServedNames(names: ["localhost"] + hostNames() + allowedHosts + addresses)
     }
 
-    /// `nas.example.org` gives itself, `nas` and `nas.local`; nothing when unnamed.
-    static func hostNames() -> [String] {
+    /// The names this machine answers to on the LAN without configuration: `nas.example.org`
+    /// gives itself, `nas` and `nas.local` (mDNS); nothing when unnamed. Host checks accept
+    /// them, and the `auto` certificate covers them.
+    public static func hostNames() -> [String] {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return [] }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
