@@ -43,7 +43,7 @@ public struct ServedNames: Equatable, Sendable, CustomStringConvertible {
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return [] }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         guard let shortName = name.split(separator: ".").first.map(String.init), !shortName.isEmpty else { return [] }
-        return [name, shortName, shortName + ".local"]
+        return name == shortName ? [name, name + ".local"] : [name, shortName, shortName + ".local"]
     }
 
     /// The literal as inet_ntop prints it (so `::0:1` and `::1` are one), or nil for a name.
