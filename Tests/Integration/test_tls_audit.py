@@ -69,9 +69,15 @@ def _audit(tmp_path_factory, tls_pki):
              "-p", "-s", "-f", "-U", "-S", "-P", f"https://localhost:{daemon.https_port}/"],
             capture_output=True, text=True, timeout=AUDIT_SECONDS, stdin=subprocess.DEVNULL)
         seconds = time.monotonic() - started
-        assert result.returncode == 0, f"testssl exited {result.returncode}\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}"
+        # testssl 3.0's exit status is the sum of its checks' return values, and on a loaded
+        # machine one of them can return 1 with every finding OK (seen in a clean-clone
+        # `make test`). Its own errors are 242 and above. The findings are what the tests judge.
+        assert result.returncode < 242 and report.exists(), \
+            f"testssl failed ({result.returncode})\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}"
         findings = {entry["id"]: entry for entry in json.loads(report.read_text())}
-        print(f"testssl took {seconds:.0f} s; BREACH: {findings.get('BREACH', {}).get('finding')}")
+        problems = {key: entry["finding"] for key, entry in findings.items() if key.startswith("scanProblem")}
+        assert not problems, f"testssl could not run every check: {problems}"
+        print(f"testssl took {seconds:.0f} s, exit {result.returncode}; BREACH: {findings.get('BREACH', {}).get('finding')}")
         assert daemon.process.poll() is None, daemon.stderr_tail()
         yield findings
         daemon.stop()
