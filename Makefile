@@ -34,7 +34,7 @@ REQUIREMENTS := Tests/Integration/requirements.txt
 # strace: test_never_wait.py checks that no fsync, rename or unlink runs on an event-loop thread.
 # libnss3-tools: certutil, to trust the test CA in Chromium's NSS database (test_https_browser.py);
 # testssl.sh: the outside TLS audit (test_tls_audit.py).
-DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2
+DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2 rclone
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))

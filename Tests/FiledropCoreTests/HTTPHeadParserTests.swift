@@ -149,6 +149,12 @@ import Testing
         "GET / HTTP/11",
         "GET / HTTP/1.1x",
         "GET / HTTPS/1.1",
+        "GET / HTTP/1.10",            // RFC 9112 §2.3: one digit each side of the dot
+        "GET / HTTP/01.1",
+        "GET /files/a#b HTTP/1.1",    // RFC 9112 §3.2: a fragment is never sent
+        "GET /files/a.txt# HTTP/1.1",
+        "GET /?q=a#b HTTP/1.1",
+        "GET http://127.0.0.1/files/#top HTTP/1.1",
     ])
     func rejectsMalformedRequestLines(line: String) {
         let result = head(line + "\r\nHost: a\r\n\r\n")
@@ -166,9 +172,22 @@ import Testing
         }
     }
 
-    @Test(arguments: ["HTTP/2.0", "HTTP/1.2", "HTTP/0.9", "HTTP/3.0"])
+    @Test(arguments: ["HTTP/2.0", "HTTP/0.9", "HTTP/3.0", "HTTP/9.9", "HTTP/0.0"])
     func wellFormedButUnsupportedVersions(version: String) {
         #expect(head("GET / \(version)\r\nHost: a\r\n\r\n") == .failed(.unsupportedVersion))
+    }
+
+    /// RFC 9110 §2.5: a higher minor version of HTTP/1 is processed as HTTP/1.1 (so it needs
+    /// a Host and is persistent by default, as 1.1 is).
+    @Test(arguments: ["HTTP/1.2", "HTTP/1.9"])
+    func higherMinorVersionsAreHTTP11(version: String) {
+        let parsed = parsedHead(head("GET / \(version)\r\nHost: a\r\n\r\n"))
+        #expect(parsed?.version == .http1_1)
+        #expect(parsed?.wantsKeepAlive == true)
+        guard case .failed(.malformedHeader) = head("GET / \(version)\r\n\r\n") else {
+            Issue.record("\(version) without Host accepted")
+            return
+        }
     }
 
     @Test func http10NeedsNoHost() {

@@ -65,6 +65,44 @@ import Testing
         try validator.check(fine)
     }
 
+    /// RFC 9112 §3.2: a Host that is not `host[:port]` is 400; 421 is for a name we don't serve.
+    @Test(arguments: [
+        "127.0.0.1, localhost", "localhost, 127.0.0.1", "a@127.0.0.1", "user@localhost:80", "", ":8080", "127.0.0.1:65536",
+        "127.0.0.1:80:80", "127.0.0.1: 80", "127.0.0.1:8a", "[::1", "[::1]x", "[evil.example]", "[1::2::3]",
+        "[fe80::1%25eth0]", "::1", "nas.lan/", "nas.lan?x", "nas.lan#x", "evil example", "caf\u{E9}.lan", "nas.lan\u{301}",
+        "a%2", "a%zz.lan", "a\\b", "a\u{1B}[31m",
+    ])
+    func malformedHostIs400(host: String) {
+        let head = RequestHead(method: .get, target: "/", version: .http1_1, headers: ["Host": host])
+        #expect(!validator.accepts(authority: host))
+        do {
+            try validator.check(head)
+            Issue.record("\(host.debugDescription) accepted")
+        } catch {
+            #expect(error.status == .badRequest, "\(host.debugDescription)")
+            #expect(!error.message.contains("\u{1B}"))
+        }
+    }
+
+    /// Well-formed names (reg-name allows `,` `!` `%41` ...) that we do not serve stay 421.
+    @Test(arguments: ["evil.example", "evil.example:8080", "127.0.0.1,localhost", "nas.lan.evil", "a%41.lan", "x~y!$&'()*+;=", "256.0.0.1", "127.1", "01.2.3.4"])
+    func wellFormedForeignHostIs421(host: String) {
+        let head = RequestHead(method: .get, target: "/", version: .http1_1, headers: ["Host": host])
+        #expect(throws: HTTPError.self) { try validator.check(head) }
+        do {
+            try validator.check(head)
+        } catch {
+            #expect(error.status == .misdirectedRequest, "\(host.debugDescription)")
+        }
+    }
+
+    @Test func malformedAuthorityOfAnAbsoluteTargetIs400() {
+        let head = RequestHead(method: .get, target: "http://a@127.0.0.1/files/", version: .http1_1, headers: ["Host": "127.0.0.1"])
+        #expect(throws: HTTPError.badRequest("The Host \"a@127.0.0.1\" is not a host name or an IP address with an optional port.")) {
+            try validator.check(head)
+        }
+    }
+
     @Test func http10WithoutHostIsServed() throws {
         try validator.check(RequestHead(method: .get, target: "/", version: .http1_0, headers: [:]))
     }

@@ -224,6 +224,61 @@ def test_unsupported_major_version_gets_505(daemon, version):
     assert_protocol_error(connection, 505)
 
 
+@pytest.mark.parametrize("version", ["HTTP/1.2", "HTTP/1.9"])
+def test_higher_minor_version_is_served_as_http11(daemon, version):
+    # RFC 9110 §2.5: processed as the highest minor version we conform to, answered as 1.1.
+    connection = daemon.connect()
+    connection.send(build_request("GET", "/files/plain.txt", version=version))
+    response = connection.read_response()
+    assert (response.version, response.status, response.body) == ("HTTP/1.1", 200, b"hello, filedrop\n")
+    assert not response.says_close
+    assert connection.request("GET", "/files/plain.txt").status == 200
+
+
+@pytest.mark.parametrize("version,status", [("HTTP/0.9", 505), ("HTTP/1.10", 400), ("HTTP/1.1.1", 400)])
+def test_other_versions_are_refused(daemon, version, status):
+    # RFC 9112 §2.3: HTTP-version = "HTTP/" DIGIT "." DIGIT; another major version is 505.
+    connection = daemon.connect()
+    send_tolerating_reset(connection, build_request("GET", "/", version=version))
+    assert_protocol_error(connection, status)
+
+
+@pytest.mark.parametrize("target", ["/files/plain.txt#top", "/files/#", "/#", "/?q=1#x"])
+def test_fragment_in_the_target_gets_400(daemon, target):
+    # RFC 9112 §3.2: a client never sends a fragment; a "#" here is not a name character.
+    connection = daemon.connect()
+    send_tolerating_reset(connection, build_request("GET", target))
+    assert_protocol_error(connection, 400)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1, localhost", "a@127.0.0.1", "", "localhost:http", "evil example"])
+def test_invalid_host_value_gets_400(daemon, host):
+    # RFC 9112 §3.2: a Host with an invalid value is 400 (421 is for a valid name we don't serve).
+    connection = daemon.connect()
+    connection.send(build_request("GET", "/files/", host=host))
+    response = connection.read_response()
+    assert response.status == 400, response
+    assert b"plain.txt" not in response.body
+
+
+@pytest.mark.parametrize("target,content", [
+    ("/files/./plain.txt", b"hello, filedrop\n"),
+    ("/files/sub%20dir/./inner.txt", b"inside a subdirectory\n"),
+    ("/./files/././sub%20dir/inner.txt", b"inside a subdirectory\n"),
+])
+def test_dot_segments_are_removed(daemon, target, content):
+    # RFC 9110 §4.2.3 / RFC 3986 §5.2.4: "/a/./b" is "/a/b". ".." stays refused
+    # (test_attack_traversal.py), and so do encoded dots.
+    response = daemon.connect().request("GET", target)
+    assert (response.status, response.body) == (200, content)
+
+
+def test_dot_segment_at_the_end_names_the_folder(daemon):
+    response = daemon.connect().request("GET", "/files/sub%20dir/.", headers=[("Accept", "application/json")])
+    assert response.status == 200
+    assert b"inner.txt" in response.body
+
+
 @pytest.mark.parametrize("coding,status", [("gzip, chunked", 501), ("gzip", 400)])
 def test_unknown_transfer_coding_is_refused(daemon, coding, status):
     # RFC 9112 §6.1: an unknown coding SHOULD get 501; §6.3: a request whose final coding is

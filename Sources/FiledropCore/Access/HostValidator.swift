@@ -19,6 +19,8 @@ public struct HostValidator: Sendable {
     /// Whether the request may be served. RFC 9112 §3.2.2: with an absolute-form target
     /// the target's authority replaces `Host`. An HTTP/1.0 request may come without a Host
     /// (the parser already refuses HTTP/1.1 without one, RFC 9112 §3.2).
+    /// A value that is not `host[:port]` at all is 400 (RFC 9112 §3.2: "a Host header field
+    /// with an invalid field value"); a well-formed name we do not serve is 421.
     public func check(_ head: RequestHead) throws(HTTPError) {
         let authority: Substring
         if let absolute = Self.authority(ofAbsoluteTarget: head.target) {
@@ -33,6 +35,10 @@ public struct HostValidator: Sendable {
             authority = padded ? Substring(host.trimmingOWS()) : Substring(host)
         } else {
             return
+        }
+        guard Self.isWellFormed(authority: authority) else {
+            let shown = String(authority.prefix(100)).logEscaped
+            throw .badRequest("The Host \"\(shown)\" is not a host name or an IP address with an optional port.")
         }
         guard accepts(authority: authority) else {
             let shown = String(authority.prefix(100)).logEscaped
@@ -52,6 +58,38 @@ public struct HostValidator: Sendable {
         if host.utf8.first == UInt8(ascii: "[") { return true }  // split() checked the IPv6 literal
         if IPLiteral.isIPv4(host) { return true }
         return allowedNames.contains(Self.normalized(host))
+    }
+
+    /// RFC 3986 §3.2: `host [ ":" port ]`, where host is an IP literal in brackets (IPv6;
+    /// IPvFuture is refused as no client sends it), or a non-empty `reg-name` (which covers
+    /// IPv4): unreserved, pct-encoded and sub-delims only. So a list (`a, b`: the space), a
+    /// userinfo (`a@b`, also refused in http URIs by RFC 9110 §4.2.4), a path, raw non-ASCII
+    /// and an empty host (RFC 9110 §4.2.1: an http URI never has one) are malformed.
+    static func isWellFormed(authority: Substring) -> Bool {
+        guard let (host, _) = split(authority: authority) else { return false }
+        if host.utf8.first == UInt8(ascii: "[") { return true }  // split() checked the IPv6 literal
+        var bytes = host.utf8.makeIterator()
+        while let byte = bytes.next() {
+            if byte == UInt8(ascii: "%") {
+                guard let high = bytes.next(), let low = bytes.next(), IPLiteral.isHexDigit(high), IPLiteral.isHexDigit(low) else { return false }
+                continue
+            }
+            guard isRegNameByte(byte) else { return false }
+        }
+        return true
+    }
+
+    /// RFC 3986 §2.3 unreserved and §2.2 sub-delims.
+    private static func isRegNameByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
+             UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            true
+        default:
+            false
+        }
     }
 
     /// Splits `host[:port]`; nil when the port is not 0-65535 digits or an IPv6 literal is malformed.
@@ -187,7 +225,7 @@ enum IPLiteral {
         return pieces
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    static func isHexDigit(_ byte: UInt8) -> Bool {
         (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x66)
     }
 }

@@ -7,7 +7,7 @@
 /// - line endings are CRLF only; a bare LF or a bare CR anywhere is rejected
 ///   (RFC 9112 §2.2 allows either rejecting bare LF or accepting it; we reject it);
 /// - obs-fold and whitespace before the first field line are rejected (RFC 9112 §2.2, §5.2);
-/// - the request-target must be valid UTF-8 without control bytes.
+/// - the request-target must be valid UTF-8 without control bytes or a fragment (`#`).
 public struct HTTPHeadParser: Sendable {
     private let limits: HTTPLimits
     private var stage = Stage.requestLine

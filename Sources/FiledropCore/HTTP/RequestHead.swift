@@ -5,8 +5,9 @@ public struct RequestHead: Sendable, Equatable {
     public let target: String
     public var version: HTTPVersion
     public var headers: HTTPHeaders
-    /// The path part of the target, still percent-encoded. Split once here: routing reads
-    /// it several times per request.
+    /// The path part of the target, still percent-encoded, without `.` segments
+    /// (`DotSegments`). Split once here: routing, access and logging decisions all read this,
+    /// never the raw target, so they agree on what was asked for.
     public let path: Substring
     /// The query (after `?`), still percent-encoded, or nil.
     public let query: Substring?
@@ -16,29 +17,24 @@ public struct RequestHead: Sendable, Equatable {
         self.target = target
         self.version = version
         self.headers = headers
-        if let mark = Self.queryMark(inOriginForm: target) {
+        let (rawPath, query) = Self.pathAndQuery(of: target)
+        path = DotSegments.removingSingleDots(from: rawPath)
+        self.query = query
+    }
+
+    private static func pathAndQuery(of target: String) -> (path: Substring, query: Substring?) {
+        if let mark = queryMark(inOriginForm: target) {
             // Origin-form, what every client but a proxy sends: split where the bytes say.
             // Without a query the path is the whole target (slicing a String checks both
             // bounds, which costs more than the rest of this).
             let utf8 = target.utf8
-            guard mark < utf8.count else {
-                path = Substring(target)
-                query = nil
-                return
-            }
+            guard mark < utf8.count else { return (Substring(target), nil) }
             let index = utf8.index(utf8.startIndex, offsetBy: mark)
-            path = target[..<index]
-            query = target[utf8.index(after: index)...]
-            return
+            return (target[..<index], target[utf8.index(after: index)...])
         }
-        let pathAndQuery = Self.originForm(of: target)
-        if let mark = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) {
-            path = pathAndQuery[..<mark]
-            query = pathAndQuery[pathAndQuery.index(after: mark)...]
-        } else {
-            path = pathAndQuery
-            query = nil
-        }
+        let pathAndQuery = originForm(of: target)
+        guard let mark = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (pathAndQuery, nil) }
+        return (pathAndQuery[..<mark], pathAndQuery[pathAndQuery.index(after: mark)...])
     }
 
     /// RFC 9112 §3.2.2: a server must accept absolute-form; reduce it to path + query.

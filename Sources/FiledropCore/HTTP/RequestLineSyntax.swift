@@ -62,6 +62,11 @@ enum RequestLineSyntax {
             if byte < 0x20 || byte == 0x7F {
                 throw .malformedRequestLine("control character in the request target")
             }
+            // RFC 9112 §3.2: no form of request-target has a fragment (RFC 9110 §4.2.5: a
+            // client strips it), and `#` is not allowed unescaped in a path or a query.
+            if byte == UInt8(ascii: "#") {
+                throw .malformedRequestLine("a fragment (#) in the request target")
+            }
             if byte >= 0x80 { ascii = false }
         }
         let target: String
@@ -107,15 +112,17 @@ enum RequestLineSyntax {
         (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte)
     }
 
-    /// RFC 9112 §2.3: `HTTP-version = "HTTP" "/" DIGIT "." DIGIT`, case-sensitive.
-    /// Well-formed versions other than 1.0 and 1.1 get 505; anything else is malformed.
+    /// RFC 9112 §2.3: `HTTP-version = "HTTP" "/" DIGIT "." DIGIT`, case-sensitive (so
+    /// `HTTP/1.10` is malformed). RFC 9110 §2.5: a higher minor version of a major version we
+    /// implement is processed as the highest minor we conform to, so `HTTP/1.2`-`HTTP/1.9` are
+    /// HTTP/1.1. Other major versions (`HTTP/0.9`, `HTTP/2.0`) get 505.
     private static func parseVersion(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> HTTPVersion {
         guard bytes.count == 8, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"),
               bytes[2] == UInt8(ascii: "T"), bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/"),
               let major = digit(bytes[5]), bytes[6] == UInt8(ascii: "."), let minor = digit(bytes[7])
         else { throw .malformedRequestLine("the version is not HTTP/x.y") }
-        guard major == 1, minor <= 1 else { throw .unsupportedVersion }
-        return HTTPVersion(major: major, minor: minor)
+        guard major == 1 else { throw .unsupportedVersion }
+        return minor == 0 ? .http1_0 : .http1_1
     }
 
     private static func digit(_ byte: UInt8) -> Int? {

@@ -1,0 +1,49 @@
+/// RFC 3986 §5.2.4 `remove_dot_segments`, as RFC 9110 §4.2.3 asks of a server normalizing a
+/// target, for the `.` segments only: `/files/a/./b.txt` is `/files/a/b.txt`, `/files/a/.`
+/// is `/files/a/`. (rclone's HTTP backend asks for `/files/./a:b.txt`, so that the `:` is not
+/// read as a scheme.)
+///
+/// What is left alone, on purpose (the traversal defence of SECURITY.md):
+/// - `..` stays in the path. Resolving it would turn `/files/../x` into `/x`, harmless here,
+///   but no link we hand out contains one, so it is only ever a probe; left in, it is refused
+///   (400 by `FileNamePolicy` under `/files/`, 404 by `StaticSite`) as before.
+/// - Only a literal `.` is a dot segment, never `%2e` or `%2E`. RFC 3986 §6.2.2.2 calls `%2E`
+///   equivalent to `.`, but clients never encode an unreserved character (§2.3), servers and
+///   proxies disagree on whether an encoded dot counts (the source of many traversal bypasses),
+///   and decoding before splitting is exactly what filedrop never does. So `%2e` reaches
+///   `FileNamePolicy` as a component that decodes to `.` and is refused there with 400, and
+///   `%2e%2e` as `..`, refused too.
+enum DotSegments {
+    /// `path` (origin-form, still percent-encoded) without its `.` segments; `path` itself
+    /// when it has none, which is nearly always, or when it is not a `/` path (`*`, CONNECT).
+    static func removingSingleDots(from path: Substring) -> Substring {
+        guard path.utf8.first == UInt8(ascii: "/"), hasSingleDotSegment(path.utf8) else { return path }
+        var kept: [UInt8] = []
+        kept.reserveCapacity(path.utf8.count)
+        // Segments are what lies after each `/`; the first is the empty one before the leading `/`.
+        let segments = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        for (index, segment) in segments.enumerated() {
+            let isDot = segment.count == 1 && segment.first == UInt8(ascii: ".")
+            let isLast = index == segments.count - 1
+            if index > 0, !isDot || isLast { kept.append(UInt8(ascii: "/")) }
+            if !isDot { kept.append(contentsOf: segment) }
+        }
+        return Substring(String(decoding: kept, as: UTF8.self))
+    }
+
+    /// Whether some segment is exactly `.`: a `.` after a `/` and before a `/` or the end.
+    private static func hasSingleDotSegment(_ bytes: Substring.UTF8View) -> Bool {
+        var previous: UInt8 = 0
+        var index = bytes.startIndex
+        while index < bytes.endIndex {
+            let byte = bytes[index]
+            bytes.formIndex(after: &index)
+            if byte == UInt8(ascii: "."), previous == UInt8(ascii: "/"),
+               index == bytes.endIndex || bytes[index] == UInt8(ascii: "/") {
+                return true
+            }
+            previous = byte
+        }
+        return false
+    }
+}
