@@ -23,9 +23,6 @@ struct ResponseCompression {
         self.compressor = clientAcceptsGzip ? compressor : nil
     }
 
-    /// Whether any response to this request may go gzip-encoded.
-    var isPossible: Bool { compressor != nil && clientAcceptsGzip }
-
     /// Whether a file of `contentType` and `size` goes gzip-encoded to a client that takes
     /// gzip and sends no Range; `cached` for the web root's small files (any size is kept).
     static func mayGzipFile(contentType: String, size: UInt64, cached: Bool) -> Bool {
