@@ -583,6 +583,8 @@ function setUpPickers() {
 /** The folder shown: the server's own URL for it (from a `url` field), never built from names. */
 let currentFolderUrl = ROOT_LISTING_URL;
 let lastListingText = '';
+// The ETag of lastListingText: each poll sends it, and an unchanged folder costs a 304.
+let lastListingETag = '';
 let listingRequest = null;
 let refreshTimer = 0;
 let pollTimer = 0;
@@ -599,6 +601,7 @@ function folderFromHash() {
 function openFolder(url, { push }) {
   currentFolderUrl = url;
   lastListingText = '';
+  lastListingETag = '';
   if (push) {
     const hash = url === ROOT_LISTING_URL ? '' : `#folder=${encodeURIComponent(url)}`;
     history.pushState(null, '', hash || location.pathname + location.search);
@@ -617,7 +620,11 @@ async function refreshListing() {
     // A drop box lists only for its owner: ask without credentials, so visitors get the
     // sentence below instead of a browser password prompt on every poll.
     const credentials = config.access === 'drop' ? 'omit' : 'same-origin';
-    const response = await fetch(url, { headers: { Accept: 'application/json' }, signal: controller.signal, cache: 'no-store', credentials });
+    const headers = { Accept: 'application/json' };
+    if (lastListingETag) headers['If-None-Match'] = lastListingETag;
+    // 'no-store' keeps the browser cache out of it, so a 304 reaches this code as it is.
+    const response = await fetch(url, { headers, signal: controller.signal, cache: 'no-store', credentials });
+    if (response.status === 304) return;
     const text = await response.text();
     if (response.status === 401) {
       showListingStatus('Listing needs a password: open /files/ to sign in.');
@@ -639,6 +646,7 @@ async function refreshListing() {
       return;
     }
     lastListingText = text;
+    lastListingETag = response.headers.get('ETag') || '';
     renderListing(folder, listing);
   } catch (error) {
     if (error.name !== 'AbortError') showListingStatus('The list could not be loaded: connection lost.');
@@ -654,6 +662,7 @@ function refreshListingSoon() {
 
 function showListingStatus(text) {
   lastListingText = '';
+  lastListingETag = '';
   $('files-status').textContent = text;
 }
 

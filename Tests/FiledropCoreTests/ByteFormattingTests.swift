@@ -41,9 +41,21 @@ import Testing
         (15, 16, -1),
     ])
     func etag(inode: UInt64, size: UInt64, modified: Int64) {
+        // Was: `"inode-size-mtime"` in hex, which told every client the inode (issue 18).
+        // Now 16 hex digits of a keyed hash, which change with each of the three.
         let metadata = FileMetadata(name: "a", kind: .file, size: size, modified: modified, inode: inode)
-        let expected = "\"\(String(inode, radix: 16))-\(String(size, radix: 16))-\(String(UInt64(bitPattern: modified), radix: 16))\""
-        #expect(FileResponse.etag(for: metadata) == expected)
+        let etag = FileResponse.etag(for: metadata)
+        #expect(etag.utf8.count == 18 && etag.hasPrefix("\"") && etag.hasSuffix("\""))
+        #expect(etag.dropFirst().dropLast().allSatisfy { $0.isHexDigit && !$0.isUppercase })
+        #expect(etag == FileResponse.etag(for: metadata))
+        for changed in [
+            FileMetadata(name: "a", kind: .file, size: size, modified: modified, inode: inode &+ 1),
+            FileMetadata(name: "a", kind: .file, size: size &+ 1, modified: modified, inode: inode),
+            FileMetadata(name: "a", kind: .file, size: size, modified: modified &+ 1, inode: inode),
+        ] {
+            #expect(FileResponse.etag(for: changed) != etag)
+        }
+        if inode > 0xff { #expect(!etag.contains(String(inode, radix: 16))) }
     }
 
     @Test(arguments: [

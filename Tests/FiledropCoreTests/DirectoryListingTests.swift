@@ -72,4 +72,57 @@ import Testing
         #expect(html.contains(ByteCount.format(3 << 30)))
         #expect(html.contains("2023-11-14 22:13:20 UTC"))
     }
+
+    static func listingHead(_ extra: HTTPHeaders) -> RequestHead {
+        var headers: HTTPHeaders = ["Host": "127.0.0.1:8080", "Accept": "application/json"]
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        return RequestHead(method: .get, target: "/files/", version: .http1_1, headers: headers)
+    }
+
+    static func answer(_ listing: DirectoryListing, _ extra: HTTPHeaders) -> Response {
+        let head = listingHead(extra)
+        return listing.response(format: .json, head: head,
+                                compression: ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head))
+    }
+
+    /// A listing carries a weak ETag and Last-Modified; the same listing asked again with
+    /// either is a 304 with the same Vary, Cache-Control and ETag as the 200 (RFC 9110 §15.4.5).
+    @Test func anUnchangedListingIsNotModified() throws {
+        let entries = (0..<20).map { Self.file("file \($0).txt", size: UInt64($0), seconds: 1_700_000_000 + Int64($0)) }
+        let listing = DirectoryListing(path: .root, entries: entries, title: "t", query: nil, modified: 1_600_000_000_000_000_000)
+        let full = Self.answer(listing, [:])
+        let etag = try #require(full.headers["ETag"])
+        #expect(etag.hasPrefix("W/\""))
+        #expect(full.headers["Last-Modified"] == HTTPDate.format(1_700_000_019))
+        let gzip = Self.answer(listing, ["Accept-Encoding": "gzip"])
+        #expect(gzip.headers["Content-Encoding"] == "gzip")
+        let byTag = Self.answer(listing, ["If-None-Match": etag])
+        let byDate = Self.answer(listing, ["If-Modified-Since": HTTPDate.format(1_700_000_019)])
+        for notModified in [byTag, byDate] {
+            #expect(notModified.status == .notModified)
+            #expect(notModified.headers["ETag"] == etag)
+            #expect(notModified.headers["Cache-Control"] == "no-cache")
+        }
+        // RFC 9110 §12.5.5: one Vary for every variant.
+        for response in [full, gzip, byTag, byDate] {
+            #expect(response.headers["Vary"] == "Accept, Accept-Encoding")
+        }
+        #expect(Self.answer(listing, ["If-None-Match": "W/\"stale\""]).status == .ok)
+    }
+
+    @Test(arguments: 0..<4) func anyChangeToTheListingChangesItsETag(change: Int) {
+        let entries = [Self.file("a.txt", size: 1), Self.file("b.txt", size: 2)]
+        let before = DirectoryListing(path: .root, entries: entries, title: "t", query: nil).validators(format: .json).etag
+        var changed = entries
+        var title = "t"
+        switch change {
+        case 0: changed[0].size += 1
+        case 1: changed[1].modified += 1
+        case 2: changed.append(Self.file("c.txt"))
+        default: title = "u"
+        }
+        let listing = DirectoryListing(path: .root, entries: changed, title: title, query: nil)
+        #expect(listing.validators(format: .json).etag != before)
+        #expect(DirectoryListing(path: .root, entries: entries, title: "t", query: nil).validators(format: .html).etag != before)
+    }
 }

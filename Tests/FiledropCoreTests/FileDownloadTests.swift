@@ -102,6 +102,29 @@ import Testing
         }
     }
 
+    /// RFC 9110 §12.5.5: a file that goes gzip to some clients names Accept-Encoding in
+    /// Vary on every variant - identity, gzip, 206 and 304 - and the gzip body offers no
+    /// byte ranges (a Range is answered from the identity bytes).
+    @Test func everyVariantOfACompressibleFileHasTheSameVary() {
+        let cache = FileHeaderCache()
+        let requests: [HTTPHeaders] = [
+            [:], ["Accept-Encoding": "gzip"], ["Range": "bytes=0-9"], ["Accept-Encoding": "gzip", "Range": "bytes=0-9"],
+            ["If-None-Match": Self.etag], ["Accept-Encoding": "gzip", "If-None-Match": ResponseCompression.gzipETag(Self.etag)],
+        ]
+        for extra in requests {
+            var headers: HTTPHeaders = ["Host": "127.0.0.1:8080"]
+            for (name, value) in extra { headers.add(name: name, value: value) }
+            let head = RequestHead(method: .get, target: "/files/x", version: .http1_1, headers: headers)
+            let compression = ResponseCompression(compressor: FakeCompressor(), head: head)
+            let response = FileDownload.response(Self.file("notes.txt"), head: head, forceDownload: false, compression: compression, cache: cache)
+            #expect(response.headers["Vary"] == "Accept-Encoding", "\(Array(extra))")
+            let gzip = response.headers["ETag"]?.hasSuffix("-gz\"") == true
+            #expect((response.headers["Accept-Ranges"] == nil) == gzip, "\(Array(extra))")
+        }
+        let binary = Self.response(Case(name: "small.bin", gzip: true, status: .ok, keepsBlock: true)).0
+        #expect(binary.headers["Vary"] == nil)
+    }
+
     @Test func aPlainDownloadsFields() {
         let (response, _) = Self.response(Self.cases[0])
         #expect(Array(response.headers).map(\.name) == [

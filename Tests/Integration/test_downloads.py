@@ -11,6 +11,7 @@ from __future__ import annotations
 import email.parser
 import gzip
 import os
+import re
 import subprocess
 import threading
 import urllib.parse
@@ -18,6 +19,8 @@ import zipfile
 
 import pytest
 import requests
+
+from http_raw import fetch
 
 SLOW = os.environ.get("FILEDROP_SLOW_TESTS") == "1"
 
@@ -293,3 +296,50 @@ def test_zip64_for_70000_entries(daemon, tmp_path):
     archive = fetch_zip(daemon, tmp_path, "many/")
     assert len(archive.namelist()) == 70_000
     assert archive.read("69999.txt") == b"69999"
+
+
+def test_every_variant_of_the_page_and_a_listing_has_the_same_vary(daemon):
+    # RFC 9110 §12.5.5 (issue 18): the identity, gzip and 304 variants name the same fields.
+    (daemon.save_dir / "notes.txt").write_bytes(b"some words " * 100)
+    for path, accept in [("/", "text/html"), ("/files/", "application/json"), ("/files/notes.txt", "*/*")]:
+        plain = fetch(daemon.url + path, headers={"Accept": accept})
+        zipped = fetch(daemon.url + path, headers={"Accept": accept, "Accept-Encoding": "gzip"})
+        again = fetch(daemon.url + path, headers={"Accept": accept, "If-None-Match": plain.header("ETag")})
+        assert zipped.header("Content-Encoding") == "gzip", path
+        assert again.status == 304, path
+        assert plain.header("Vary") == zipped.header("Vary") == again.header("Vary"), path
+        assert "Accept-Encoding" in plain.header("Vary"), path
+
+
+def test_a_range_of_a_page_file_is_partial_content(daemon):
+    whole = fetch(daemon.url + "/app.js")
+    assert whole.header("Accept-Ranges") == "bytes"
+    part = fetch(daemon.url + "/app.js", headers={"Range": "bytes=0-9", "Accept-Encoding": "gzip"})
+    assert part.status == 206
+    assert part.body == whole.body[:10]
+    assert part.header("Content-Range") == f"bytes 0-9/{len(whole.body)}"
+    assert fetch(daemon.url + "/app.js", headers={"Range": f"bytes={len(whole.body)}-"}).status == 416
+    # The gzip variant's bytes are not the identity's: it offers no ranges.
+    assert fetch(daemon.url + "/app.js", headers={"Accept-Encoding": "gzip"}).header("Accept-Ranges") is None
+
+
+def test_etags_do_not_reveal_the_inode(daemon):
+    stored = daemon.save_dir / "inode.bin"
+    stored.write_bytes(b"x" * 1000)
+    etag = fetch(daemon.url + "/files/inode.bin").header("ETag")
+    assert re.fullmatch(r'"[0-9a-f]{16}"', etag), etag
+    assert format(stored.stat().st_ino, "x") not in etag
+
+
+def test_an_unchanged_listing_is_not_modified(daemon):
+    (daemon.save_dir / "a.txt").write_bytes(b"a")
+    first = fetch(daemon.url + "/files/?format=json")
+    etag = first.header("ETag")
+    assert etag.startswith('W/"') and first.header("Last-Modified")
+    unchanged = fetch(daemon.url + "/files/?format=json", headers={"If-None-Match": etag})
+    assert unchanged.status == 304 and unchanged.body == b""
+    since = fetch(daemon.url + "/files/?format=json", headers={"If-Modified-Since": first.header("Last-Modified")})
+    assert since.status == 304
+    (daemon.save_dir / "b.txt").write_bytes(b"b")
+    changed = fetch(daemon.url + "/files/?format=json", headers={"If-None-Match": etag})
+    assert changed.status == 200 and b"b.txt" in changed.body

@@ -316,3 +316,13 @@ def test_page_requests_nothing_outside_its_origin(page, daemon, tmp_path):
     network = [url for url in requested if not url.startswith("data:")]
     assert any(url.endswith("/app.js") for url in network) and any("qr.svg" in url for url in network), network
     assert [url for url in network if not url.startswith(daemon.url + "/")] == []
+
+
+def test_an_unchanged_list_poll_costs_a_304(page, daemon):
+    (daemon.save_dir / "kept.txt").write_bytes(b"kept\n")
+    statuses = []
+    page.on("response", lambda response: statuses.append(response.status) if "format=json" in response.url else None)
+    open_page(page, daemon)
+    expect(page.locator("#file-list")).to_contain_text("kept.txt", timeout=10_000)
+    wait_until(lambda: 304 in statuses, timeout=15)
+    expect(page.locator("#file-list")).to_contain_text("kept.txt")

@@ -1,42 +1,24 @@
 /// Builds the response for one opened file: validators (strong ETag, Last-Modified),
 /// conditional requests (RFC 9110 §13) and the body as a sendfile region.
 public enum FileResponse {
-    /// Strong ETag from inode, size and mtime: changes whenever the bytes can have changed.
-    /// `"inode-size-mtime"` in lowercase hex, written straight into the String's storage (it
-    /// is built for every download).
+    /// Strong ETag: a keyed hash of inode, size and mtime (ns), 16 hex digits. It changes
+    /// whenever the bytes can have changed (a new upload is a new inode, a write moves the
+    /// mtime) but tells a client nothing of them; `key` says why it is keyed.
     public static func etag(for metadata: FileMetadata) -> String {
-        String(unsafeUninitializedCapacity: 52) { buffer in
-            let digits: StaticString = "0123456789abcdef"
-            var count = 0
-            /// `String(value, radix: 16)`: lowercase, no leading zeros, `0` for zero.
-            func putHex(_ value: UInt64) {
-                var shift = max(0, (63 - value.leadingZeroBitCount) / 4 * 4)
-                while shift >= 0 {
-                    buffer[count] = digits.utf8Start[Int((value >> UInt64(shift)) & 0xF)]
-                    count += 1
-                    shift -= 4
-                }
-            }
-            func put(_ byte: UInt8) {
-                buffer[count] = byte
-                count += 1
-            }
-            put(UInt8(ascii: "\""))
-            putHex(metadata.inode)
-            put(UInt8(ascii: "-"))
-            putHex(metadata.size)
-            put(UInt8(ascii: "-"))
-            putHex(UInt64(bitPattern: metadata.modified))
-            put(UInt8(ascii: "\""))
-            return count
-        }
+        etag(for: metadata, key: .process)
+    }
+
+    static func etag(for metadata: FileMetadata, key: ValidatorKey) -> String {
+        "\"" + ValidatorKey.hex(key.hash([metadata.inode, metadata.size, UInt64(bitPattern: metadata.modified)])) + "\""
     }
 
     /// `validators` are the file's own (`FileValidators(file.metadata)`) when nil; a caller
-    /// that keeps them per file version passes them in.
+    /// that keeps them per file version passes them in. `variesByEncoding`: another request
+    /// for this file could get it gzip-encoded (`ResponseCompression.variesByEncoding`), so
+    /// this variant names Accept-Encoding in Vary as the gzip one does.
     public static func make(
         _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String, extraHeaders: consuming HTTPHeaders = HTTPHeaders(),
-        encoding: FileEncoding = .identity, validators: FileValidators? = nil
+        encoding: FileEncoding = .identity, variesByEncoding: Bool = false, validators: FileValidators? = nil
     ) -> Response {
         let metadata = file.metadata
         let validators = validators ?? FileValidators(metadata)
@@ -44,11 +26,13 @@ public enum FileResponse {
         // Taken over, not copied: the adds below then need no copy of the caller's fields.
         var headers = consume extraHeaders
         headers.reserveCapacity(headers.count + 6)
-        if case .identity = encoding {} else {
-            etag = ResponseCompression.gzipETag(etag)
-            headers.addVary("Accept-Encoding")
-        }
-        addFileFields(to: &headers, contentType: contentType, etag: etag, lastModified: validators.lastModified, cacheControl: cacheControl)
+        var gzip = true
+        if case .identity = encoding { gzip = false }
+        if gzip { etag = ResponseCompression.gzipETag(etag) }
+        // RFC 9110 §12.5.5: every variant names what chose it, the identity one and 304s too.
+        if gzip || variesByEncoding { headers.addVary("Accept-Encoding") }
+        addFileFields(to: &headers, contentType: contentType, etag: etag, lastModified: validators.lastModified, cacheControl: cacheControl,
+                      acceptsRanges: !gzip)
         if let status = conditionalStatus(head: head, etag: etag, modifiedSeconds: validators.modifiedSeconds) {
             return Response(status: status, headers: headers)
         }
@@ -78,12 +62,18 @@ public enum FileResponse {
     }
 
     /// The fields every file response carries after the caller's own, in this order.
-    static func addFileFields(to headers: inout HTTPHeaders, contentType: String, etag: String, lastModified: String, cacheControl: String) {
+    /// `acceptsRanges` is false for a gzip variant: a Range is always answered from the
+    /// identity bytes (`ResponseCompression.fileEncoding` picks identity when Range is sent;
+    /// RFC 9110 §14.1.2 ranges count bytes of the selected representation), so a gzip body
+    /// must not invite a client to resume it by offset; it gets no Accept-Ranges, and its
+    /// `-gz` ETag never satisfies an If-Range (no gzip prefix spliced to identity bytes).
+    static func addFileFields(to headers: inout HTTPHeaders, contentType: String, etag: String, lastModified: String, cacheControl: String,
+                              acceptsRanges: Bool = true) {
         headers.add(name: "Content-Type", value: contentType)
         headers.add(name: "ETag", value: etag)
         headers.add(name: "Last-Modified", value: lastModified)
         headers.add(name: "Cache-Control", value: cacheControl)
-        headers.add(name: "Accept-Ranges", value: "bytes")
+        if acceptsRanges { headers.add(name: "Accept-Ranges", value: "bytes") }
     }
 
     /// 412 or 304 when a conditional header decides the answer (RFC 9110 §13.2.2), nil for
@@ -137,8 +127,13 @@ public struct FileValidators: Sendable {
     public let modifiedSeconds: Int64
 
     public init(_ metadata: FileMetadata) {
-        etag = FileResponse.etag(for: metadata)
-        modifiedSeconds = metadata.modified / 1_000_000_000
+        self.init(etag: FileResponse.etag(for: metadata), modifiedSeconds: metadata.modified / 1_000_000_000)
+    }
+
+    /// The validators of a generated body (a listing).
+    init(etag: String, modifiedSeconds: Int64) {
+        self.etag = etag
+        self.modifiedSeconds = modifiedSeconds
         lastModified = HTTPDate.format(modifiedSeconds)
     }
 }

@@ -67,10 +67,10 @@ public struct FiledropApp: HTTPResponder {
                           compression)
     }
 
-    /// gzip where it applies, also to a decision reached after blocking work. Taken apart and
-    /// rebuilt only when gzip could apply: a file body never changes here.
+    /// gzip (and its Vary) where it applies, also to a decision reached after blocking work.
+    /// Taken apart and rebuilt only when the server compresses: a file body never changes here.
     private func compressed(_ decision: RouteDecision, _ compression: ResponseCompression) -> RouteDecision {
-        guard compression.isPossible else { return decision }
+        guard compression.serverCompresses else { return decision }
         switch decision {
         case .respond(let response):
             guard case .bytes = response.body else { return decision }

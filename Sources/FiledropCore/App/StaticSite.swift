@@ -23,9 +23,16 @@ enum StaticSite {
         // Revalidate with the ETag each time: cheap 304s for phones, and a new release is
         // picked up at once.
         let type = MediaTypes.type(forFileName: name)
+        let validators = FileValidators(file.metadata)
         let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size,
-                                                cacheKey: name + FileResponse.etag(for: file.metadata), head: head)
-        return FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache", extraHeaders: headers, encoding: encoding)
+                                                cacheKey: name + validators.etag, head: head)
+        let response = FileResponse.make(file, head: head, contentType: type, cacheControl: "no-cache", extraHeaders: headers,
+                                         encoding: encoding,
+                                         variesByEncoding: compression.variesByEncoding(contentType: type, size: file.metadata.size, cached: true),
+                                         validators: validators)
+        // The identity 200 advertises `Accept-Ranges: bytes`: ranges and If-Range as for a
+        // stored file. A Range request always gets the identity bytes (see `fileEncoding`).
+        return PartialContent.answer(response, head: head, validators: validators, contentType: type)
     }
 
     private static func isSafeNameByte(_ byte: UInt8) -> Bool {

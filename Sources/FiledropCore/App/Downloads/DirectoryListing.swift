@@ -6,10 +6,13 @@ struct DirectoryListing {
     let path: StoragePath
     let entries: [FileMetadata]
     let title: String
+    /// The folder's own mtime (ns): it moves when an entry is added, removed or renamed.
+    let modified: Int64
 
-    init(path: StoragePath, entries: [FileMetadata], title: String, query: Substring?) {
+    init(path: StoragePath, entries: [FileMetadata], title: String, query: Substring?, modified: Int64 = 0) {
         self.path = path
         self.title = title
+        self.modified = modified
         let parameters = QueryParameters(query)
         let key = SortKey(rawValue: parameters["sort"] ?? "") ?? .name
         let descending = parameters["order"] == "desc"
@@ -35,17 +38,64 @@ struct DirectoryListing {
         directoryURL + percentEncodedPathComponent(entry.name) + (entry.kind == .directory ? "/" : "")
     }
 
-    func response(format: ResponseFormat) -> Response {
+    /// RFC 9110 §8.8: a weak ETag, a keyed hash of everything the body is made of (format,
+    /// folder, title, and each entry's name, kind, size and mtime in the order shown), and
+    /// Last-Modified, the latest mtime of the folder and its entries. Weak because the two
+    /// content codings of one listing are the same content; the gzip variant keeps the tag.
+    func validators(format: ResponseFormat) -> FileValidators {
+        var words: [UInt64] = [format == .json ? 1 : 2, UInt64(path.components.count)]
+        words.reserveCapacity(entries.count * 6 + 8)
+        for component in path.components { words += ValidatorKey.words(of: component) }
+        words += ValidatorKey.words(of: title)
+        var latest = modified
+        for entry in entries {
+            words += ValidatorKey.words(of: entry.name)
+            words += [entry.kind == .directory ? 1 : 0, entry.size, UInt64(bitPattern: entry.modified)]
+            latest = max(latest, entry.modified)
+        }
+        let etag = "W/\"" + ValidatorKey.hex(ValidatorKey.process.hash(words)) + "\""
+        return FileValidators(etag: etag, modifiedSeconds: latest / 1_000_000_000)
+    }
+
+    /// The fields a 200 and a 304 of this listing share (RFC 9110 §15.4.5: a 304 carries
+    /// the Cache-Control, ETag and Vary the 200 would).
+    private func cachingFields(_ validators: FileValidators) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.add(name: "Cache-Control", value: "no-cache")
         headers.add(name: "Vary", value: "Accept")
+        headers.add(name: "ETag", value: validators.etag)
+        headers.add(name: "Last-Modified", value: validators.lastModified)
+        return headers
+    }
+
+    /// 304 when the client's copy is this listing (If-None-Match, else If-Modified-Since),
+    /// else the listing; `compression` adds its Vary to either (RFC 9110 §12.5.5).
+    func response(format: ResponseFormat, head: RequestHead, compression: ResponseCompression) -> Response {
+        let validators = validators(format: format)
+        guard FileResponse.isNotModified(head: head, etag: validators.etag, modifiedSeconds: validators.modifiedSeconds) else {
+            return compression.apply(to: response(format: format, validators: validators))
+        }
+        var headers = cachingFields(validators)
+        if compression.variesByEncoding(generated: Self.contentType(format)) { headers.addVary("Accept-Encoding") }
+        return Response(status: .notModified, headers: headers)
+    }
+
+    private static func contentType(_ format: ResponseFormat) -> String {
+        format == .json ? "application/json" : "text/html; charset=utf-8"
+    }
+
+    func response(format: ResponseFormat) -> Response {
+        response(format: format, validators: validators(format: format))
+    }
+
+    private func response(format: ResponseFormat, validators: FileValidators) -> Response {
+        var headers = cachingFields(validators)
+        headers.add(name: "Content-Type", value: Self.contentType(format))
         let body: String
         switch format {
         case .json:
-            headers.add(name: "Content-Type", value: "application/json")
             body = json
         case .html, .text:
-            headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
             headers.add(name: "Content-Security-Policy", value: "default-src 'none'; style-src 'self'; img-src 'self'")
             body = html
         }

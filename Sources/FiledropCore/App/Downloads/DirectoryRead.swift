@@ -11,9 +11,7 @@ struct DirectoryRead: Sendable {
     /// Blocking: on a worker thread. Failures become their error response.
     func response() -> Response {
         do throws(HTTPError) {
-            let response = try build()
-            guard case .bytes = response.body, compression.isPossible else { return response }
-            return compression.apply(to: response)
+            return try build()
         } catch {
             return .error(error, format: ResponseFormat(head: head))
         }
@@ -41,7 +39,7 @@ struct DirectoryRead: Sendable {
         } catch {
             throw error.httpError
         }
-        return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query)
-            .response(format: ResponseFormat(head: head))
+        return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified)
+            .response(format: ResponseFormat(head: head), head: head, compression: compression)
     }
 }

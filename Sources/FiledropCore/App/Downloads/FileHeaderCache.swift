@@ -10,6 +10,7 @@ final class FileHeaderValues: Sendable {
     let size: UInt64
     let modified: Int64
     let forceDownload: Bool
+    let serverCompresses: Bool
 
     let contentType: String
     let contentDisposition: String
@@ -20,17 +21,23 @@ final class FileHeaderValues: Sendable {
 
     /// Everything from `metadata`: the values are a function of the fields kept above, which
     /// is what lets `FileHeaderCache` hand them out again.
-    init(_ metadata: FileMetadata, forceDownload: Bool) {
+    /// `serverCompresses` (`ResponseCompression.serverCompresses`): a compressible file may go
+    /// gzip to some client, so even the identity headers carry `Vary: Accept-Encoding`.
+    init(_ metadata: FileMetadata, forceDownload: Bool, serverCompresses: Bool) {
         name = metadata.name
         inode = metadata.inode
         size = metadata.size
         modified = metadata.modified
         self.forceDownload = forceDownload
+        self.serverCompresses = serverCompresses
         contentType = MediaTypes.type(forFileName: metadata.name)
         let attachment = forceDownload || MediaTypes.isActiveContent(contentType)
         contentDisposition = contentDispositionValue(filename: metadata.name, disposition: attachment ? .attachment : .inline)
         validators = FileValidators(metadata)
         var headers = FileDownload.downloadFields(contentDisposition: contentDisposition)
+        if serverCompresses && ResponseCompression.mayGzipFile(contentType: contentType, size: metadata.size, cached: false) {
+            headers.addVary("Accept-Encoding")
+        }
         FileResponse.addFileFields(to: &headers, contentType: contentType, etag: validators.etag,
                                    lastModified: validators.lastModified, cacheControl: FileDownload.cacheControl)
         identityHeaders = SerializedHeaders(headers)
@@ -39,9 +46,9 @@ final class FileHeaderValues: Sendable {
     /// True while `metadata` still describes the version these values were built for. Names
     /// compare by bytes, not by `==`: two hard links named `é` composed and decomposed are
     /// equal Strings but need different `filename*` bytes.
-    func describe(_ metadata: FileMetadata, forceDownload: Bool) -> Bool {
+    func describe(_ metadata: FileMetadata, forceDownload: Bool, serverCompresses: Bool) -> Bool {
         inode == metadata.inode && size == metadata.size && modified == metadata.modified
-            && self.forceDownload == forceDownload && Self.sameBytes(name, metadata.name)
+            && self.forceDownload == forceDownload && self.serverCompresses == serverCompresses && Self.sameBytes(name, metadata.name)
     }
 
     /// `a.utf8.elementsEqual(b.utf8)` on contiguous bytes: iterating two UTF8Views costs
@@ -70,13 +77,13 @@ final class FileHeaderCache: Sendable {
     init() {}
 
     /// The values for the file `metadata` describes, from the cache when it has them.
-    func values(for metadata: FileMetadata, forceDownload: Bool) -> FileHeaderValues {
+    func values(for metadata: FileMetadata, forceDownload: Bool, serverCompresses: Bool = false) -> FileHeaderValues {
         let slot = Int(metadata.inode % UInt64(Self.slotCount))
-        if let cached = slots.withLock({ $0[slot] }), cached.describe(metadata, forceDownload: forceDownload) {
+        if let cached = slots.withLock({ $0[slot] }), cached.describe(metadata, forceDownload: forceDownload, serverCompresses: serverCompresses) {
             return cached
         }
         // Built outside the lock; two threads missing at once both build, and one value stays.
-        let fresh = FileHeaderValues(metadata, forceDownload: forceDownload)
+        let fresh = FileHeaderValues(metadata, forceDownload: forceDownload, serverCompresses: serverCompresses)
         slots.withLock { $0[slot] = fresh }
         return fresh
     }

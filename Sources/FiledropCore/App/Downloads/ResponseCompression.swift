@@ -11,37 +11,58 @@ struct ResponseCompression {
 
     let compressor: (any ContentCompressor)?
     let clientAcceptsGzip: Bool
+    /// The server compresses (it has a compressor) and the method is GET or HEAD: a response
+    /// gzip could apply to then varies by Accept-Encoding, whatever this client accepts.
+    let serverCompresses: Bool
 
     /// Keeps `compressor` only when the client accepts gzip: most requests (curl, wget, a
     /// benchmark) then carry no copy of it.
     init(compressor: (any ContentCompressor)?, head: RequestHead) {
-        clientAcceptsGzip = compressor != nil && (head.method == .get || head.method == .head)
-            && AcceptEncoding.allowsGzip(head.headers[.acceptEncoding])
+        serverCompresses = compressor != nil && (head.method == .get || head.method == .head)
+        clientAcceptsGzip = serverCompresses && AcceptEncoding.allowsGzip(head.headers[.acceptEncoding])
         self.compressor = clientAcceptsGzip ? compressor : nil
     }
 
-    /// Whether any response to this request may go gzip-encoded.
-    var isPossible: Bool { compressor != nil && clientAcceptsGzip }
-
-    /// The encoding for a file response of `contentType` and `size`; `cacheKey` (web root
-    /// files only) lets the gzip bytes be kept in memory.
-    func fileEncoding(contentType: String, size: UInt64, cacheKey: String?, head: RequestHead) -> FileEncoding {
-        guard let compressor, clientAcceptsGzip, MediaTypes.isCompressible(contentType),
-              size >= UInt64(Self.smallestCompressedBody), !head.headers.contains("range") else { return .identity }
-        if let cacheKey { return .gzipCached(compressor, cacheKey: cacheKey) }
-        return size <= Self.largestStreamedFile ? .gzipStreamed(compressor) : .identity
+    /// Whether a file of `contentType` and `size` goes gzip-encoded to a client that takes
+    /// gzip and sends no Range; `cached` for the web root's small files (any size is kept).
+    static func mayGzipFile(contentType: String, size: UInt64, cached: Bool) -> Bool {
+        MediaTypes.isCompressible(contentType) && size >= UInt64(smallestCompressedBody) && (cached || size <= largestStreamedFile)
     }
 
-    /// gzip for a generated body (listing, error, JSON) held in memory.
+    /// RFC 9110 §12.5.5: true when some request for this file gets gzip, so that every
+    /// variant of it (identity, gzip, 206, 304) carries `Vary: Accept-Encoding`.
+    func variesByEncoding(contentType: String, size: UInt64, cached: Bool) -> Bool {
+        serverCompresses && Self.mayGzipFile(contentType: contentType, size: size, cached: cached)
+    }
+
+    /// The encoding for a file response of `contentType` and `size`; `cacheKey` (web root
+    /// files only) lets the gzip bytes be kept in memory. A Range always gets identity: the
+    /// ranges count bytes of the file as stored, never of a gzip stream made on the fly.
+    func fileEncoding(contentType: String, size: UInt64, cacheKey: String?, head: RequestHead) -> FileEncoding {
+        guard let compressor, clientAcceptsGzip, Self.mayGzipFile(contentType: contentType, size: size, cached: cacheKey != nil),
+              !head.headers.contains("range") else { return .identity }
+        if let cacheKey { return .gzipCached(compressor, cacheKey: cacheKey) }
+        return .gzipStreamed(compressor)
+    }
+
+    /// Whether `apply` could gzip a generated response of `contentType` for some client.
+    func variesByEncoding(generated contentType: String?) -> Bool {
+        guard serverCompresses, let contentType else { return false }
+        return MediaTypes.isCompressible(contentType)
+    }
+
+    /// gzip for a generated body (listing, error, JSON) held in memory. Every 200 it could
+    /// apply to says `Vary: Accept-Encoding`, also when this one stays identity (the client
+    /// takes no gzip, or the body is too small to gain).
     func apply(to response: Response) -> Response {
-        guard let compressor, clientAcceptsGzip, response.status == .ok, case .bytes(let bytes) = response.body,
-              bytes.count >= Self.smallestCompressedBody, !response.headers.contains("content-encoding"),
-              let type = response.headers[.contentType], MediaTypes.isCompressible(type) else { return response }
-        var compressed = response
-        compressed.body = .bytes(compressor.gzip(bytes))
-        compressed.headers.add(name: "Content-Encoding", value: "gzip")
-        compressed.headers.addVary("Accept-Encoding")
-        return compressed
+        guard response.status == .ok, case .bytes(let bytes) = response.body, !response.headers.contains("content-encoding"),
+              variesByEncoding(generated: response.headers[.contentType]) else { return response }
+        var result = response
+        result.headers.addVary("Accept-Encoding")
+        guard let compressor, clientAcceptsGzip, bytes.count >= Self.smallestCompressedBody else { return result }
+        result.body = .bytes(compressor.gzip(bytes))
+        result.headers.add(name: "Content-Encoding", value: "gzip")
+        return result
     }
 
     /// RFC 9110 §8.8.3: each representation has its own entity tag, so a cached gzip body

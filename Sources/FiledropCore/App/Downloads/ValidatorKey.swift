@@ -1,0 +1,74 @@
+/// The secret key of the entity tags this process makes (`FileResponse.etag(for:)`,
+/// listing validators): SipHash-2-4 of a file's inode, size and mtime under it hides the
+/// inode number (and anything else in the metadata) from clients, while still changing
+/// whenever the bytes can have changed.
+///
+/// The key is drawn at start and kept in memory only, so ETags change when the daemon
+/// restarts. Chosen over a key kept in the save directory: that would be a file to create in
+/// a folder that may be read-only or shared by two daemons, and to keep out of listings, ZIP
+/// archives and uploads; a restart is rare, and costs each cached client one full 200 instead
+/// of a 304 (and a resumed download sent with If-Range from the start again) - never a wrong body.
+struct ValidatorKey: Sendable {
+    let k0: UInt64
+    let k1: UInt64
+
+    /// The key of this process.
+    static let process: ValidatorKey = {
+        var generator = SystemRandomNumberGenerator()
+        return ValidatorKey(k0: generator.next(), k1: generator.next())
+    }()
+
+    /// SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF", 2012) of
+    /// `words`, each taken as eight little-endian bytes.
+    func hash(_ words: [UInt64]) -> UInt64 {
+        var v0 = k0 ^ 0x736f_6d65_7073_6575
+        var v1 = k1 ^ 0x646f_7261_6e64_6f6d
+        var v2 = k0 ^ 0x6c79_6765_6e65_7261
+        var v3 = k1 ^ 0x7465_6462_7974_6573
+        func round() {
+            v0 = v0 &+ v1; v1 = rotate(v1, 13); v1 ^= v0; v0 = rotate(v0, 32)
+            v2 = v2 &+ v3; v3 = rotate(v3, 16); v3 ^= v2
+            v0 = v0 &+ v3; v3 = rotate(v3, 21); v3 ^= v0
+            v2 = v2 &+ v1; v1 = rotate(v1, 17); v1 ^= v2; v2 = rotate(v2, 32)
+        }
+        func compress(_ word: UInt64) {
+            v3 ^= word
+            round(); round()
+            v0 ^= word
+        }
+        for word in words { compress(word) }
+        // The final block: no tail bytes, only the message length in its top byte.
+        compress(UInt64(truncatingIfNeeded: words.count * 8) << 56)
+        v2 ^= 0xff
+        round(); round(); round(); round()
+        return v0 ^ v1 ^ v2 ^ v3
+    }
+
+    /// `hash` of a string's UTF-8 bytes, eight to a word, then its length: names in listings.
+    static func words(of text: String) -> [UInt64] {
+        var words: [UInt64] = []
+        var word: UInt64 = 0
+        var count = 0
+        for byte in text.utf8 {
+            word |= UInt64(byte) << UInt64(8 * (count % 8))
+            count += 1
+            if count % 8 == 0 {
+                words.append(word)
+                word = 0
+            }
+        }
+        if count % 8 != 0 { words.append(word) }
+        words.append(UInt64(count))
+        return words
+    }
+
+    /// 16 lowercase hex digits, leading zeros kept.
+    static func hex(_ value: UInt64) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        return String(decoding: (0..<16).map { digits[Int((value >> UInt64(60 - 4 * $0)) & 0xF)] }, as: UTF8.self)
+    }
+}
+
+private func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
+    (value << count) | (value >> (64 - count))
+}

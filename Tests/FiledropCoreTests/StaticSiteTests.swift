@@ -1,0 +1,59 @@
+import Testing
+@testable import FiledropCore
+
+/// The page's own files: what `Accept-Ranges: bytes` promises holds (206, 416, If-Range),
+/// and every variant of a compressible file names Accept-Encoding in Vary.
+@Suite struct StaticSiteTests {
+    /// A web root of one file, `app.js`, of `size` bytes.
+    struct OneFileWebRoot: Storage {
+        static let metadata = FileMetadata(name: "app.js", kind: .file, size: 4096, modified: 1_700_000_000_000_000_000, inode: 9)
+
+        func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile { throw .notAllowed }
+        func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
+            guard path.components == ["app.js"] else { throw .notFound }
+            return OpenedFile(handle: FileDownloadTests.FakeHandle(), metadata: Self.metadata)
+        }
+        func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata? { nil }
+        func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata] { [] }
+        func remove(_ path: StoragePath) throws(StorageError) { throw .notAllowed }
+        func availableSpace() -> UInt64? { nil }
+    }
+
+    static let etag = FileResponse.etag(for: OneFileWebRoot.metadata)
+
+    static func response(_ extra: HTTPHeaders) throws -> Response {
+        var headers: HTTPHeaders = ["Host": "127.0.0.1:8080"]
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        let head = RequestHead(method: .get, target: "/app.js", version: .http1_1, headers: headers)
+        let compression = ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head)
+        return try StaticSite.response(for: "/app.js", head: head, webRoot: OneFileWebRoot(), compression: compression)
+    }
+
+    @Test func aRangeOfAPageFileIsPartialContent() throws {
+        let whole = try Self.response([:])
+        #expect(whole.status == .ok)
+        #expect(whole.headers["Accept-Ranges"] == "bytes")
+        let part = try Self.response(["Range": "bytes=0-9", "Accept-Encoding": "gzip"])
+        #expect(part.status == .partialContent)
+        #expect(part.headers["Content-Range"] == "bytes 0-9/4096")
+        #expect(part.headers["Content-Encoding"] == nil)
+        #expect(try Self.response(["Range": "bytes=5000-"]).status == .rangeNotSatisfiable)
+        #expect(try Self.response(["Range": "bytes=0-9", "If-Range": Self.etag]).status == .partialContent)
+        #expect(try Self.response(["Range": "bytes=0-9", "If-Range": "\"stale\""]).status == .ok)
+        #expect(try Self.response(["Range": "bytes=0-9", "If-Range": ResponseCompression.gzipETag(Self.etag)]).status == .ok)
+    }
+
+    @Test func theGzipVariantOffersNoRanges() throws {
+        let gzip = try Self.response(["Accept-Encoding": "gzip"])
+        #expect(gzip.headers["Content-Encoding"] == "gzip")
+        #expect(gzip.headers["Accept-Ranges"] == nil)
+    }
+
+    @Test(arguments: [
+        [:], ["Accept-Encoding": "gzip"], ["Range": "bytes=0-9"], ["If-None-Match": etag],
+        ["Accept-Encoding": "gzip", "If-None-Match": ResponseCompression.gzipETag(etag)],
+    ] as [HTTPHeaders])
+    func everyVariantHasTheSameVary(extra: HTTPHeaders) throws {
+        #expect(try Self.response(extra).headers["Vary"] == "Accept-Encoding")
+    }
+}
