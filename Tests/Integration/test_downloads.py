@@ -11,8 +11,12 @@ from __future__ import annotations
 import email.parser
 import gzip
 import os
+import re
+import socket
+import struct
 import subprocess
 import threading
+import time
 import urllib.parse
 import zipfile
 
@@ -293,3 +297,26 @@ def test_zip64_for_70000_entries(daemon, tmp_path):
     archive = fetch_zip(daemon, tmp_path, "many/")
     assert len(archive.namelist()) == 70_000
     assert archive.read("69999.txt") == b"69999"
+
+
+def test_an_aborted_download_is_logged_as_cut_with_the_bytes_sent(daemon):
+    size = 64 << 20
+    put_file(daemon, "cut.bin", os.urandom(size))
+    client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
+    client.settimeout(10)
+    client.connect(("127.0.0.1", daemon.port))
+    client.sendall(f"GET /files/cut.bin HTTP/1.1\r\nHost: 127.0.0.1:{daemon.port}\r\n\r\n".encode())
+    received = 0
+    while received < 1 << 20:
+        received += len(client.recv(65536))
+    # A reset, as a client that gives up sends: the daemon's next write fails.
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()
+    deadline = time.monotonic() + 10
+    while not (lines := [line for line in daemon.stderr_text().splitlines() if "GET /files/cut.bin " in line]):
+        assert time.monotonic() < deadline, daemon.stderr_tail()
+        time.sleep(0.05)
+    assert len(lines) == 1 and "GET /files/cut.bin 200 (response cut)" in lines[0], lines
+    sent = int(re.search(r" bytes=(\d+)", lines[0]).group(1))
+    assert received <= sent < size, lines[0]
