@@ -88,6 +88,7 @@ public struct JournalLogSink: LogSink {
         case .uploadStarted: "a4eb3933a80a433e8bcb6c31e19465ad"
         case .uploadFinished: "2a513c64b70849ae9cba2de06aeadce0"
         case .uploadFailed: "82e77480c00442998efbc80ddce130f3"
+        case .uploadRefused: "5d0f6e2b9c3a4e71b8a64f1d2c7e9a03"
         case .configInvalid: "9bd794280b8d489f82743a8e8ce8f51c"
         case .general: nil
         }

@@ -30,7 +30,7 @@ final class AccessTestClock: Sendable {
         let verifier = FakeVerifier()
         let clock = AccessTestClock()
 
-        init(_ configure: (inout Configuration) -> Void = { _ in }) {
+        init(log: any LogSink = FiledropAppUploadTests.NoLog(), _ configure: (inout Configuration) -> Void = { _ in }) {
             var configuration = Configuration()
             configuration.passwordHash = "$y$fake"
             configure(&configuration)
@@ -38,7 +38,7 @@ final class AccessTestClock: Sendable {
             let clock = self.clock
             let access = AccessControl(configuration: configuration, verifier: verifier, now: { clock.now })
             app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
-                              monitor: UploadMonitor(log: FiledropAppUploadTests.NoLog(), now: { 0 }), access: access)
+                              monitor: UploadMonitor(log: log, now: { 0 }), access: access)
         }
 
         func status(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:], body: String = "x") -> Int {
@@ -211,5 +211,37 @@ final class AccessTestClock: Sendable {
         fixture.clock.advance(seconds: 3600)
         #expect(fixture.status(.put, "/files/c", ["Content-Length": "11"], body: String(repeating: "x", count: 11)) == 429)
         #expect(fixture.storage.files.keys.map(\.description) == ["a"])
+    }
+
+    @Test func aDeclaredBodyTheQuotaCannotTakeIsRefusedBeforeItStarts() throws {
+        let log = TusDurabilityTests.RecordingLog()
+        let fixture = Fixture(log: log) { $0.uploadQuotaPerHour = 10 }
+        #expect(fixture.status(.put, "/files/a", ["Content-Length": "4"], body: "1234") == 201)
+        let before = log.kinds
+        #expect(fixture.status(.put, "/files/b", ["Content-Length": "7"], body: "1234567") == 429)
+        #expect(log.kinds == before + [.uploadRefused], "refused once, never started")
+        #expect(fixture.status(.put, "/files/c", ["Content-Length": "6"], body: "123456") == 201, "exactly the rest fits")
+    }
+
+    @Test(arguments: [("/files/b.bin", "b.bin"), ("/upload?name=dir/b.bin", "dir/b.bin"), ("/upload", "/upload")])
+    func aRefusedUploadIsLoggedOnceAsARefusal(target: String, name: String) throws {
+        let log = TusDurabilityTests.RecordingLog()
+        let fixture = Fixture(log: log) { $0.maxUploadsPerClient = 1 }
+        guard case .readBody(let holder) = fixture.decision(.put, "/files/held.bin", ["Content-Length": "1"]) else {
+            Issue.record("refused")
+            return
+        }
+        let before = log.kinds
+        var headers: HTTPHeaders = ["Content-Length": "1"]
+        if target == "/upload" { headers.add(name: "Content-Type", value: "multipart/form-data; boundary=XyZ") }
+        let refusal = fixture.decision(target.hasPrefix("/files/") ? .put : .post, target, headers)
+        guard case .respond(let response) = refusal else {
+            Issue.record("admitted")
+            return
+        }
+        #expect(response.status == .tooManyRequests)
+        #expect(log.kinds == before + [.uploadRefused])
+        #expect(log.messages.last?.hasPrefix("upload refused: \(name): You already have 1 uploads running") == true)
+        holder.abort()
     }
 }

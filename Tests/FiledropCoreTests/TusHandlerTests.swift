@@ -42,18 +42,19 @@ import Testing
             if publishing { _ = app.publishCompleteTusUploads() }
         }
 
-        func route(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders, client: String = "10.0.0.1") -> RouteDecision {
-            var all: HTTPHeaders = ["Host": "localhost"]
+        func route(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders, client: String = "10.0.0.1",
+                   host: String = "localhost", secure: Bool = false) -> RouteDecision {
+            var all: HTTPHeaders = ["Host": host]
             for (name, value) in headers { all.add(name: name, value: value) }
             return app.route(RequestHead(method: method, target: target, version: .http1_1, headers: all),
-                             context: RequestContext(client: client, wallClockSeconds: clock.now))
+                             context: RequestContext(client: client, wallClockSeconds: clock.now, isSecure: secure))
         }
 
         func send(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:], body: [UInt8] = [], pieces: Int = 1,
-                  client: String = "10.0.0.1") -> Response {
+                  client: String = "10.0.0.1", host: String = "localhost", secure: Bool = false) -> Response {
             var headers = headers
             if !body.isEmpty { headers.add(name: "Content-Length", value: String(body.count)) }
-            return RequestDriver.send(route(method, target, headers, client: client), body: body, pieces: pieces)
+            return RequestDriver.send(route(method, target, headers, client: client, host: host, secure: secure), body: body, pieces: pieces)
         }
 
         func create(length: UInt64?, name: String = "a.bin", client: String = "10.0.0.1", extra: HTTPHeaders = [:]) -> Response {
@@ -86,7 +87,7 @@ import Testing
         let created = server.create(length: UInt64(Self.content.count), name: "fox.txt")
         #expect(created.status == .created)
         let location = try #require(created.headers["location"])
-        #expect(location.hasPrefix("/files/.tus/"))
+        #expect(location.hasPrefix("http://localhost/files/.tus/"))
         #expect(server.patch(location, offset: 0, Array(Self.content[..<20]), pieces: pieces).headers["upload-offset"] == "20")
         #expect(server.storage.files.isEmpty, "invisible until the last byte")
         let last = server.patch(location, offset: 20, Array(Self.content[20...]), pieces: pieces)
@@ -95,6 +96,24 @@ import Testing
         #expect(server.storage.files[Self.path("fox.txt")] == Self.content)
         #expect(server.area.ids.isEmpty)
         #expect(server.offset(location) == String(Self.content.count), "a lost last response can be asked again")
+    }
+
+    /// Absolute, on the scheme and authority the request came to (aiotus cannot resolve a
+    /// relative Location), with and without a first chunk in the creation.
+    @Test(arguments: [(false, "192.168.1.5:8080", "http://192.168.1.5:8080"), (true, "[fe80::1]:8443", "https://[fe80::1]:8443"),
+                      (true, "192.168.1.5:8443", "https://192.168.1.5:8443")])
+    func locationIsAnAbsoluteURLOnTheRequestsOrigin(secure: Bool, host: String, origin: String) throws {
+        let server = Server()
+        let tus: HTTPHeaders = ["Tus-Resumable": "1.0.0", "Upload-Length": "5", "Upload-Metadata": "filename " + Base64.encode("a.bin".utf8)]
+        let created = server.send(.post, "/files/", tus, host: host, secure: secure)
+        let location = try #require(created.headers["location"])
+        #expect(location.hasPrefix(origin + "/files/.tus/"), "\(location)")
+        var withBody = tus
+        withBody.add(name: "Content-Type", value: "application/offset+octet-stream")
+        let createdWithBody = server.send(.post, "/files/", withBody, body: Array("12".utf8), host: host, secure: secure)
+        #expect(createdWithBody.status == .created)
+        #expect(createdWithBody.headers["location"]?.hasPrefix(origin + "/files/.tus/") == true)
+        #expect(server.patch(location, offset: 0, Array("12345".utf8)).status == .noContent, "the absolute URL addresses the upload")
     }
 
     @Test func wrongOffsetIs409AndChangesNothing() throws {

@@ -242,6 +242,37 @@ def test_hourly_upload_quota_one_byte_over(daemon_factory):
     assert "b.bin" not in stored_names(daemon)
 
 
+def upload_lines(daemon, name: str) -> list[str]:
+    """The daemon's upload log lines (started, finished, failed, refused) naming `name`."""
+    return [line for line in daemon.stderr_text().splitlines() if "upload " in line and f": {name}" in line]
+
+
+def test_an_upload_over_the_clients_limit_is_logged_once_as_refused(daemon_factory):
+    daemon = daemon_factory("--max-uploads-per-client", "1")
+    held = daemon.connect()
+    held.send(build_request("PUT", "/files/held.bin", headers=[("Content-Length", "10")]) + b"12345")
+    deadline = time.monotonic() + 5
+    while not upload_lines(daemon, "held.bin"):
+        assert time.monotonic() < deadline, daemon.stderr_tail()
+        time.sleep(0.02)
+    assert fetch(daemon.url + "/files/other.bin", "PUT", body=b"x").status == 429
+    held.send(b"67890")
+    assert held.read_response().status == 201
+    lines = upload_lines(daemon, "other.bin")
+    assert len(lines) == 1 and "upload refused: other.bin: You already have 1 uploads running" in lines[0], lines
+
+
+def test_an_upload_the_hourly_quota_cannot_take_is_logged_once_as_refused(daemon_factory):
+    daemon = daemon_factory("--upload-quota-per-hour", "100")
+    assert fetch(daemon.url + "/files/a.bin", "PUT", body=b"x" * 60).status == 201
+    over = fetch(daemon.url + "/files/b.bin", "PUT", body=b"x" * 60)
+    assert over.status == 429, "60 more bytes do not fit the 40 left: refused before it starts"
+    assert fetch(daemon.url + "/files/c.bin", "PUT", body=b"x" * 40).status == 201, "exactly the rest fits"
+    lines = upload_lines(daemon, "b.bin")
+    assert len(lines) == 1 and "upload refused: b.bin: You have uploaded 100 bytes this hour" in lines[0], lines
+    assert "b.bin" not in stored_names(daemon)
+
+
 # Output safety
 
 def test_script_in_file_names_is_escaped_and_never_runs(daemon):

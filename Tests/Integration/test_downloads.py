@@ -12,8 +12,11 @@ import email.parser
 import gzip
 import os
 import re
+import socket
+import struct
 import subprocess
 import threading
+import time
 import urllib.parse
 import zipfile
 
@@ -343,3 +346,26 @@ def test_an_unchanged_listing_is_not_modified(daemon):
     (daemon.save_dir / "b.txt").write_bytes(b"b")
     changed = fetch(daemon.url + "/files/?format=json", headers={"If-None-Match": etag})
     assert changed.status == 200 and b"b.txt" in changed.body
+
+
+def test_an_aborted_download_is_logged_as_cut_with_the_bytes_sent(daemon):
+    size = 64 << 20
+    put_file(daemon, "cut.bin", os.urandom(size))
+    client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
+    client.settimeout(10)
+    client.connect(("127.0.0.1", daemon.port))
+    client.sendall(f"GET /files/cut.bin HTTP/1.1\r\nHost: 127.0.0.1:{daemon.port}\r\n\r\n".encode())
+    received = 0
+    while received < 1 << 20:
+        received += len(client.recv(65536))
+    # A reset, as a client that gives up sends: the daemon's next write fails.
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()
+    deadline = time.monotonic() + 10
+    while not (lines := [line for line in daemon.stderr_text().splitlines() if "GET /files/cut.bin " in line]):
+        assert time.monotonic() < deadline, daemon.stderr_tail()
+        time.sleep(0.05)
+    assert len(lines) == 1 and "GET /files/cut.bin 200 (response cut)" in lines[0], lines
+    sent = int(re.search(r" bytes=(\d+)", lines[0]).group(1))
+    assert received <= sent < size, lines[0]

@@ -12,7 +12,10 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
+import re
+import socket
 import ssl
+import struct
 import subprocess
 import threading
 import time
@@ -330,3 +333,28 @@ def test_one_gib_upload_and_download_streamed_with_flat_memory(https_daemon):
     assert upload_rss.samples > 10 and download_rss.samples > 10
     assert upload_rss.peak < RSS_LIMIT_KIB, f"daemon RSS reached {upload_rss.peak} KiB during a 1 GiB upload"
     assert download_rss.peak < RSS_LIMIT_KIB, f"daemon RSS reached {download_rss.peak} KiB during a 1 GiB download"
+
+
+def test_an_aborted_download_over_tls_is_logged_as_cut_with_the_bytes_sent(https_daemon):
+    daemon = https_daemon()
+    size = 64 << 20
+    (daemon.save_dir / "cut.bin").write_bytes(os.urandom(size))
+    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
+    raw.settimeout(10)
+    raw.connect(("127.0.0.1", daemon.https_port))
+    client = client_context(daemon.ca).wrap_socket(raw, server_hostname="localhost")
+    client.sendall(f"GET /files/cut.bin HTTP/1.1\r\nHost: localhost:{daemon.https_port}\r\n\r\n".encode())
+    received = 0
+    while received < 1 << 20:
+        received += len(client.recv(65536))
+    # A reset, as a client that gives up sends: the daemon's next write fails.
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()
+    deadline = time.monotonic() + 10
+    while not (lines := [line for line in daemon.stderr_text().splitlines() if "GET /files/cut.bin " in line]):
+        assert time.monotonic() < deadline, daemon.stderr_tail()
+        time.sleep(0.05)
+    assert len(lines) == 1 and "GET /files/cut.bin 200 (response cut)" in lines[0], lines
+    sent = int(re.search(r" bytes=(\d+)", lines[0]).group(1))
+    assert received <= sent < size, lines[0]

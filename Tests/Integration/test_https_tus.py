@@ -11,6 +11,7 @@ first test shows that a client without the CA is refused.
 
 from __future__ import annotations
 
+import http.client
 import os
 
 import pytest
@@ -20,6 +21,7 @@ from tusclient.storage import filestorage
 
 from tcp_cutter import CuttingProxy
 from test_tus import tus_files
+from tls_support import client_context
 
 CHUNK = 1024 * 1024
 
@@ -86,3 +88,18 @@ def test_tuspy_resumes_over_https_after_the_connection_is_cut(https_daemon, tls_
         proxy.close()
     assert (daemon.save_dir / "video.mp4").read_bytes() == content
     assert tus_files(daemon) == []
+
+
+@pytest.mark.parametrize("host", ["localhost", "[::1]"])
+def test_location_is_an_absolute_https_url(https_daemon, host):
+    daemon = https_daemon()
+    port = daemon.https_port if host == "localhost" else daemon.https_port6
+    connection = http.client.HTTPSConnection(host.strip("[]"), port, context=client_context(daemon.ca), timeout=10)
+    try:
+        connection.request("POST", "/files/", headers={"Tus-Resumable": "1.0.0", "Upload-Length": "5",
+                                                       "Upload-Metadata": "filename YS5iaW4="})
+        reply = connection.getresponse()
+        assert reply.status == 201
+        assert reply.getheader("Location").startswith(f"https://{host}:{port}/files/.tus/"), reply.getheader("Location")
+    finally:
+        connection.close()

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -43,7 +44,7 @@ def test_sigkill_after_the_last_byte_is_saved_on_restart(daemon, tmp_path):
 
     connection = daemon.connect(timeout=30)
     headers = [(name, value) for name, value in {**TUS, **PATCH_TYPE, "Upload-Offset": str(first)}.items()]
-    connection.send(build_request("PATCH", location, headers=headers, body=content[first:]))
+    connection.send(build_request("PATCH", urlsplit(location).path, headers=headers, body=content[first:]))
     # Every byte written by the daemon (visible in the partial file at once), or the file
     # already moved to its name: kill now, before the response.
     deadline = time.monotonic() + 60

@@ -10,12 +10,13 @@ from __future__ import annotations
 import http.client
 import os
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
 from http_raw import fetch
 from tcp_cutter import CuttingProxy
-from test_tus import PATCH_TYPE, TUS, create, head, patch, tus_files
+from test_tus import PATCH_TYPE, TUS, create, head, patch, tus_files, tus_url
 
 FILE_BYTES = 24 * 1024 * 1024
 
@@ -24,7 +25,7 @@ def patch_via(proxy: CuttingProxy, location: str, offset: int, body: bytes) -> i
     """One PATCH of `body` at `offset` through the proxy: its status, None if the connection broke."""
     connection = http.client.HTTPConnection("127.0.0.1", proxy.port, timeout=30)
     try:
-        connection.request("PATCH", location, body=body,
+        connection.request("PATCH", urlsplit(location).path, body=body,
                            headers=dict(TUS, **PATCH_TYPE, **{"Upload-Offset": str(offset)}))
         return connection.getresponse().status
     except (OSError, http.client.HTTPException):
@@ -91,7 +92,7 @@ def test_expired_upload_is_404_and_its_data_is_gone(daemon_factory):
     assert head(daemon, location).status in (404, 410)
     assert tus_files(daemon) == []
     assert patch(daemon, location, 5, b"67890").status in (404, 410)
-    assert fetch(daemon.url + location, method="DELETE", headers=TUS).status in (404, 410)
+    assert fetch(tus_url(daemon, location), method="DELETE", headers=TUS).status in (404, 410)
     assert not (daemon.save_dir / "late.bin").exists()
 
 

@@ -65,9 +65,10 @@ public struct AccessControl: Sendable {
     }
 
     /// Takes an upload slot for the client, or throws 429 (`UploadAdmission` calls this
-    /// before the upload has any side effect).
-    func takeUploadSlot(client: String) throws(HTTPError) {
-        try records.uploads.admit(client: client, maxActive: maxUploadsPerClient, hourlyQuota: hourlyUploadQuota, now: now())
+    /// before the upload has any side effect). `bodyLength`: the request's declared body.
+    func takeUploadSlot(client: String, bodyLength: UInt64?) throws(HTTPError) {
+        try records.uploads.admit(client: client, maxActive: maxUploadsPerClient, hourlyQuota: hourlyUploadQuota,
+                                  bodyLength: bodyLength, now: now())
     }
 
     func releaseUploadSlot(client: String) {

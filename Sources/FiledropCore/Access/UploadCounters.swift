@@ -22,9 +22,12 @@ public final class UploadCounters: Sendable {
         self.capacity = capacity
     }
 
-    /// Takes an upload slot for `client`, or throws 429 when it has `maxActive` running or
-    /// has used its quota for the hour. `now` is monotonic nanoseconds.
-    public func admit(client: String, maxActive: Int, hourlyQuota: UInt64?, now: UInt64) throws(HTTPError) {
+    /// Takes an upload slot for `client`, or throws 429 when it has `maxActive` running, has
+    /// used its quota for the hour, or declared a body (`bodyLength`) the quota's rest cannot
+    /// take: such an upload is refused before it starts, not cut when it crosses the quota.
+    /// `now` is monotonic nanoseconds.
+    public func admit(client: String, maxActive: Int, hourlyQuota: UInt64?, bodyLength: UInt64? = nil,
+                      now: UInt64) throws(HTTPError) {
         try usage.withLock { (usage) throws(HTTPError) in
             if usage[client] == nil && usage.count >= capacity { prune(&usage, now: now) }
             var entry = usage[client] ?? Usage(windowStart: now)
@@ -35,7 +38,7 @@ public final class UploadCounters: Sendable {
             guard entry.active < maxActive else {
                 throw .tooManyRequests("You already have \(maxActive) uploads running; wait until one finishes.", retryAfterSeconds: 1)
             }
-            if let hourlyQuota, entry.bytes >= hourlyQuota {
+            if let hourlyQuota, entry.bytes >= hourlyQuota || (bodyLength ?? 0) > hourlyQuota - entry.bytes {
                 throw Self.quotaError(hourlyQuota, windowStart: entry.windowStart, now: now)
             }
             entry.active += 1

@@ -113,7 +113,8 @@ public struct FiledropApp: HTTPResponder {
     private func admitted(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         // Every body this app reads is an upload: each takes one of the client's upload
         // slots, which the route claims before the upload leaves any trace.
-        let admission = UploadAdmission(access: access, client: context.client)
+        let admission = UploadAdmission(access: access, client: context.client, bodyLength: declaredLength(head),
+                                        target: head.target, monitor: store.monitor)
         do {
             return admission.settle(try routeRequest(head, context: context, compression: compression, admission: admission))
         } catch {
@@ -273,7 +274,7 @@ public struct FiledropApp: HTTPResponder {
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
                                   checksummed: format == .json)
         // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
-        try admission.admit()
+        try admission.admit(name: directory.appending(checkedName: plan.name).description)
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {

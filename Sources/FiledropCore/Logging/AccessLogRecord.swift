@@ -17,7 +17,8 @@ public struct AccessLogRecord: Sendable {
     public var durationMicroseconds: UInt64
     /// The peer address as text.
     public var client: String
-    /// The response was cut short by a failed write.
+    /// The connection closed before the whole response was written (the client went away, a
+    /// write failed or timed out, the drain deadline passed); `bytesSent` is what went out.
     public var responseCut: Bool
 
     public init(method: HTTPMethod, target: String, status: Int, bytesSent: UInt64, bytesReceived: UInt64,

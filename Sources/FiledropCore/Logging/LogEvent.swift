@@ -19,6 +19,7 @@ public enum LogEventKind: String, Sendable {
     case uploadStarted
     case uploadFinished
     case uploadFailed
+    case uploadRefused
     case configInvalid
     case general
 }

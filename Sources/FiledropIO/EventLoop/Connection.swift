@@ -41,6 +41,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// When the request being served began (the wakeup that read its first byte), for the
     /// access log. Its end is read from the clock itself, and only when the line is logged.
     private var requestStart: UInt64 = 0
+    /// The status of the response being written; nil once it is logged (or before one starts).
     private var responseStatus: HTTPStatus?
     /// The epoll events asked for now; changed only when different (one syscall saved per
     /// request on the common path where a response is written in one go).
@@ -251,7 +252,6 @@ final class Connection: EventHandler, @unchecked Sendable {
             progress = try tls.map { tls throws(SystemError) in try writer.write(to: descriptor, tls: tls, scratch: loop.tlsScratch) }
                 ?? writer.write(to: descriptor)
         } catch {
-            logRequest(failed: true)
             fail(loop: loop)
             return
         }
@@ -310,16 +310,12 @@ final class Connection: EventHandler, @unchecked Sendable {
             do {
                 try writer.accept(result)
             } catch {
-                logRequest(failed: true)
                 fail(loop: loop)
                 return
             }
             continueWriting(loop: loop)
         }
-        if !submitted {
-            logRequest(failed: true)
-            fail(loop: loop)
-        }
+        if !submitted { fail(loop: loop) }
     }
 
     // MARK: - Time and shutdown
@@ -411,6 +407,10 @@ final class Connection: EventHandler, @unchecked Sendable {
     private func close(loop: EventLoop) {
         guard isOpen else { return }
         isOpen = false
+        // Every way a connection ends comes here (the peer's reset or hang-up, a failed write,
+        // the write timeout or send-rate floor, the drain deadline): a response still being
+        // written is logged as cut, with the bytes that went out. A finished one was logged.
+        logRequest(failed: true)
         ticket.abandon()
         loop.unregister(self)
         Glibc.close(descriptor)

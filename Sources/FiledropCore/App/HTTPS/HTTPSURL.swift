@@ -12,9 +12,9 @@ struct HTTPSURL: Sendable, Equatable {
 
     /// Nil when the request names no host (HTTP/1.0 without `Host`).
     init?(head: RequestHead, port: UInt16) {
-        let authority = HostValidator.authority(ofAbsoluteTarget: head.target)
-            ?? head.headers[.host].map { Substring($0.trimmingOWS()) }
-        guard let authority, let (host, _) = HostValidator.split(authority: authority) else { return nil }
+        guard let authority = RequestOrigin.authority(of: head), let (host, _) = HostValidator.split(authority: authority) else {
+            return nil
+        }
         self.host = String(host)
         origin = "https://" + host + (port == 443 ? "" : ":\(port)")
     }

@@ -26,7 +26,7 @@ extension TusHandler {
             upload = live
         }
         let checksum = try expectedChecksum(head)
-        try admit()
+        try admit(name: upload.state.withLock { $0.record.displayName })
         // No body: the machine finishes it at once (a `Content-Length: 0` body is never read).
         return try patchConsumer(head, upload: upload, offset: offset, checksum: checksum, reply: .patched)
     }

@@ -113,11 +113,13 @@ struct TusHandler {
         let (directory, name) = try destination(metadata)
         // An empty upload is complete at creation; the empty "PATCH" publishes it.
         let startsBody = hasBody || length == 0
-        if startsBody { try admit() }
         let record = TusRecord(length: length, name: name, directory: directory.components, metadata: metadata.raw,
                                client: context.client, created: uploads.clock())
+        if startsBody { try admit(name: record.displayName) }
         let upload = try uploads.register(record, limits: limits)
-        let location = Self.uploadPrefix + upload.id
+        // Absolute: some tus clients cannot resolve a relative Location.
+        let path = Self.uploadPrefix + upload.id
+        let location = RequestOrigin(head: head, isSecure: context.isSecure)?.url(path: path) ?? path
         let neededSpace = (length ?? 0) + store.minFreeSpace
         return .blocking("tus create", skippableWhenAbandoned: false, { [uploads, store] in
             uploads.storeNew(upload, neededSpace: neededSpace, on: store.storage)
@@ -246,9 +248,9 @@ struct TusHandler {
         .blocking("tus remove", skippableWhenAbandoned: false, { [uploads] in uploads.forget(upload, reason: reason) }) { .respond(answer) }
     }
 
-    func admit() throws(TusError) {
+    func admit(name: String) throws(TusError) {
         do {
-            try admission.admit()
+            try admission.admit(name: name)
         } catch {
             throw .http(error)
         }

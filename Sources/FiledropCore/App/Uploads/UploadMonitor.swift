@@ -42,6 +42,13 @@ public final class UploadMonitor: Sendable {
         return progress
     }
 
+    /// An upload turned away before it began (429: the client's upload slots or hourly quota):
+    /// one line, and it neither started nor failed.
+    func refused(name: String, client: String, error: HTTPError) {
+        log.log(LogEvent(level: .notice, kind: .uploadRefused, message: "upload refused: \(name): \(error.message)",
+                         fields: [("file", name), ("client", client), ("status", String(error.status.code))]))
+    }
+
     fileprivate func ended(_ progress: UploadProgress, stored: StoredFile?, reason: String?) {
         active.withLock { $0[ObjectIdentifier(progress)] = nil }
         let snapshot = progress.snapshot(now: now())

@@ -1,0 +1,107 @@
+import FiledropCore
+import Glibc
+import Synchronization
+import Testing
+@testable import FiledropIO
+
+/// A download the client does not take whole is still in the access log, marked cut, with
+/// the bytes that went out: a live server on 127.0.0.1, a real client socket.
+@Suite struct ConnectionAccessLogTests {
+    static let bodySize = 32 << 20
+
+    /// Answers every request with `bodySize` bytes.
+    struct BigResponse: HTTPResponder {
+        func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+            .respond(Response(status: .ok, body: .bytes([UInt8](repeating: 0x61, count: ConnectionAccessLogTests.bodySize))))
+        }
+    }
+
+    final class Records: LogSink {
+        let records = Mutex<[AccessLogRecord]>([])
+        func log(_ event: LogEvent) {}
+        func logRequest(_ record: AccessLogRecord) { records.withLock { $0.append(record) } }
+
+        /// Waits (up to 10 s) for the first access-log record.
+        func first() -> AccessLogRecord? {
+            let deadline = Clock.monotonicNanoseconds() + 10_000_000_000
+            while Clock.monotonicNanoseconds() < deadline {
+                if let record = records.withLock({ $0.first }) { return record }
+                usleep(10_000)
+            }
+            return nil
+        }
+    }
+
+    /// Serves on a port of its own while `body` runs with that port, then shuts down.
+    func serving(_ configure: (inout ConnectionConfiguration) -> Void = { _ in }, log: Records,
+                 _ body: (UInt16) throws -> Void) throws {
+        let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+        var configuration = ServerConfiguration()
+        configuration.threads = 1
+        configure(&configuration.connection)
+        let server = try HTTPServer(listeners: [listener], configuration: configuration, responder: BigResponse(), log: log)
+        let thread = startNamedThread("test-server") { server.run() }
+        defer {
+            server.beginShutdown(deadline: Clock.monotonicNanoseconds())
+            pthread_join(thread, nil)
+        }
+        try body(listener.address.port)
+    }
+
+    /// A connected client with a small receive buffer that has sent `GET /big`.
+    func requestBigFile(port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(fd >= 0)
+        var small: Int32 = 16 * 1024
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        try #require(connected == 0)
+        let request = Array("GET /big HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
+        try #require(send(fd, request, request.count, 0) == request.count)
+        return fd
+    }
+
+    func readSome(_ fd: Int32, bytes wanted: Int) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var total = 0
+        while total < wanted {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            guard count > 0 else { break }
+            total += count
+        }
+        return total
+    }
+
+    @Test func aClientThatClosesMidBodyIsLoggedAsCut() throws {
+        let log = Records()
+        try serving(log: log) { port in
+            let fd = try requestBigFile(port: port)
+            #expect(readSome(fd, bytes: 256 * 1024) >= 256 * 1024)
+            // A reset, as a client that gives up does: the server's next write fails.
+            var reset = linger(l_onoff: 1, l_linger: 0)
+            setsockopt(fd, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+            Glibc.close(fd)
+            let record = try #require(log.first())
+            #expect(record.status == 200)
+            #expect(record.responseCut)
+            #expect(record.bytesSent > 0 && record.bytesSent < UInt64(Self.bodySize))
+        }
+    }
+
+    @Test func aClientThatStopsReadingIsLoggedAsCutAtTheWriteTimeout() throws {
+        let log = Records()
+        try serving({ $0.writeTimeout = 300_000_000 }, log: log) { port in
+            let fd = try requestBigFile(port: port)
+            defer { Glibc.close(fd) }
+            let record = try #require(log.first())
+            #expect(record.responseCut)
+            #expect(record.bytesSent > 0 && record.bytesSent < UInt64(Self.bodySize))
+        }
+    }
+}
