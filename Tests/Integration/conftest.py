@@ -10,6 +10,7 @@ exited 0, said STOPPING=1, left no temp file and leaked no file descriptor.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -197,6 +198,22 @@ class Daemon:
         text = "daemon stderr (last lines):\n" + "\n".join(self.stderr_text().splitlines()[-lines:])
         stdout = self._stdout_path.read_bytes().decode("utf-8", "replace").splitlines()[-lines:]
         return text + ("\ndaemon stdout (last lines):\n" + "\n".join(stdout) if stdout else "")
+
+    def wait_for_log_lines(self, needle: str, timeout: float = 10.0) -> list[str]:
+        """The log lines containing `needle`, once there is at least one (bounded wait)."""
+        deadline = time.monotonic() + timeout
+        while not (lines := [line for line in self.stderr_text().splitlines() if needle in line]):
+            assert time.monotonic() < deadline, f"no log line with {needle!r}\n{self.stderr_tail()}"
+            time.sleep(0.05)
+        return lines
+
+    def assert_logged_as_cut(self, target: str, received: int, size: int):
+        """One access-log line for `target` marked as cut, with bytes sent between what the
+        client read and the whole body."""
+        lines = self.wait_for_log_lines(f"GET {target} ")
+        assert len(lines) == 1 and f"GET {target} 200 (response cut)" in lines[0], lines
+        sent = int(re.search(r" bytes=(\d+)", lines[0]).group(1))
+        assert received <= sent < size, lines[0]
 
     # sd_notify
 
