@@ -16,6 +16,7 @@ import json
 import shutil
 import subprocess
 import time
+from pathlib import Path
 
 import pytest
 
@@ -61,28 +62,42 @@ def _audit(tmp_path_factory, tls_pki):
                               "--https-listen", "127.0.0.1:0"], listen=["127.0.0.1:0"])
     try:
         daemon.start()
-        report = workdir / "testssl.json"
-        started = time.monotonic()
-        result = subprocess.run(
-            [TESTSSL, "--jsonfile", str(report), "--warnings", "batch", "--color", "0", "--ip", "one",
-             "--add-ca", str(tls_pki.ca), "--connect-timeout", "10", "--openssl-timeout", "10",
-             "-p", "-s", "-f", "-U", "-S", "-P", f"https://localhost:{daemon.https_port}/"],
-            capture_output=True, text=True, timeout=AUDIT_SECONDS, stdin=subprocess.DEVNULL)
-        seconds = time.monotonic() - started
-        # testssl 3.0's exit status is the sum of its checks' return values, and on a loaded
-        # machine one of them can return 1 with every finding OK (seen in a clean-clone
-        # `make test`). Its own errors are 242 and above. The findings are what the tests judge.
-        assert result.returncode < 242 and report.exists(), \
-            f"testssl failed ({result.returncode})\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}"
-        findings = {entry["id"]: entry for entry in json.loads(report.read_text())}
-        problems = {key: entry["finding"] for key, entry in findings.items() if key.startswith("scanProblem")}
-        assert not problems, f"testssl could not run every check: {problems}"
-        print(f"testssl took {seconds:.0f} s, exit {result.returncode}; BREACH: {findings.get('BREACH', {}).get('finding')}")
+        # A probe of testssl's own can fail on a loaded machine: its session-resumption check runs
+        # `openssl s_client </dev/null`, which may quit before a TLS 1.3 ticket arrives, and then
+        # reports "check failed because of connect problem" (seen in a clean-clone `make test`).
+        # Such a run says nothing about the server, so it is run once more, no more.
+        for attempt in (1, 2):
+            findings, seconds, status = run_testssl(workdir / f"testssl-{attempt}.json", daemon, tls_pki)
+            failed_probes = {key for key, entry in findings.items() if "connect problem" in entry["finding"]}
+            if not failed_probes:
+                break
+        print(f"testssl took {seconds:.0f} s, exit {status}, attempt {attempt}; "
+              f"BREACH: {findings.get('BREACH', {}).get('finding')}")
         assert daemon.process.poll() is None, daemon.stderr_tail()
         yield findings
         daemon.stop()
     finally:
         daemon.cleanup()
+
+
+def run_testssl(report: Path, daemon, tls_pki) -> tuple[dict, float, int]:
+    """One testssl run: its findings by id, how long it took, its exit status."""
+    started = time.monotonic()
+    result = subprocess.run(
+        [TESTSSL, "--jsonfile", str(report), "--warnings", "batch", "--color", "0", "--ip", "one",
+         "--add-ca", str(tls_pki.ca), "--connect-timeout", "10", "--openssl-timeout", "10",
+         "-p", "-s", "-f", "-U", "-S", "-P", f"https://localhost:{daemon.https_port}/"],
+        capture_output=True, text=True, timeout=AUDIT_SECONDS, stdin=subprocess.DEVNULL)
+    seconds = time.monotonic() - started
+    # testssl 3.0's exit status is the sum of its checks' return values, and on a loaded
+    # machine one of them can return 1 with every finding OK (seen in a clean-clone
+    # `make test`). Its own errors are 242 and above. The findings are what the tests judge.
+    assert result.returncode < 242 and report.exists(), \
+        f"testssl failed ({result.returncode})\n{result.stdout[-3000:]}\n{result.stderr[-2000:]}"
+    findings = {entry["id"]: entry for entry in json.loads(report.read_text())}
+    problems = {key: entry["finding"] for key, entry in findings.items() if key.startswith("scanProblem")}
+    assert not problems, f"testssl could not run every check: {problems}"
+    return findings, seconds, result.returncode
 
 
 def finding(findings, key: str) -> str:
