@@ -37,8 +37,9 @@ static inline int filedrop_ssl_ctx_set_groups(SSL_CTX *context, const char *grou
     return (int)SSL_CTX_set1_groups_list(context, groups);
 }
 
+/* Adds a reference of its own (add1): the caller keeps and frees its certificate. */
 static inline int filedrop_ssl_ctx_add_chain_certificate(SSL_CTX *context, X509 *certificate) {
-    return (int)SSL_CTX_add0_chain_cert(context, certificate);
+    return (int)SSL_CTX_add1_chain_cert(context, certificate);
 }
 
 /* 1 when the kernel encrypts what this connection sends (kTLS), so sendfile stays zero-copy. */

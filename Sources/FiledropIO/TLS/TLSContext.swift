@@ -43,7 +43,7 @@ public final class TLSContext: @unchecked Sendable {
     static let readBufferSize = 4 * (16 * 1024 + 256)
 
     public init(credentials: TLSCredentials, kernelTLS: Bool) throws(TLSError) {
-        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError.openSSL("SSL_CTX_new", detail: Self.lastError()) }
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError.openSSL("SSL_CTX_new", detail: LibcryptoErrorQueue.takeReason()) }
         self.context = context
         kernelTLSRequested = kernelTLS
         filedrop_ssl_ctx_set_server_options(context, kernelTLS ? 1 : 0)
@@ -52,7 +52,7 @@ public final class TLSContext: @unchecked Sendable {
               SSL_CTX_set_ciphersuites(context, Self.tls13Suites) == 1,
               filedrop_ssl_ctx_set_groups(context, Self.groups) == 1 else {
             SSL_CTX_free(context)
-            throw TLSError.openSSL("configuring the TLS protocols", detail: Self.lastError())
+            throw TLSError.openSSL("configuring the TLS protocols", detail: LibcryptoErrorQueue.takeReason())
         }
         // Partial writes and a moving buffer: the writer re-offers what is left of a segment,
         // from wherever it now lives. Buffers are released while a connection is idle, so a
@@ -83,66 +83,36 @@ public final class TLSContext: @unchecked Sendable {
 
     /// Loads the chain (leaf first) and key, and checks they belong together.
     private static func useCredentials(_ credentials: TLSCredentials, in context: OpaquePointer) throws(TLSError) -> String {
-        var certificates = try readCertificates(credentials.certificateChainPEM, source: credentials.certificateSource)
-        let leaf = certificates.removeFirst()
-        defer { X509_free(leaf) }
-        guard SSL_CTX_use_certificate(context, leaf) == 1 else {
-            certificates.forEach { X509_free($0) }
-            throw .unusableCertificate(credentials.certificateSource, detail: lastError())
+        let certificates = readCertificates(credentials.certificateChainPEM)
+        guard let leaf = certificates.first else { throw .noCertificate(credentials.certificateSource) }
+        // Both calls take references of their own; `certificates` frees ours.
+        guard SSL_CTX_use_certificate(context, leaf.pointer) == 1,
+              certificates.dropFirst().allSatisfy({ filedrop_ssl_ctx_add_chain_certificate(context, $0.pointer) == 1 }) else {
+            throw .unusableCertificate(credentials.certificateSource, detail: LibcryptoErrorQueue.takeReason())
         }
-        for intermediate in certificates where filedrop_ssl_ctx_add_chain_certificate(context, intermediate) != 1 {
-            X509_free(intermediate)
-            throw .unusableCertificate(credentials.certificateSource, detail: lastError())
+        guard let key = PrivateKey(pem: credentials.privateKeyPEM) else {
+            throw .noPrivateKey(credentials.keySource, detail: "it is encrypted, damaged or not a key")
         }
-        guard let key = readPrivateKey(credentials.privateKeyPEM) else {
-            throw .noPrivateKey(credentials.keySource, detail: lastError())
-        }
-        defer { EVP_PKEY_free(key) }
-        guard SSL_CTX_use_PrivateKey(context, key) == 1, SSL_CTX_check_private_key(context) == 1 else {
+        guard SSL_CTX_use_PrivateKey(context, key.pointer) == 1, SSL_CTX_check_private_key(context) == 1 else {
             throw .keyMismatch(key: credentials.keySource, certificate: credentials.certificateSource)
         }
-        return fingerprint(of: leaf)
+        do {
+            return try leaf.fingerprintSHA256()
+        } catch {
+            throw .openSSL("taking the certificate's fingerprint", detail: error.description)
+        }
     }
 
-    private static func readCertificates(_ pem: [UInt8], source: String) throws(TLSError) -> [OpaquePointer] {
-        var certificates: [OpaquePointer] = []
-        pem.withUnsafeBytes { bytes in
-            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return }
-            defer { BIO_free(bio) }
-            while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) { certificates.append(certificate) }
-        }
+    /// Every PEM certificate in `pem`, in order.
+    private static func readCertificates(_ pem: [UInt8]) -> [X509Certificate] {
+        let certificates = MemoryBIO.reading(pem) { bio -> [X509Certificate] in
+            var certificates: [X509Certificate] = []
+            while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) { certificates.append(X509Certificate(taking: certificate)) }
+            return certificates
+        } ?? []
         // The loop ends on "no start line" once the chain is read: not an error to keep.
-        ERR_clear_error()
-        guard !certificates.isEmpty else { throw .noCertificate(source) }
+        LibcryptoErrorQueue.clear()
         return certificates
-    }
-
-    private static func readPrivateKey(_ pem: [UInt8]) -> OpaquePointer? {
-        pem.withUnsafeBytes { bytes -> OpaquePointer? in
-            guard let bio = BIO_new_mem_buf(bytes.baseAddress, Int32(bytes.count)) else { return nil }
-            defer { BIO_free(bio) }
-            return PEM_read_bio_PrivateKey(bio, nil, nil, nil)
-        }
-    }
-
-    static func fingerprint(of certificate: OpaquePointer) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        guard X509_digest(certificate, EVP_sha256(), &digest, &length) == 1 else { return "" }
-        return digest.prefix(Int(length)).map { byte in
-            let hex = String(byte, radix: 16, uppercase: true)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined(separator: ":")
-    }
-
-    /// The oldest error on this thread's OpenSSL queue, as text; the queue is emptied.
-    static func lastError() -> String {
-        let code = ERR_get_error()
-        ERR_clear_error()
-        guard code != 0 else { return "no detail from OpenSSL" }
-        var text = [CChar](repeating: 0, count: 256)
-        ERR_error_string_n(code, &text, text.count)
-        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -59,7 +59,7 @@ final class TLSSession {
         case SSL_ERROR_WANT_READ: return .wantRead
         case SSL_ERROR_WANT_WRITE: return .wantWrite
         case SSL_ERROR_SYSCALL where errno != 0: return .failed(String(cString: strerror(errno)))
-        default: return .failed(TLSContext.lastError())
+        default: return .failed(LibcryptoErrorQueue.takeReason())
         }
     }
 
@@ -164,7 +164,7 @@ final class TLSSession {
 
     private func failure(_ call: String) -> SystemError {
         let saved = errno
-        let detail = TLSContext.lastError()
+        let detail = LibcryptoErrorQueue.takeReason()
         return SystemError(call: "\(call): \(detail)", errno: saved != 0 ? saved : EPROTO)
     }
 }
