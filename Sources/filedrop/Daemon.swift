@@ -2,7 +2,6 @@ import FiledropCore
 import FiledropIO
 import FiledropSystemd
 import Glibc
-import Synchronization
 
 /// The daemon's lifecycle (daemon(7)): adopt or bind sockets, READY=1, serve; SIGHUP
 /// reloads the configuration, SIGTERM drains and exits. Nothing systemd-specific happens
@@ -382,29 +381,4 @@ final class Daemon {
         server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
         return server
     }
-}
-
-/// The last value a worker read, for the main loop to show without waiting.
-final class LatestReading: Sendable {
-    /// `UInt64.max` stands for "not known (yet)".
-    private let stored = Atomic<UInt64>(.max)
-
-    var value: UInt64? {
-        let value = stored.load(ordering: .relaxed)
-        return value == .max ? nil : value
-    }
-
-    func store(_ value: UInt64?) {
-        stored.store(value ?? .max, ordering: .relaxed)
-    }
-}
-
-struct StartupError: Error {
-    var message: String
-    var exitCode: Int32
-}
-
-func nanoseconds(_ duration: Duration) -> UInt64 {
-    let (seconds, attoseconds) = duration.components
-    return UInt64(max(0, seconds)) * 1_000_000_000 + UInt64(max(0, attoseconds)) / 1_000_000_000
 }
