@@ -8,7 +8,9 @@ the same rounds, and prints a markdown table. A tool, not a test: it never fails
 
 Environment: BENCH_RUNS (rounds, default 3), BENCH_QUICK=1 (small sizes, one round),
 BENCH_SAVE=1 (also write bench/results/<date>-<HHMM>.md), BENCH_SERVERS=key,key and
-BENCH_WORKLOADS=key,key (subsets), BENCH_FILEDROP=PATH (that binary, no build).
+BENCH_WORKLOADS=key,key (subsets), BENCH_FILEDROP=PATH (that binary, no build), BENCH_BASELINE=PATH
+(another filedrop binary, e.g. the previous commit's, run as one more peer: keys filedrop-baseline and
+filedrop-baseline-nofsync).
 Every server is stopped by the PID we started, also on Ctrl-C or SIGTERM.
 """
 
@@ -269,7 +271,11 @@ def main():
     (WORK / "ceilings").mkdir(parents=True, exist_ok=True)
     sources = make_sources(sizes)
     wanted = os.environ.get("BENCH_SERVERS")
-    kinds = [k for k in all_kinds() if not wanted or k.key in wanted.split(",")]
+    baseline = os.environ.get("BENCH_BASELINE")
+    if baseline and not Path(baseline).is_file():
+        raise SystemExit(f"bench: BENCH_BASELINE={baseline} is not a file")
+    kinds = [k for k in all_kinds(Path(baseline).resolve() if baseline else None)
+             if not wanted or k.key in wanted.split(",")]
     only = os.environ.get("BENCH_WORKLOADS")
     results, notes = {}, list(NOTES)
     workloads = [w for w in workload_list(sizes, quick, results) if not only or w.key in only.split(",")]

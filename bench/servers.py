@@ -59,13 +59,20 @@ class Filedrop(ServerKind):
 
     extra_argv = ()
 
-    def __init__(self, fsync):
+    def __init__(self, fsync, baseline=None):
+        """`baseline`: another filedrop binary (BENCH_BASELINE), run as one more peer so a change
+        is measured against the version before it in the same rounds."""
         self.fsync = fsync
-        self.key = "filedrop" if fsync else "filedrop-nofsync"
-        self.label = "filedrop" if fsync else "filedrop --fsync false"
+        self.binary = baseline
+        name = "filedrop-baseline" if baseline else "filedrop"
+        self.key = name if fsync else name + "-nofsync"
+        self.label = ("filedrop baseline" if baseline else "filedrop") + ("" if fsync else " --fsync false")
+
+    def _binary(self, tools):
+        return self.binary or tools.filedrop
 
     def argv(self, root, port, tools):
-        argv = [str(tools.filedrop), "--config", "", "--listen", f"127.0.0.1:{port}",
+        argv = [str(self._binary(tools)), "--config", "", "--listen", f"127.0.0.1:{port}",
                 "--save-dir", str(root / "files"), "--web-root", str(tools.web_root), "--log-level", "warning",
                 # Every benchmark client is one address (127.0.0.1): lift the per-client
                 # limits that guard a LAN against one greedy device, as a user would here.
@@ -79,7 +86,7 @@ class Filedrop(ServerKind):
         return argv if self.fsync else [*argv, "--fsync", "false"]
 
     def version(self, tools):
-        return _first_line([str(tools.filedrop), "--version"])
+        return _first_line([str(self._binary(tools)), "--version"])
 
 
 class Nginx(ServerKind):
@@ -214,8 +221,10 @@ class Uploadserver(ServerKind):
         return "uploadserver " + _pip_version(tools, "uploadserver")
 
 
-def all_kinds():
-    return [Filedrop(fsync=True), Filedrop(fsync=False), Nginx(), Lighttpd(),
+def all_kinds(baseline=None):
+    """Every server compared; with `baseline` (a filedrop binary) also that filedrop, in both modes."""
+    baselines = [Filedrop(fsync=True, baseline=baseline), Filedrop(fsync=False, baseline=baseline)] if baseline else []
+    return [Filedrop(fsync=True), Filedrop(fsync=False), *baselines, Nginx(), Lighttpd(),
             Copyparty(hashing=True), Copyparty(hashing=False), Uploadserver()]
 
 
