@@ -9,6 +9,11 @@
 /// read-only   anyone              refused (403, by the upload routes)     anyone               refused
 /// ```
 ///
+/// The columns are `Route`s: page-like routes, `.uploadForm`, `.storedFile` operations and
+/// `.tus`; `/files` (the redirect to the listing) goes as the listing. Outside private mode, a
+/// method a route refuses (405, 501) needs the password only as a DELETE does, or under
+/// /files/ in drop mode as a read does unless it is a POST or PUT.
+///
 /// DELETE also needs `allow-delete`; with a password configured it needs the password in
 /// every mode, because deleting is the one thing an open drop box must not let anyone do.
 ///
