@@ -65,12 +65,12 @@ import Testing
 
     @Test func theTrustRoutesArePublicInPrivateModeOnlyWithHTTPS() {
         let withHTTPS = AccessPolicy(mode: .private, hasPassword: true, publishesTrustRoutes: true)
-        for path: Substring in ["/ca.crt", "/ca.mobileconfig", "/trust", "/style.css"] {
-            #expect(withHTTPS.requirement(method: .get, path: path) == .anyone)
-            #expect(AccessPolicy(mode: .private, hasPassword: true).requirement(method: .get, path: path) == .password)
+        for path in ["/ca.crt", "/ca.mobileconfig", "/trust", "/style.css"] {
+            #expect(withHTTPS.requirement(parsing: .get, path) == .anyone)
+            #expect(AccessPolicy(mode: .private, hasPassword: true).requirement(parsing: .get, path) == .password)
         }
-        #expect(withHTTPS.requirement(method: .get, path: "/") == .password)
-        #expect(withHTTPS.requirement(method: .get, path: "/app.js") == .password)
+        #expect(withHTTPS.requirement(parsing: .get, "/") == .password)
+        #expect(withHTTPS.requirement(parsing: .get, "/app.js") == .password)
         var configuration = Configuration()
         configuration.tls = .auto
         #expect(AccessControl(configuration: configuration, now: { 0 }).policy.publishesTrustRoutes)

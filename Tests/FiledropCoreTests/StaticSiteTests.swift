@@ -26,7 +26,7 @@ import Testing
         for (name, value) in extra { headers.add(name: name, value: value) }
         let head = RequestHead(method: .get, target: "/app.js", version: .http1_1, headers: headers)
         let compression = ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head)
-        return try StaticSite.response(for: "/app.js", head: head, webRoot: OneFileWebRoot(), compression: compression)
+        return try StaticSite.response(for: "app.js", head: head, webRoot: OneFileWebRoot(), compression: compression)
     }
 
     @Test func aRangeOfAPageFileIsPartialContent() throws {

@@ -57,10 +57,11 @@ public struct AccessControl: Sendable {
 
     /// Throws the refusal (421, 403, 401, 429 or 503) when the request may not proceed;
     /// returns the password check still to run when the answer needs the slow hash.
-    public func check(_ head: RequestHead, _ context: RequestContext) throws(HTTPError) -> PasswordCheck? {
+    /// `route`: what `head` asks for, as `Route` parsed it.
+    public func check(_ head: RequestHead, route: Route, _ context: RequestContext) throws(HTTPError) -> PasswordCheck? {
         try hosts.check(head)
         try OriginCheck.check(head)
-        guard policy.requirement(method: head.method, path: head.path) == .password else { return nil }
+        guard policy.requirement(for: route) == .password else { return nil }
         return try authenticate(head.headers[.authorization], client: context.client)
     }
 

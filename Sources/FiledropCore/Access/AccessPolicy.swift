@@ -9,6 +9,11 @@
 /// read-only   anyone              refused (403, by the upload routes)     anyone               refused
 /// ```
 ///
+/// The columns are `Route`s: page-like routes, `.uploadForm`, `.storedFile` operations and
+/// `.tus`; `/files` (the redirect to the listing) goes as the listing. Outside private mode, a
+/// method a route refuses (405, 501) needs the password only as a DELETE does, or under
+/// /files/ in drop mode as a read does unless it is a POST or PUT.
+///
 /// DELETE also needs `allow-delete`; with a password configured it needs the password in
 /// every mode, because deleting is the one thing an open drop box must not let anyone do.
 ///
@@ -32,23 +37,41 @@ public struct AccessPolicy: Sendable, Equatable {
         self.publishesTrustRoutes = publishesTrustRoutes
     }
 
-    public func requirement(method: HTTPMethod, path: Substring) -> Requirement {
+    /// The whole table, over what the request asks for.
+    public func requirement(for route: Route) -> Requirement {
         if mode == .private {
-            return publishesTrustRoutes && TrustRoute.isNeededBeforeTrust(path) ? .anyone : .password
+            return publishesTrustRoutes && route.isNeededBeforeTrust ? .anyone : .password
         }
-        // Outside drop mode only DELETE can need the password: no path to look at (this runs
-        // on every request).
-        if mode != .drop && method != .delete { return .anyone }
-        // Resumable uploads (tus, `/files/.tus/<id>`) are uploads: each random id is the
-        // capability of whoever created it, and terminating one removes no stored file.
-        if path.hasASCIIPrefix(TusHandler.uploadPrefix) { return .anyone }
-        if method == .delete && (hasPassword || mode == .drop) { return .password }
-        guard mode == .drop, path == "/files" || path.hasASCIIPrefix("/files/") else { return .anyone }
-        switch method {
-        case .put, .options: return .anyone
-        // tus creation (`POST /files/`); a POST anywhere else under /files/ is refused by the routes.
-        case .post: return .anyone
-        default: return .password
+        switch route {
+        case .page, .config, .qrCode, .trust, .uploadForm:
+            return .anyone
+        // Resumable uploads are uploads: each random id is the capability of whoever created
+        // it, and terminating one removes no stored file.
+        case .tus:
+            return .anyone
+        case .filesRedirect:
+            return mode == .drop ? .password : .anyone
+        case .methodRefused(let method, _):
+            return method == .delete ? deleting : .anyone
+        case .storedFile(let file):
+            switch file.operation {
+            case .download, .listing: return mode == .drop ? .password : .anyone
+            case .upload, .options: return .anyone
+            case .delete: return deleting
+            // Refused by the route: a POST or PUT the drop box takes elsewhere, anything else
+            // as a read.
+            case .methodRefused(let method, _): return mode == .drop && method != .post && method != .put ? .password : .anyone
+            }
         }
     }
+
+    /// DELETE: the password when one is set, and always in drop mode.
+    private var deleting: Requirement {
+        hasPassword || mode == .drop ? .password : .anyone
+    }
+}
+
+extension HTTPError {
+    /// The answer to every upload (form, PUT, tus) in read-only mode.
+    static let readOnlyServer = HTTPError.forbidden("This server is read-only: uploads are switched off.")
 }

@@ -1,18 +1,7 @@
-/// filedrop's routes. Decides from the head alone whether a request may proceed, so limits
-/// and refusals go out before the body is read (and instead of `100 Continue`).
-///
-/// ```
-/// GET  /  /index.html  /app.js ...      the page, from the web root
-/// GET  /config.json                     title and limits for the page
-/// GET  /ca.crt  /ca.mobileconfig  /trust installing the HTTPS CA (FiledropApp+HTTPS)
-/// POST /upload.html  /upload            multipart/form-data, or a raw body with ?name=
-/// PUT  /files/<path>                    a raw body
-/// GET  /files/<dir>/                    listing (HTML, or JSON with ?format=json)
-/// GET  /files/<dir>/?zip                the folder as a ZIP archive, streamed
-/// GET  /files/<path>                    download (Range, ETag)
-/// DELETE /files/<path>                  only with allow-delete
-/// OPTIONS, POST /files/; /files/.tus/<id> resumable uploads (tus 1.0, `TusHandler`)
-/// ```
+/// filedrop's routes (the table is `Route`'s). Decides from the head alone whether a request
+/// may proceed, so limits and refusals go out before the body is read (and instead of
+/// `100 Continue`): the head is parsed into a `Route` once, access is decided over it, and
+/// dispatch is one switch over it.
 public struct FiledropApp: HTTPResponder {
     public let configuration: Configuration
     public let store: UploadStore
@@ -62,9 +51,11 @@ public struct FiledropApp: HTTPResponder {
     }
 
     public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+        let route = Route(head, servesTus: tusUploads != nil)
         let compression = ResponseCompression(compressor: compressor, head: head)
-        return compressed(deciding(head) { () throws(HTTPError) in try dispatch(head, context: context, compression: compression) },
-                          compression)
+        return compressed(deciding(head) { () throws(HTTPError) in
+            try dispatch(head, route: route, context: context, compression: compression)
+        }, compression)
     }
 
     /// gzip (and its Vary) where it applies, also to a decision reached after blocking work.
@@ -91,109 +82,84 @@ public struct FiledropApp: HTTPResponder {
         }
     }
 
-    private func dispatch(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+    private func dispatch(_ head: RequestHead, route: Route, context: RequestContext,
+                          compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         if let https, https.gates(context) {
             // The Host check first: a redirect must never put a name we do not serve into a URL.
             try access.hosts.check(head)
-            if let answer = PlainHTTPGate(httpsPort: https.port).answer(head) { return .respond(answer) }
+            if let answer = PlainHTTPGate(httpsPort: https.port).answer(head, route: route) { return .respond(answer) }
         }
-        guard let passwordCheck = try access.check(head, context) else {
-            return try admitted(head, context: context, compression: compression)
+        guard let passwordCheck = try access.check(head, route: route, context) else {
+            return try admitted(head, route: route, context: context, compression: compression)
         }
         // The hash is slow on purpose: a worker verifies it, the loop goes on meanwhile.
         return .blocking("password", skippableWhenAbandoned: false, usesCPU: true, { passwordCheck.verify() }) { correct in
             deciding(head) { () throws(HTTPError) in
                 try passwordCheck.conclude(correct: correct)
-                return try admitted(head, context: context, compression: compression)
+                return try admitted(head, route: route, context: context, compression: compression)
             }
         }
     }
 
     /// Routes a request that passed the access checks.
-    private func admitted(_ head: RequestHead, context: RequestContext, compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+    private func admitted(_ head: RequestHead, route: Route, context: RequestContext,
+                          compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         // Every body this app reads is an upload: each takes one of the client's upload
         // slots, which the route claims before the upload leaves any trace.
         let admission = UploadAdmission(access: access, client: context.client, bodyLength: declaredLength(head),
                                         target: head.target, monitor: store.monitor)
         do {
-            return admission.settle(try routeRequest(head, context: context, compression: compression, admission: admission))
+            return admission.settle(try serve(route, head: head, context: context, compression: compression, admission: admission))
         } catch {
             admission.giveBack()
             throw error
         }
     }
 
-    private func routeRequest(_ head: RequestHead, context: RequestContext, compression: ResponseCompression,
-                              admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
-        let path = head.path
-        let filesSubpath = Self.filesSubpath(of: path)
-        if !Self.namesStoredFile(filesSubpath), let tus = tusRoute(head, context: context, admission: admission) {
-            return tus
-        }
-        if let filesSubpath {
-            return try files(head, subpath: filesSubpath, context: context, compression: compression, admission: admission)
-        }
-        if path == "/files" {
-            return .respond(redirect(to: "/files/"))
-        }
-        switch path {
-        case "/upload.html", "/upload":
-            try require(head.method, in: [.post])
-            return try upload(head, context: context, admission: admission)
-        case "/config.json":
-            try require(head.method, in: [.get, .head])
+    private func serve(_ route: Route, head: RequestHead, context: RequestContext, compression: ResponseCompression,
+                       admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
+        switch route {
+        case .page(let name):
+            return .respond(try StaticSite.response(for: name, head: head, webRoot: webRoot, compression: compression))
+        case .config:
             return .respond(configResponse(head, context: context))
-        case "/qr.svg":
-            try require(head.method, in: [.get, .head])
+        case .qrCode:
             return .respond(try qrResponse(head))
-        default:
-            try require(head.method, in: [.get, .head])
-            if let trustRoute = TrustRoute(path: path) {
-                return .respond(try trustResponse(trustRoute, head: head))
-            }
-            return .respond(try StaticSite.response(for: path, head: head, webRoot: webRoot, compression: compression))
+        case .trust(let trustRoute):
+            return .respond(try trustResponse(trustRoute, head: head))
+        case .uploadForm:
+            return try upload(head, context: context, admission: admission)
+        case .filesRedirect:
+            return .respond(redirect(to: Route.filesPrefix))
+        case .storedFile(let file):
+            return try storedFile(file, head: head, context: context, compression: compression, admission: admission)
+        case .tus(let tusRoute):
+            // Only parsed when tus is on.
+            guard let tusUploads else { throw .notFound }
+            let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
+                                     readOnly: configuration.access == .readOnly, admission: admission)
+            return handler.route(head, route: tusRoute, context: context)
+        case .methodRefused(let method, let refusing):
+            throw Route.methodRefusal(method, on: refusing)
         }
-    }
-
-    /// What follows `/files/`, nil for any other path. Cut by bytes (this runs for every
-    /// request); the `/` is a whole character, so this is `dropFirst("/files/".count)`.
-    private static func filesSubpath(of path: Substring) -> Substring? {
-        guard path.hasASCIIPrefix("/files/") else { return nil }
-        return path[path.utf8.index(path.startIndex, offsetBy: "/files/".utf8.count)...]
-    }
-
-    /// True for `/files/` followed by a name that does not start with `.`: no tus target
-    /// (`/files`, `/files/`, `/files/.tus/...`), so downloads skip `TusHandler.target`.
-    private static func namesStoredFile(_ filesSubpath: Substring?) -> Bool {
-        guard let first = filesSubpath?.utf8.first else { return false }
-        return first < 0x80 && first != UInt8(ascii: ".")
-    }
-
-    private func tusRoute(_ head: RequestHead, context: RequestContext, admission: UploadAdmission) -> RouteDecision? {
-        guard let tusUploads, let target = TusHandler.target(of: head) else { return nil }
-        let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
-                                 readOnly: configuration.access == .readOnly, admission: admission)
-        return handler.route(head, target: target, context: context)
     }
 
     // MARK: - /files/
 
-    private func files(_ head: RequestHead, subpath: Substring, context: RequestContext,
-                       compression: ResponseCompression, admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
-        let isDirectoryURL = subpath.isEmpty || subpath.utf8.last == UInt8(ascii: "/")
-        let path = try store.names.storagePath(fromURLPath: subpath)
-        let query = QueryParameters(head.query)
-        switch head.method {
-        case .get, .head:
-            return try download(path, isDirectoryURL: isDirectoryURL, head: head, query: query, compression: compression)
-        case .put:
-            guard !isDirectoryURL, let name = path.name else {
-                throw .methodNotAllowed(allowed: [.get, .head])
-            }
+    private func storedFile(_ file: StoredFileRoute, head: RequestHead, context: RequestContext,
+                            compression: ResponseCompression, admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
+        let path = try store.names.storagePath(fromURLPath: file.urlPath)
+        switch file.operation {
+        case .download(let attachment):
+            return try download(path, head: head, attachment: attachment, compression: compression)
+        case .listing(let zip):
+            return listing(path, head: head, zip: zip, compression: compression)
+        case .upload:
+            guard let name = path.name else { throw .methodNotAllowed(allowed: [.get, .head]) }
             return try rawUpload(head, directory: path.parent, name: name, context: context, admission: admission)
         case .delete:
             guard configuration.allowDelete else {
-                throw .methodNotAllowed(allowed: [.get, .head, .put])
+                throw .methodNotAllowed(allowed: StoredFileRoute.allowedMethods)
             }
             try writable()
             // unlink(2) of a big file frees its blocks, which takes a while: a worker does it.
@@ -211,28 +177,29 @@ public struct FiledropApp: HTTPResponder {
             }
         case .options:
             return .respond(Response(status: .noContent, headers: ["Allow": "GET, HEAD, PUT, OPTIONS"]))
-        default:
-            throw .methodNotAllowed(allowed: [.get, .head, .put])
+        case .methodRefused(_, let allowed):
+            throw .methodNotAllowed(allowed: allowed)
         }
     }
 
-    private func download(_ path: StoragePath, isDirectoryURL: Bool, head: RequestHead, query: QueryParameters,
+    private func download(_ path: StoragePath, head: RequestHead, attachment: Bool,
                           compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         // Open first: a file (the common case) costs one lookup; only a directory needs more.
-        if !isDirectoryURL && !path.isRoot {
-            do {
-                let file = try store.storage.open(path)
-                return .respond(FileDownload.response(file, head: head, forceDownload: query.contains("download"),
-                                                      compression: compression, cache: downloadHeaders))
-            } catch .isADirectory {
-                return .respond(redirect(to: "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined()))
-            } catch {
-                throw error.httpError
-            }
+        do {
+            let file = try store.storage.open(path)
+            return .respond(FileDownload.response(file, head: head, forceDownload: attachment,
+                                                  compression: compression, cache: downloadHeaders))
+        } catch .isADirectory {
+            return .respond(redirect(to: Route.filesPrefix + path.components.map { percentEncodedPathComponent($0) + "/" }.joined()))
+        } catch {
+            throw error.httpError
         }
-        // A directory is read, and its listing built and compressed, by a worker: a folder of
-        // 100,000 files takes a second.
-        let listing = DirectoryRead(path: path, zip: query.contains("zip"), head: head, app: self, compression: compression)
+    }
+
+    /// A directory is read, and its listing built and compressed, by a worker: a folder of
+    /// 100,000 files takes a second.
+    private func listing(_ path: StoragePath, head: RequestHead, zip: Bool, compression: ResponseCompression) -> RouteDecision {
+        let listing = DirectoryRead(path: path, zip: zip, head: head, app: self, compression: compression)
         return .blocking("listing", { listing.response() }) { .respond($0) }
     }
 
@@ -291,19 +258,10 @@ public struct FiledropApp: HTTPResponder {
     }
 
     private func writable() throws(HTTPError) {
-        if configuration.access == .readOnly {
-            throw .forbidden("This server is read-only: uploads are switched off.")
-        }
+        if configuration.access == .readOnly { throw .readOnlyServer }
     }
 
     // MARK: - Helpers
-
-    private func require(_ method: HTTPMethod, in allowed: [HTTPMethod]) throws(HTTPError) {
-        guard allowed.contains(method) else {
-            if case .other = method { throw .notImplemented("The \(method.description.logEscaped) method") }
-            throw .methodNotAllowed(allowed: allowed)
-        }
-    }
 
     private func redirect(to location: String) -> Response {
         Response(status: .movedPermanently, headers: ["Location": location, "Content-Type": "text/plain; charset=utf-8"],

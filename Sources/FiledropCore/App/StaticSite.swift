@@ -5,9 +5,10 @@ enum StaticSite {
     static let pagePolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
         + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
 
-    static func response(for path: Substring, head: RequestHead, webRoot: any Storage,
+    /// `requestedName`: the path without its `/` (`Route.page`).
+    static func response(for requestedName: Substring, head: RequestHead, webRoot: any Storage,
                          compression: ResponseCompression) throws(HTTPError) -> Response {
-        let name = path == "/" ? "index.html" : String(path.dropFirst())
+        let name = String(requestedName)
         // Names are ours: one component of safe characters, nothing hidden.
         guard !name.isEmpty, !name.hasPrefix("."), name.utf8.allSatisfy(isSafeNameByte) else { throw .notFound }
         let file: OpenedFile

@@ -6,8 +6,8 @@ public struct RequestHead: Sendable, Equatable {
     public var version: HTTPVersion
     public var headers: HTTPHeaders
     /// The path part of the target, still percent-encoded, without `.` segments
-    /// (`DotSegments`). Split once here: routing, access and logging decisions all read this,
-    /// never the raw target, so they agree on what was asked for.
+    /// (`DotSegments`). Split once here, and read once, by `Route`: access and dispatch
+    /// switch over the route, never the raw target, so they agree on what was asked for.
     public let path: Substring
     /// The query (after `?`), still percent-encoded, or nil.
     public let query: Substring?

@@ -10,8 +10,10 @@
 /// in our own listing, so an upload would seem lost, and dot-files (`.bashrc`, `.ssh`,
 /// `.htaccess`) are configuration that other programs act on if the save directory is
 /// somebody's home or served by another web server. Names starting with `.filedrop` are
-/// kept for the storage layer's temporary files and are refused even when hidden names are
-/// allowed.
+/// kept for the storage layer's temporary files, and `.tus` is the folder of the tus upload
+/// URLs (`/files/.tus/<id>`); both are refused even when hidden names are allowed, so no
+/// stored file hides behind a route. `.tus` is refused at every depth, like `.filedrop`:
+/// one rule that needs no path to apply, for a name only allow-hidden could have let in.
 public struct FileNamePolicy: Sendable {
     public var allowHidden: Bool
 
@@ -25,6 +27,8 @@ public struct FileNamePolicy: Sendable {
     public static let maxCollisionCandidates = 10_000
     /// Prefix of the storage layer's own entries (temporary uploads, state).
     public static let reservedPrefix = ".filedrop"
+    /// The name tus upload URLs live under (`TusRoute`), whether or not tus is on.
+    public static let tusFolderName = ".tus"
 
     public init(allowHidden: Bool = false) {
         self.allowHidden = allowHidden
@@ -138,6 +142,9 @@ public struct FileNamePolicy: Sendable {
         if name.utf8.count >= Self.reservedPrefix.utf8.count,
            name.utf8.prefix(Self.reservedPrefix.utf8.count).elementsEqual(Self.reservedPrefix.utf8, by: { lowerASCII($0) == $1 }) {
             throw .badRequest("Names starting with \"\(Self.reservedPrefix)\" are reserved for the server's own files.")
+        }
+        if name.utf8.elementsEqual(Self.tusFolderName.utf8, by: { lowerASCII($0) == $1 }) {
+            throw .badRequest("The name \"\(Self.tusFolderName)\" is reserved for resumable uploads (/files/.tus/).")
         }
         if !allowHidden, name.hasPrefix(".") {
             throw .badRequest("The name \(Self.quotedForMessage(name)) starts with a dot, which makes it hidden; this server does not accept hidden names.")

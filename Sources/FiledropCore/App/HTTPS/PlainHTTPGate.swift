@@ -23,12 +23,12 @@ struct PlainHTTPGate: Sendable {
     let httpsPort: UInt16
 
     /// The answer to a plain-HTTP request, or nil when it is served as usual.
-    func answer(_ head: RequestHead) -> Response? {
+    func answer(_ head: RequestHead, route: Route) -> Response? {
         let https = HTTPSURL(head: head, port: httpsPort)
         if sendsSecret(head) {
             return refusal(head, https: https)
         }
-        if TrustRoute.isNeededBeforeTrust(head.path) { return nil }
+        if route.isNeededBeforeTrust { return nil }
         guard let https else {
             return .error(.badRequest("This port sends browsers to HTTPS on port \(httpsPort), but the request names no "
                                       + "host (no Host header) to send them to."), format: ResponseFormat(head: head))

@@ -9,7 +9,7 @@
 /// PATCH   /files/.tus/<id>   appends at Upload-Offset
 /// DELETE  /files/.tus/<id>   terminates it
 /// ```
-/// Upload URLs live under `/files/.tus/`: `FileNamePolicy` never accepts a hidden name, so
+/// Upload URLs live under `/files/.tus/` (`TusRoute`): `FileNamePolicy` reserves `.tus`, so
 /// no stored file can be reached there. A finished upload goes through `UploadStore` like
 /// any other: same names, collisions and fsync.
 ///
@@ -17,14 +17,6 @@
 /// publishing are blocking work, never skipped once handed out, so what they started
 /// always finishes and the upload's lock and the client's upload slot come back.
 struct TusHandler {
-    static let creationPath = "/files/"
-    static let uploadPrefix = "/files/.tus/"
-
-    enum Target {
-        case creation
-        case upload(id: Substring)
-    }
-
     let uploads: TusUploads
     let store: UploadStore
     let limits: TusLimits
@@ -32,45 +24,31 @@ struct TusHandler {
     /// Taken right before a request starts an upload body, after every other refusal.
     let admission: UploadAdmission
 
-    /// Which tus resource `head` addresses, nil when it is not a tus request. `/files/` is
-    /// shared with the listing: only OPTIONS and POST there are tus.
-    static func target(of head: RequestHead) -> Target? {
-        let path = head.path
-        if path == "/files/" || path == "/files" {
-            switch TusHeaders.effectiveMethod(head) {
-            case .options, .post: return .creation
-            default: return nil
-            }
-        }
-        guard path.hasASCIIPrefix(uploadPrefix) else { return nil }
-        return .upload(id: path.dropFirst(uploadPrefix.count))
-    }
-
-    func route(_ head: RequestHead, target: Target, context: RequestContext) -> RouteDecision {
+    /// `route`: what `Route` read from `head`.
+    func route(_ head: RequestHead, route: TusRoute, context: RequestContext) -> RouteDecision {
         do throws(TusError) {
-            return try dispatch(head, target: target, context: context)
+            return try dispatch(head, route: route, context: context)
         } catch {
             return .respond(error.response)
         }
     }
 
-    private func dispatch(_ head: RequestHead, target: Target, context: RequestContext) throws(TusError) -> RouteDecision {
-        let method = TusHeaders.effectiveMethod(head)
-        // protocol.md "OPTIONS": the client should not send Tus-Resumable; the server ignores it.
-        if method == .options {
+    private func dispatch(_ head: RequestHead, route: TusRoute, context: RequestContext) throws(TusError) -> RouteDecision {
+        switch route {
+        case .options:
+            // protocol.md "OPTIONS": the client should not send Tus-Resumable; the server ignores it.
             return .respond(options())
-        }
-        try TusHeaders.checkVersion(head)
-        switch target {
         case .creation:
+            try TusHeaders.checkVersion(head)
             return try create(head, context: context)
-        case .upload(let id):
+        case .upload(let id, let operation):
+            try TusHeaders.checkVersion(head)
             guard TusID.isValid(id) else { throw .notFound }
-            switch method {
-            case .head: return try status(String(id))
-            case .patch: return try patch(head, id: String(id))
-            case .delete: return try terminate(String(id))
-            default: throw .http(.methodNotAllowed(allowed: [.head, .patch, .delete, .options]))
+            switch operation {
+            case .status: return try status(String(id))
+            case .append: return try patch(head, id: String(id))
+            case .terminate: return try terminate(String(id))
+            case .methodRefused: throw .http(.methodNotAllowed(allowed: TusRoute.uploadMethods))
             }
         }
     }
@@ -118,7 +96,7 @@ struct TusHandler {
         if startsBody { try admit(name: record.displayName) }
         let upload = try uploads.register(record, limits: limits)
         // Absolute: some tus clients cannot resolve a relative Location.
-        let path = Self.uploadPrefix + upload.id
+        let path = TusRoute.uploadPrefix + upload.id
         let location = RequestOrigin(head: head, isSecure: context.isSecure)?.url(path: path) ?? path
         let neededSpace = (length ?? 0) + store.minFreeSpace
         return .blocking("tus create", skippableWhenAbandoned: false, { [uploads, store] in
@@ -265,6 +243,6 @@ struct TusHandler {
     }
 
     func writable() throws(TusError) {
-        if readOnly { throw .http(.forbidden("This server is read-only: uploads are switched off.")) }
+        if readOnly { throw .http(.readOnlyServer) }
     }
 }

@@ -1,0 +1,53 @@
+/// `/files/<path>`: a stored file or folder and what to do with it. The path stays
+/// percent-encoded here; `FileNamePolicy.storagePath(fromURLPath:)` decodes and checks it
+/// once, in dispatch, after the access checks (so a password-protected server answers 401,
+/// not 400, to a path it would refuse).
+public struct StoredFileRoute: Sendable, Equatable {
+    public enum Operation: Sendable, Equatable {
+        /// GET, HEAD of a file URL; `attachment` for `?download` (Content-Disposition).
+        case download(attachment: Bool)
+        /// GET, HEAD of a folder URL (ending in `/`): the listing, or with `?zip` the archive.
+        case listing(zip: Bool)
+        /// PUT of a file URL: a raw body.
+        case upload
+        /// Only with allow-delete (dispatch checks the configuration).
+        case delete
+        case options
+        /// 405 with `allowed`, once the path has been checked.
+        case methodRefused(HTTPMethod, allowed: [HTTPMethod])
+    }
+
+    /// What follows `/files/`, still percent-encoded.
+    public let urlPath: Substring
+    /// The URL ends in `/` (or is `/files/` itself): it names a folder.
+    public let isDirectoryURL: Bool
+    public let operation: Operation
+
+    /// What a stored file takes, besides DELETE with allow-delete and OPTIONS.
+    static let allowedMethods: [HTTPMethod] = [.get, .head, .put]
+
+    public init(urlPath: Substring, isDirectoryURL: Bool, operation: Operation) {
+        self.urlPath = urlPath
+        self.isDirectoryURL = isDirectoryURL
+        self.operation = operation
+    }
+
+    init(_ head: RequestHead, urlPath: Substring) {
+        let isDirectoryURL = urlPath.isEmpty || urlPath.utf8.last == UInt8(ascii: "/")
+        let operation: Operation
+        switch head.method {
+        case .get, .head:
+            let query = QueryParameters(head.query)
+            operation = isDirectoryURL ? .listing(zip: query.contains("zip")) : .download(attachment: query.contains("download"))
+        case .put:
+            operation = isDirectoryURL ? .methodRefused(.put, allowed: [.get, .head]) : .upload
+        case .delete:
+            operation = .delete
+        case .options:
+            operation = .options
+        default:
+            operation = .methodRefused(head.method, allowed: Self.allowedMethods)
+        }
+        self.init(urlPath: urlPath, isDirectoryURL: isDirectoryURL, operation: operation)
+    }
+}
