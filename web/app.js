@@ -7,6 +7,9 @@
 // textContent or DOM properties, never innerHTML; links use the server's `url` fields as given.
 //
 // Big files go up with tus (tus.js) when the server offers it: in chunks, retried and resumed.
+//
+// The JSON this page reads (config.json, listings, upload reports, errors) is declared once, by
+// the golden files in Tests/Fixtures/json; test_page_wire_format.py feeds them to this page.
 
 import { TusUpload, TUS_THRESHOLD, isAborted } from './tus.js';
 
@@ -215,6 +218,7 @@ function parseJSON(text) {
   try { return JSON.parse(text); } catch { return null; }
 }
 
+/** An upload's answer: Tests/Fixtures/json/upload.json, or error-400.json for a refusal. */
 function settle(item, status, text) {
   const reply = parseJSON(text);
   if (status < 200 || status >= 300) {
@@ -709,6 +713,7 @@ function folderLink(url, label) {
   return link;
 }
 
+/** `listing` as Tests/Fixtures/json/listing.json declares it. */
 function renderListing(folder, listing) {
   renderBreadcrumb(folder, listing.path);
 
@@ -789,6 +794,7 @@ function setUpPolling() {
 // ---------------------------------------------------------------------------------------------
 // Start-up
 
+/** Tests/Fixtures/json/config.json and config-https.json declare what the server sends. */
 async function loadConfig() {
   try {
     const response = await fetch(CONFIG_URL, { headers: { Accept: 'application/json' }, cache: 'no-store' });

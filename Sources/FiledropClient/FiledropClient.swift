@@ -92,7 +92,7 @@ public struct FiledropClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Accept")
             let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size))
             meter.update(size, force: true)
-            return try Self.storedFile(in: result, size: size, fallbackName: name)
+            return try Self.storedFile(in: result.body, size: size, fallbackName: name)
         case .put:
             meter.start(at: 0, total: size)
             let body = StreamedBody.fileRange(file, offset: 0, length: size, contentType: "application/octet-stream")
@@ -100,17 +100,18 @@ public struct FiledropClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Accept")
             let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, fileLength: size))
             meter.update(size, force: true)
-            return try Self.storedFile(in: result, size: size, fallbackName: name)
+            return try Self.storedFile(in: result.body, size: size, fallbackName: name)
         }
     }
 
-    /// The upload report `{"files":[{"name","size","url"}],"errors":[...]}`.
-    private static func storedFile(in result: TransferSession.Result, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult {
+    /// The upload report `{"files":[{"name","size","crc32","url"}],"errors":[...]}`; the wire
+    /// format is declared by `Tests/Fixtures/json/upload.json`.
+    static func storedFile(in body: Data, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult {
         struct Report: Decodable {
             struct File: Decodable { var name: String; var size: Int64 }
             var files: [File]
         }
-        guard let report = try? JSONDecoder().decode(Report.self, from: result.body), let file = report.files.first else {
+        guard let report = try? JSONDecoder().decode(Report.self, from: body), let file = report.files.first else {
             return UploadResult(name: fallbackName, size: size, resumedFrom: 0)
         }
         guard file.size == size else {

@@ -41,7 +41,8 @@ public enum FiledropClientError: Error, Equatable, Sendable, CustomStringConvert
         return status == 401 ? .unauthorized(message: message) : .refused(status: status, message: message)
     }
 
-    /// `{"error":"sentence","status":413}` (the server with `Accept: application/json`), or
+    /// `{"error":"sentence","status":413}` (the server with `Accept: application/json`;
+    /// `Tests/Fixtures/json/error-400.json` declares it), or
     /// a text line `413 Content Too Large: sentence` (tus responses, other servers).
     static func serverMessage(in body: Data) -> String? {
         if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],

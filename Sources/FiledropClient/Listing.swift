@@ -4,7 +4,9 @@ import FoundationNetworking
 #endif
 
 /// A folder of the drop as `GET /files/DIR/?format=json` describes it:
-/// `{"path":"dir/","entries":[{"name","type","size","mtime","url"}]}`.
+/// `{"path":"dir/","entries":[{"name","type","size","mtime","url"}]}`. The wire format is
+/// declared by `Tests/Fixtures/json/listing.json`, which the server's tests produce and
+/// the client's decode.
 public struct Listing: Sendable, Equatable, Decodable {
     public struct Entry: Sendable, Equatable, Decodable {
         public enum Kind: String, Sendable, Decodable {

@@ -131,7 +131,7 @@ import Testing
             "Content-Disposition", "Content-Security-Policy", "Content-Type", "ETag", "Last-Modified", "Cache-Control",
             "Accept-Ranges",
         ])
-        #expect(response.headers["Content-Security-Policy"] == FileDownload.sandboxPolicy)
+        #expect(response.headers["Content-Security-Policy"] == SecurityPolicy.storedFile.contentSecurityPolicy)
         #expect(response.headers["ETag"] == Self.etag)
     }
 }

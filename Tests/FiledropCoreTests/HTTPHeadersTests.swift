@@ -79,7 +79,7 @@ func containsTokenAgreesWithTokens(value: String, hasClose: Bool) {
 
 @Test func fieldsAddedByPreparedNameAreSentAsWrittenAndFound() {
     var headers = HTTPHeaders()
-    headers.add(.contentType, value: "text/plain")
+    headers.add(.contentType, "text/plain")
     headers.add(name: "etag", value: "\"1\"")
     #expect(Array(headers).map(\.name) == ["Content-Type", "etag"])
     #expect(headers["content-type"] == "text/plain")

@@ -65,7 +65,7 @@ import Testing
         func apply(to headers: inout HTTPHeaders) {
             switch self {
             case .add: headers.add(name: "Content-Range", value: "bytes 0-0/4096")
-            case .addByName: headers.add(.contentType, value: "text/html")
+            case .addByName: headers.add(.contentType, "text/html")
             case .replaceOrAdd: headers.replaceOrAdd(name: "Content-Type", value: "multipart/byteranges; boundary=B")
             case .remove: headers.remove(name: "ETag")
             case .assign: headers = ["Content-Type": "text/plain"]

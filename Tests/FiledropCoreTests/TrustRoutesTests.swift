@@ -119,7 +119,7 @@ import Testing
         let response = Fixture().answer(Fixture.head(.get, "/trust"), secure: secure)
         #expect(response?.status == .ok)
         #expect(response?.headers["Content-Type"] == "text/html; charset=utf-8")
-        #expect(response?.headers["Content-Security-Policy"] == TrustPage.policy)
+        #expect(response?.headers["Content-Security-Policy"] == SecurityPolicy.trustPage.contentSecurityPolicy)
         let html = Fixture.text(response)
         for heading in ["Android", "iPhone and iPad", "Windows", "Mac", "Linux", "Firefox"] {
             #expect(html.contains(">\(heading)</h2>"), "no section for \(heading)")

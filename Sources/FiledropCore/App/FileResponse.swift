@@ -41,12 +41,12 @@ public enum FileResponse {
         case .identity:
             return Response(status: .ok, headers: headers, body: .file(region))
         case .gzipCached(let compressor, let cacheKey):
-            headers.add(name: "Content-Encoding", value: "gzip")
+            headers.add(.contentEncoding, "gzip")
             let body = compressor.cachedGzip(of: region, cacheKey: cacheKey).map(ResponseBody.bytes)
                 ?? .stream(compressor.gzipStream(of: region))
             return Response(status: .ok, headers: headers, body: body)
         case .gzipStreamed(let compressor):
-            headers.add(name: "Content-Encoding", value: "gzip")
+            headers.add(.contentEncoding, "gzip")
             return Response(status: .ok, headers: headers, body: .stream(compressor.gzipStream(of: region)))
         }
     }
@@ -69,11 +69,11 @@ public enum FileResponse {
     /// `-gz` ETag never satisfies an If-Range (no gzip prefix spliced to identity bytes).
     static func addFileFields(to headers: inout HTTPHeaders, contentType: String, etag: String, lastModified: String, cacheControl: String,
                               acceptsRanges: Bool = true) {
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "ETag", value: etag)
-        headers.add(name: "Last-Modified", value: lastModified)
-        headers.add(name: "Cache-Control", value: cacheControl)
-        if acceptsRanges { headers.add(name: "Accept-Ranges", value: "bytes") }
+        headers.add(.contentType, contentType)
+        headers.add(.etag, etag)
+        headers.add(.lastModified, lastModified)
+        headers.add(.cacheControl, cacheControl)
+        if acceptsRanges { headers.add(.acceptRanges, "bytes") }
     }
 
     /// 412 or 304 when a conditional header decides the answer (RFC 9110 §13.2.2), nil for

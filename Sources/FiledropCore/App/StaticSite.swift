@@ -2,9 +2,6 @@
 /// `/usr/share/filedrop/web` when installed). Only plain files directly in the web root are
 /// served; the page's own CSP allows nothing from elsewhere and no inline script.
 enum StaticSite {
-    static let pagePolicy = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-        + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"
-
     /// `requestedName`: the path without its `/` (`Route.page`).
     static func response(for requestedName: Substring, head: RequestHead, webRoot: any Storage,
                          compression: ResponseCompression) throws(HTTPError) -> Response {
@@ -20,7 +17,7 @@ enum StaticSite {
             throw error.httpError
         }
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Security-Policy", value: pagePolicy)
+        headers.add(policy: .uploadPage)
         // Revalidate with the ETag each time: cheap 304s for phones, and a new release is
         // picked up at once.
         let type = MediaTypes.type(forFileName: name)

@@ -11,26 +11,12 @@ public enum ResponseHeadSerializer {
         case untilClose
     }
 
-    /// Headers added to every response unless a handler set its own (defence in depth:
-    /// nothing we send may be sniffed into script or framed by another site).
-    static let securityHeaders: [(name: StaticString, value: StaticString, lookup: HTTPFieldName)] = [
-        ("X-Content-Type-Options", "nosniff", .xContentTypeOptions),
-        ("Referrer-Policy", "no-referrer", .referrerPolicy),
-        ("X-Frame-Options", "DENY", .xFrameOptions),
-        // Responses that set no policy of their own (JSON, text, redirects, 304s) may run
-        // nothing and be framed by nobody, should a browser ever render one as a document.
-        ("Content-Security-Policy", "default-src 'none'; frame-ancestors 'none'", .contentSecurityPolicy),
-    ]
+    /// Headers added to every response unless a handler set its own: `SecurityPolicy`'s.
+    static let securityHeaders = SecurityPolicy.defaultFields
 
     /// `securityHeaders` as they go on the wire, for the usual response that sets none of
-    /// them itself: one copy instead of sixteen small ones. A test checks it against the table.
-    static let securityHeaderBlock: StaticString = """
-        X-Content-Type-Options: nosniff\r
-        Referrer-Policy: no-referrer\r
-        X-Frame-Options: DENY\r
-        Content-Security-Policy: default-src 'none'; frame-ancestors 'none'\r
-
-        """
+    /// them itself: one copy instead of sixteen small ones, written out once per process.
+    static let securityHeaderBlock: [UInt8] = securityHeaders.flatMap { Array("\($0.name.text): \($0.value)\r\n".utf8) }
 
     public static func serialize(
         _ response: Response, version: HTTPVersion, keepAlive: Bool, date: String
@@ -95,7 +81,7 @@ public enum ResponseHeadSerializer {
             handlerSet |= securityHeaderBit(fields[index], among: security)
         }
         for index in security.indices where handlerSet & (1 << index) == 0 {
-            size += security[index].name.utf8CodeUnitCount + security[index].value.utf8CodeUnitCount + 4
+            size += security[index].name.key.length + security[index].value.utf8.count + 4
         }
         return (size, handlerSet)
     }
@@ -106,11 +92,11 @@ public enum ResponseHeadSerializer {
             out.field(fields[index].name, fields[index].value)
         }
         if handlerSet == 0 {
-            out.write(securityHeaderBlock)
+            securityHeaderBlock.withUnsafeBytes { out.copy($0) }
         } else {
             let security = securityHeaders
             for index in security.indices where handlerSet & (1 << index) == 0 {
-                out.field(security[index].name, security[index].value)
+                out.field(security[index].name.text, security[index].value)
             }
         }
     }
@@ -128,11 +114,11 @@ public enum ResponseHeadSerializer {
 
     /// The bit (by position in `security`) of the security header `field` is, or 0.
     private static func securityHeaderBit(
-        _ field: HTTPHeaders.Entry, among security: [(name: StaticString, value: StaticString, lookup: HTTPFieldName)]
+        _ field: HTTPHeaders.Entry, among security: [(name: HTTPFieldName, value: String)]
     ) -> UInt8 {
         // Their names are 15, 22 and 23 bytes long: any other length is none of them.
         guard field.nameLength == 15 || field.nameLength == 22 || field.nameLength == 23 else { return 0 }
-        for index in security.indices where field.hasName(security[index].lookup) {
+        for index in security.indices where field.hasName(security[index].name) {
             return 1 << index
         }
         return 0

@@ -2,7 +2,10 @@
 /// (RFC 9110 §5.1), and a download asks for a dozen of them per request, so each name is
 /// reduced once to a `Key`; a lookup then compares three words per field instead of
 /// two Strings. The well-known names below are prepared once per process.
-public struct HTTPFieldName: Sendable, Equatable {
+///
+/// A string literal is a name too (`["Content-Type": "text/plain"]`), for tests and names
+/// used once; code that sets or reads a field names it by value: `headers.add(.location, url)`.
+public struct HTTPFieldName: Sendable, Equatable, ExpressibleByStringLiteral {
     /// The name as written here: the well-known names in the case they are usually sent,
     /// so comparing with a field built in code usually settles on plain equality.
     public let text: String
@@ -11,6 +14,10 @@ public struct HTTPFieldName: Sendable, Equatable {
     public init(_ text: String) {
         self.text = text
         self.key = Key(text)
+    }
+
+    public init(stringLiteral text: String) {
+        self.init(text)
     }
 
     public static func == (lhs: HTTPFieldName, rhs: HTTPFieldName) -> Bool {
@@ -82,13 +89,29 @@ extension HTTPFieldName {
     public static let ifModifiedSince = HTTPFieldName("If-Modified-Since")
     public static let ifUnmodifiedSince = HTTPFieldName("If-Unmodified-Since")
     public static let contentType = HTTPFieldName("Content-Type")
-    // Response fields the download routes set (with `HTTPHeaders.add(_:value:)`).
+    // Response fields the handlers set (with `HTTPHeaders.add(_:_:)`).
     public static let etag = HTTPFieldName("ETag")
     public static let lastModified = HTTPFieldName("Last-Modified")
     public static let cacheControl = HTTPFieldName("Cache-Control")
     public static let contentDisposition = HTTPFieldName("Content-Disposition")
     public static let contentRange = HTTPFieldName("Content-Range")
     public static let acceptRanges = HTTPFieldName("Accept-Ranges")
+    public static let location = HTTPFieldName("Location")
+    public static let allow = HTTPFieldName("Allow")
+    public static let wwwAuthenticate = HTTPFieldName("WWW-Authenticate")
+    public static let retryAfter = HTTPFieldName("Retry-After")
+    // The tus 1.0.0 protocol's fields, requests and responses alike.
+    public static let tusResumable = HTTPFieldName("Tus-Resumable")
+    public static let tusVersion = HTTPFieldName("Tus-Version")
+    public static let tusExtension = HTTPFieldName("Tus-Extension")
+    public static let tusMaxSize = HTTPFieldName("Tus-Max-Size")
+    public static let tusChecksumAlgorithm = HTTPFieldName("Tus-Checksum-Algorithm")
+    public static let uploadOffset = HTTPFieldName("Upload-Offset")
+    public static let uploadLength = HTTPFieldName("Upload-Length")
+    public static let uploadDeferLength = HTTPFieldName("Upload-Defer-Length")
+    public static let uploadMetadata = HTTPFieldName("Upload-Metadata")
+    public static let uploadExpires = HTTPFieldName("Upload-Expires")
+    public static let uploadChecksum = HTTPFieldName("Upload-Checksum")
     // Response fields the serializer decides itself or adds by default.
     public static let contentEncoding = HTTPFieldName("Content-Encoding")
     public static let vary = HTTPFieldName("Vary")

@@ -56,8 +56,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         self.fields = fields.map { Entry(name: $0.name, value: $0.value) }
     }
 
-    public init(dictionaryLiteral elements: (String, String)...) {
-        self.fields = elements.map { Entry(name: $0.0, value: $0.1) }
+    /// `[.contentType: "text/plain", .cacheControl: "no-store"]`, in order.
+    public init(dictionaryLiteral elements: (HTTPFieldName, String)...) {
+        self.fields = elements.map { Entry(name: $0.0.text, value: $0.1, key: $0.0.key) }
     }
 
     public var count: Int { fields.count }
@@ -68,13 +69,15 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.reserveCapacity(count)
     }
 
+    /// Adds a field whose name is only known at run time (a multipart part's, a test's).
     public mutating func add(name: String, value: String) {
         fields.append(Entry(name: name, value: value))
     }
 
     /// Adds a field named by a prepared name (`.contentType`, ...): its text and key come
-    /// along, so later lookups by `HTTPFieldName` compare keys.
-    public mutating func add(_ name: HTTPFieldName, value: String) {
+    /// along, so later lookups by `HTTPFieldName` compare keys. No String is built: the
+    /// well-known names' text is a literal.
+    public mutating func add(_ name: HTTPFieldName, _ value: String) {
         fields.append(Entry(name: name.text, value: value, key: name.key))
     }
 
@@ -89,9 +92,19 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         add(name: name, value: value)
     }
 
+    /// Replaces every field called `name` with one field.
+    public mutating func replaceOrAdd(_ name: HTTPFieldName, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
     public mutating func remove(name: String) {
         let length = name.utf8.count
         fields.removeAll { $0.hasName(name, length: length) }
+    }
+
+    public mutating func remove(_ name: HTTPFieldName) {
+        fields.removeAll { $0.hasName(name) }
     }
 
     /// The first value of `name`, or nil.
@@ -129,7 +142,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     /// The comma-separated list elements of every `name` field, trimmed, lowercased
     /// (RFC 9110 §5.6.1), e.g. `Connection: keep-alive, Upgrade`.
-    public func tokens(for name: String) -> [String] {
+    public func tokens(for name: HTTPFieldName) -> [String] {
         values(for: name).flatMap { value in
             value.split(separator: ",").map { $0.trimmingOWS().lowercased() }.filter { !$0.isEmpty }
         }

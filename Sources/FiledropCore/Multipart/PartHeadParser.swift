@@ -36,7 +36,7 @@ enum PartHeadParser {
         if let field = pending { headers.add(name: field.name, value: text(field.value[...])) }
 
         var disposition: ContentDisposition?
-        if let value = headers["Content-Disposition"] {
+        if let value = headers[.contentDisposition] {
             guard let parsed = ContentDisposition(parsing: value) else {
                 return .failure(.badRequest("A part of the form has a malformed Content-Disposition header."))
             }
@@ -46,7 +46,7 @@ enum PartHeadParser {
             headers: headers,
             name: disposition?.name,
             filename: disposition?.filename,
-            contentType: headers["Content-Type"]
+            contentType: headers[.contentType]
         ))
     }
 

@@ -19,21 +19,15 @@ extension String {
         return result
     }
 
-    /// The inside of a JSON string literal (RFC 8259 §7): `"` and `\` escaped, control
-    /// characters as `\u00XX`, and U+2028/U+2029, which end a line in JavaScript source.
+    /// The inside of a JSON string literal (RFC 8259 §7), as `JSONWriter` writes strings:
+    /// `"` and `\` escaped, control characters as `\u00XX`, and U+2028/U+2029, which end a
+    /// line in JavaScript source.
     public var jsonEscaped: String {
         if utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F && $0 != 0x22 && $0 != 0x5C }) { return self }
-        var result = ""
-        result.reserveCapacity(utf8.count)
-        for scalar in unicodeScalars {
-            switch scalar.value {
-            case 0x22: result += "\\\""
-            case 0x5C: result += "\\\\"
-            case 0x00..<0x20, 0x2028, 0x2029: result += "\\u" + Self.hex(scalar.value, digits: 4)
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
+        var result: [UInt8] = []
+        result.reserveCapacity(utf8.count + 16)
+        withUTF8Bytes { JSONWriter.appendEscaped($0, to: &result) }
+        return String(decoding: result, as: UTF8.self)
     }
 
     /// Fit for one log line on a terminal: `\` doubled; newline, carriage return and tab as

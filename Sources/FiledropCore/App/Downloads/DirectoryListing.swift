@@ -1,6 +1,9 @@
 /// A folder of the save directory as HTML (names escaped, sizes for people, sortable) or
-/// JSON (name, type, size, mtime, url) for the page and for scripts.
-struct DirectoryListing {
+/// JSON (name, type, size, mtime, url; `Tests/Fixtures/json/listing.json`) for the page and
+/// for scripts. It has no text form: curl gets the page.
+struct DirectoryListing: FormattedAnswer {
+    static var pagePolicy: SecurityPolicy { .generatedPage }
+
     enum SortKey: String { case name, size, date }
 
     let path: StoragePath
@@ -61,10 +64,10 @@ struct DirectoryListing {
     /// the Cache-Control, ETag and Vary the 200 would).
     private func cachingFields(_ validators: FileValidators) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        headers.add(name: "Cache-Control", value: "no-cache")
-        headers.add(name: "Vary", value: "Accept")
-        headers.add(name: "ETag", value: validators.etag)
-        headers.add(name: "Last-Modified", value: validators.lastModified)
+        headers.add(.cacheControl, "no-cache")
+        headers.add(.vary, "Accept")
+        headers.add(.etag, validators.etag)
+        headers.add(.lastModified, validators.lastModified)
         return headers
     }
 
@@ -76,12 +79,13 @@ struct DirectoryListing {
             return compression.apply(to: response(format: format, validators: validators))
         }
         var headers = cachingFields(validators)
-        if compression.variesByEncoding(generated: Self.contentType(format)) { headers.addVary("Accept-Encoding") }
+        if compression.variesByEncoding(generated: Self.shownFormat(format).contentType) { headers.addVary("Accept-Encoding") }
         return Response(status: .notModified, headers: headers)
     }
 
-    private static func contentType(_ format: ResponseFormat) -> String {
-        format == .json ? "application/json" : "text/html; charset=utf-8"
+    /// The form `format` gets: JSON, or the page (there are no text lines).
+    private static func shownFormat(_ format: ResponseFormat) -> ResponseFormat {
+        format == .json ? .json : .html
     }
 
     func response(format: ResponseFormat) -> Response {
@@ -89,33 +93,30 @@ struct DirectoryListing {
     }
 
     private func response(format: ResponseFormat, validators: FileValidators) -> Response {
-        var headers = cachingFields(validators)
-        headers.add(name: "Content-Type", value: Self.contentType(format))
-        let body: String
-        switch format {
-        case .json:
-            body = json
-        case .html, .text:
-            headers.add(name: "Content-Security-Policy", value: "default-src 'none'; style-src 'self'; img-src 'self'")
-            body = html
-        }
-        return Response(status: .ok, headers: headers, body: .bytes(Array(body.utf8)))
+        response(format, status: .ok, headers: cachingFields(validators))
     }
 
-    private var json: String {
-        let items = entries.map { entry in
-            var fields = "{\"name\":\"\(entry.name.jsonEscaped)\",\"type\":\"\(entry.kind == .directory ? "directory" : "file")\""
-            if entry.kind == .file {
-                fields += ",\"size\":\(entry.size)"
+    func writeJSON(to json: inout JSONWriter) {
+        json.object { json in
+            json.member("path", path.components.map { $0 + "/" }.joined())
+            json.key("entries")
+            json.array { json in
+                for entry in entries {
+                    json.object { json in
+                        json.member("name", entry.name)
+                        json.member("type", entry.kind == .directory ? "directory" : "file")
+                        if entry.kind == .file { json.member("size", entry.size) }
+                        json.member("mtime", HTTPDate.iso8601(entry.modified / 1_000_000_000))
+                        json.member("url", url(of: entry))
+                    }
+                }
             }
-            fields += ",\"mtime\":\"\(HTTPDate.iso8601(entry.modified / 1_000_000_000))\",\"url\":\"\(url(of: entry).jsonEscaped)\"}"
-            return fields
         }
-        let pathText = path.components.map { $0 + "/" }.joined()
-        return "{\"path\":\"\(pathText.jsonEscaped)\",\"entries\":[\(items.joined(separator: ","))]}\n"
     }
 
-    private var html: String {
+    func plainText() -> String? { nil }
+
+    func htmlPage() -> String {
         var rows = ""
         if !path.isRoot {
             rows += "<tr><td><a href=\"../\">../</a></td><td></td><td></td></tr>\n"

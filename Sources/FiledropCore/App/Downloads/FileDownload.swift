@@ -2,9 +2,6 @@
 /// when it could run script on our origin (HTML, SVG, XML) or when `?download` asks;
 /// always sandboxed by CSP. Range and If-Range for resumed downloads: `PartialContent`.
 enum FileDownload {
-    /// Even a file shown inline can do nothing: no script, no plugins, no forms.
-    static let sandboxPolicy = "sandbox; default-src 'none'; img-src 'self' data:; media-src 'self'; style-src 'unsafe-inline'"
-
     /// A download is revalidated before each use.
     static let cacheControl = "no-cache"
 
@@ -12,8 +9,9 @@ enum FileDownload {
     static func downloadFields(contentDisposition: String) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.reserveCapacity(8)
-        headers.add(name: "Content-Disposition", value: contentDisposition)
-        headers.add(name: "Content-Security-Policy", value: sandboxPolicy)
+        headers.add(.contentDisposition, contentDisposition)
+        // Even a file shown inline can do nothing: no script, no plugins, no forms.
+        headers.add(policy: .storedFile)
         return headers
     }
 

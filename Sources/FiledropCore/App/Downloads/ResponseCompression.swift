@@ -40,7 +40,7 @@ struct ResponseCompression {
     /// ranges count bytes of the file as stored, never of a gzip stream made on the fly.
     func fileEncoding(contentType: String, size: UInt64, cacheKey: String?, head: RequestHead) -> FileEncoding {
         guard let compressor, clientAcceptsGzip, Self.mayGzipFile(contentType: contentType, size: size, cached: cacheKey != nil),
-              !head.headers.contains("range") else { return .identity }
+              !head.headers.contains(.range) else { return .identity }
         if let cacheKey { return .gzipCached(compressor, cacheKey: cacheKey) }
         return .gzipStreamed(compressor)
     }
@@ -55,13 +55,13 @@ struct ResponseCompression {
     /// apply to says `Vary: Accept-Encoding`, also when this one stays identity (the client
     /// takes no gzip, or the body is too small to gain).
     func apply(to response: Response) -> Response {
-        guard response.status == .ok, case .bytes(let bytes) = response.body, !response.headers.contains("content-encoding"),
+        guard response.status == .ok, case .bytes(let bytes) = response.body, !response.headers.contains(.contentEncoding),
               variesByEncoding(generated: response.headers[.contentType]) else { return response }
         var result = response
         result.headers.addVary("Accept-Encoding")
         guard let compressor, clientAcceptsGzip, bytes.count >= Self.smallestCompressedBody else { return result }
         result.body = .bytes(compressor.gzip(bytes))
-        result.headers.add(name: "Content-Encoding", value: "gzip")
+        result.headers.add(.contentEncoding, "gzip")
         return result
     }
 
@@ -85,9 +85,9 @@ public enum FileEncoding: Sendable {
 extension HTTPHeaders {
     /// Adds `token` to the Vary field (one field, comma-separated; RFC 9110 §12.5.5).
     mutating func addVary(_ token: String) {
-        let existing = tokens(for: "vary")
+        let existing = tokens(for: .vary)
         guard !existing.contains(token.lowercased()) else { return }
-        let merged = values(for: "vary") + [token]
-        replaceOrAdd(name: "Vary", value: merged.joined(separator: ", "))
+        let merged = values(for: .vary) + [token]
+        replaceOrAdd(.vary, merged.joined(separator: ", "))
     }
 }

@@ -4,10 +4,10 @@
 enum ZipDownload {
     static func response(directory: StoragePath, storage: any Storage, title: String, compressor: any ContentCompressor) -> Response {
         var headers = HTTPHeaders()
-        headers.add(name: "Content-Type", value: "application/zip")
-        headers.add(name: "Content-Disposition", value: contentDispositionValue(filename: archiveName(directory: directory, title: title)))
+        headers.add(.contentType, "application/zip")
+        headers.add(.contentDisposition, contentDispositionValue(filename: archiveName(directory: directory, title: title)))
         // The bytes depend on the moment they are written: never cache or resume them.
-        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(.cacheControl, "no-store")
         return Response(status: .ok, headers: headers, body: .stream(compressor.zipStream(of: directory, in: storage)))
     }
 

@@ -6,13 +6,13 @@ enum CertificateDownload {
 
     static func response(_ anchor: TrustAnchor, head: RequestHead) -> Response {
         let etag = anchor.certificateETag
-        var headers: HTTPHeaders = ["ETag": etag, "Cache-Control": "no-cache"]
+        var headers: HTTPHeaders = [.etag: etag, .cacheControl: "no-cache"]
         // No Last-Modified is sent, so If-Modified-Since alone never makes this a 304.
         if FileResponse.isNotModified(head: head, etag: etag, modifiedSeconds: .max) {
             return Response(status: .notModified, headers: headers)
         }
-        headers.add(name: "Content-Type", value: "application/x-x509-ca-cert")
-        headers.add(name: "Content-Disposition", value: "attachment; filename=\"\(fileName)\"")
+        headers.add(.contentType, "application/x-x509-ca-cert")
+        headers.add(.contentDisposition, "attachment; filename=\"\(fileName)\"")
         return Response(status: .ok, headers: headers, body: .bytes(anchor.certificateDER))
     }
 }

@@ -103,8 +103,8 @@ struct MobileConfigProfile {
     /// No ETag: the profile names the host it was fetched from, and it is fetched once.
     func response() -> Response {
         Response(status: .ok,
-                 headers: ["Content-Type": "application/x-apple-aspen-config", "Cache-Control": "no-cache",
-                           "Content-Disposition": "attachment; filename=\"\(Self.fileName)\""],
+                 headers: [.contentType: "application/x-apple-aspen-config", .cacheControl: "no-cache",
+                           .contentDisposition: "attachment; filename=\"\(Self.fileName)\""],
                  body: .bytes(Array(xml.utf8)))
     }
 }

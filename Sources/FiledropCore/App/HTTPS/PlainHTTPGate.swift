@@ -64,7 +64,7 @@ struct PlainHTTPGate: Sendable {
     /// when TLS is switched off.
     private func redirect(to location: String) -> Response {
         Response(status: .permanentRedirect,
-                 headers: ["Location": location, "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "no-store"],
+                 headers: [.location: location, .contentType: ResponseFormat.text.contentType, .cacheControl: "no-store"],
                  body: .bytes(Array("This server answers over HTTPS: \(location)\n".utf8)))
     }
 }

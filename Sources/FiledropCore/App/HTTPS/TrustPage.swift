@@ -4,10 +4,6 @@
 /// it says nothing needs installing. Built here like the folder listing, with the page's
 /// stylesheet and no script; everything from configuration or the request is escaped.
 struct TrustPage {
-    /// No script and no form; the stylesheet and the empty `data:` icon are all it loads.
-    static let policy = "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "
-        + "base-uri 'none'; form-action 'none'"
-
     let title: String
     let authority: TrustAnchor?
     /// The upload page over HTTPS, nil when the request named no host.
@@ -15,8 +11,8 @@ struct TrustPage {
 
     func response() -> Response {
         Response(status: .ok,
-                 headers: ["Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-cache",
-                           "Content-Security-Policy": Self.policy],
+                 headers: [.contentType: ResponseFormat.html.contentType, .cacheControl: "no-cache",
+                           .contentSecurityPolicy: SecurityPolicy.trustPage.contentSecurityPolicy],
                  body: .bytes(Array(html.utf8)))
     }
 

@@ -1,0 +1,104 @@
+/// What a browser may do with one kind of response: its Content-Security-Policy (W3C CSP
+/// Level 3), made of typed directives, plus the defensive fields every response carries
+/// (`defaultFields`). Every policy the server sends is one of the values below, so a reader
+/// sees all of them, and what sets them apart, on one screen.
+///
+/// Each value is written out once per process (`contentSecurityPolicy`); a response takes the
+/// String as it is, with nothing built per request.
+public struct SecurityPolicy: Sendable, Equatable {
+    /// The `Content-Security-Policy` field value.
+    public let contentSecurityPolicy: String
+
+    init(_ directives: Directive...) {
+        contentSecurityPolicy = directives.map(\.text).joined(separator: "; ")
+    }
+
+    /// Where a directive lets content come from (CSP3 §2.3.1 source expressions).
+    enum Source {
+        /// `'none'`: nothing at all.
+        case nothing
+        /// `'self'`: this server's origin.
+        case sameOrigin
+        /// `data:` URLs (the page's empty icon, inline images).
+        case dataURLs
+        /// `'unsafe-inline'`: `style` attributes and elements in the document itself.
+        case inlineStyles
+
+        var text: String {
+            switch self {
+            case .nothing: "'none'"
+            case .sameOrigin: "'self'"
+            case .dataURLs: "data:"
+            case .inlineStyles: "'unsafe-inline'"
+            }
+        }
+    }
+
+    /// One directive: a name and its sources, or `sandbox` alone (CSP3 §6.3.2: no script,
+    /// no forms, no plugins, a unique origin).
+    struct Directive {
+        let text: String
+
+        private init(_ name: String, _ sources: [Source]) {
+            text = ([name] + sources.map(\.text)).joined(separator: " ")
+        }
+
+        static let sandbox = Directive("sandbox", [])
+        static func defaultSrc(_ sources: Source...) -> Directive { Directive("default-src", sources) }
+        static func imgSrc(_ sources: Source...) -> Directive { Directive("img-src", sources) }
+        static func styleSrc(_ sources: Source...) -> Directive { Directive("style-src", sources) }
+        static func scriptSrc(_ sources: Source...) -> Directive { Directive("script-src", sources) }
+        static func connectSrc(_ sources: Source...) -> Directive { Directive("connect-src", sources) }
+        static func mediaSrc(_ sources: Source...) -> Directive { Directive("media-src", sources) }
+        static func objectSrc(_ sources: Source...) -> Directive { Directive("object-src", sources) }
+        /// Who may frame the response (CSP3 §6.4.2; `X-Frame-Options` for older browsers).
+        static func frameAncestors(_ sources: Source...) -> Directive { Directive("frame-ancestors", sources) }
+        static func formAction(_ sources: Source...) -> Directive { Directive("form-action", sources) }
+        static func baseURI(_ sources: Source...) -> Directive { Directive("base-uri", sources) }
+    }
+}
+
+extension SecurityPolicy {
+    /// A response with no policy of its own (JSON, text, redirects, 304s) may run nothing and
+    /// be framed by nobody, should a browser ever render one as a document.
+    public static let nothing = SecurityPolicy(.defaultSrc(.nothing), .frameAncestors(.nothing))
+
+    /// The upload page and its assets: everything from our origin, no inline script, no
+    /// framing, forms only to us.
+    public static let uploadPage = SecurityPolicy(
+        .defaultSrc(.sameOrigin), .imgSrc(.sameOrigin, .dataURLs), .styleSrc(.sameOrigin), .scriptSrc(.sameOrigin),
+        .connectSrc(.sameOrigin), .frameAncestors(.nothing), .formAction(.sameOrigin), .baseURI(.nothing), .objectSrc(.nothing))
+
+    /// Pages built here with the page's stylesheet and no script: listings, upload reports.
+    public static let generatedPage = SecurityPolicy(.defaultSrc(.nothing), .styleSrc(.sameOrigin), .imgSrc(.sameOrigin))
+
+    /// Self-contained documents with inline styles and nothing else: error pages, the QR code.
+    public static let inlineStyledDocument = SecurityPolicy(.defaultSrc(.nothing), .styleSrc(.inlineStyles))
+
+    /// `/trust`: no script and no form; the stylesheet and the empty `data:` icon are all it loads.
+    public static let trustPage = SecurityPolicy(
+        .defaultSrc(.nothing), .styleSrc(.sameOrigin), .imgSrc(.sameOrigin, .dataURLs), .frameAncestors(.nothing),
+        .baseURI(.nothing), .formAction(.nothing))
+
+    /// A stored file, inline or not: sandboxed, so even an HTML upload that slips through can
+    /// do nothing (no script, no plugins, no forms); images, media and inline styles still show.
+    public static let storedFile = SecurityPolicy(
+        .sandbox, .defaultSrc(.nothing), .imgSrc(.sameOrigin, .dataURLs), .mediaSrc(.sameOrigin), .styleSrc(.inlineStyles))
+
+    /// The fields `ResponseHeadSerializer` adds to every response that did not set them
+    /// itself (defence in depth: nothing we send may be sniffed into script, leak the URL it
+    /// came from, or be framed by another site). In the order they go on the wire.
+    public static let defaultFields: [(name: HTTPFieldName, value: String)] = [
+        (.xContentTypeOptions, "nosniff"),
+        (.referrerPolicy, "no-referrer"),
+        (.xFrameOptions, "DENY"),
+        (.contentSecurityPolicy, nothing.contentSecurityPolicy),
+    ]
+}
+
+extension HTTPHeaders {
+    /// Sets the response's Content-Security-Policy to `policy`'s.
+    public mutating func add(policy: SecurityPolicy) {
+        add(.contentSecurityPolicy, policy.contentSecurityPolicy)
+    }
+}
