@@ -176,7 +176,7 @@ public struct FiledropApp: HTTPResponder {
                 return .respond(.error(failure.httpError, format: ResponseFormat(head: head)))
             }
         case .options:
-            return .respond(Response(status: .noContent, headers: ["Allow": "GET, HEAD, PUT, OPTIONS"]))
+            return .respond(Response(status: .noContent, headers: [.allow: "GET, HEAD, PUT, OPTIONS"]))
         case .methodRefused(_, let allowed):
             throw .methodNotAllowed(allowed: allowed)
         }
@@ -264,7 +264,7 @@ public struct FiledropApp: HTTPResponder {
     // MARK: - Helpers
 
     private func redirect(to location: String) -> Response {
-        Response(status: .movedPermanently, headers: ["Location": location, "Content-Type": "text/plain; charset=utf-8"],
+        Response(status: .movedPermanently, headers: [.location: location, .contentType: ResponseFormat.text.contentType],
                  body: .bytes(Array("Moved to \(location)\n".utf8)))
     }
 
@@ -275,8 +275,8 @@ public struct FiledropApp: HTTPResponder {
         guard let url = pageURL(head), let encoder = qrEncoder, let code = encoder.encode(url) else {
             throw .notFound
         }
-        return Response(status: .ok, headers: ["Content-Type": "image/svg+xml", "Cache-Control": "no-cache",
-                                               "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"],
+        return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-cache",
+                                               .contentSecurityPolicy: SecurityPolicy.inlineStyledDocument.contentSecurityPolicy],
                         body: .bytes(Array(code.svg.utf8)))
     }
 
