@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import socket
-import struct
 import subprocess
 import urllib.parse
 from urllib.parse import quote
@@ -18,7 +16,7 @@ import requests
 
 from conftest import AWKWARD_FILES, REFUSED_NAMES, SERVED_FILES
 from download_support import file_url, put_file
-from http_raw import fetch
+from http_raw import fetch, get_then_reset, small_window_socket
 
 
 def test_head_has_get_headers(daemon):
@@ -117,17 +115,7 @@ def test_every_variant_of_the_page_and_a_listing_has_the_same_vary(daemon):
 def test_an_aborted_download_is_logged_as_cut_with_the_bytes_sent(daemon):
     size = 64 << 20
     put_file(daemon, "cut.bin", os.urandom(size))
-    client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
-    client.settimeout(10)
-    client.connect(("127.0.0.1", daemon.port))
-    client.sendall(f"GET /files/cut.bin HTTP/1.1\r\nHost: 127.0.0.1:{daemon.port}\r\n\r\n".encode())
-    received = 0
-    while received < 1 << 20:
-        received += len(client.recv(65536))
-    # A reset, as a client that gives up sends: the daemon's next write fails.
-    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    client.close()
+    received = get_then_reset(small_window_socket(daemon.port), "/files/cut.bin", f"127.0.0.1:{daemon.port}")
     daemon.assert_logged_as_cut("/files/cut.bin", received, size)
 
 

@@ -4,6 +4,7 @@ Python's http.client: with Content-Length and chunked, stored byte-identical."""
 import http.client
 
 from client_support import curl, random_bytes
+from http_raw import put_chunked
 
 
 def test_curl_put_from_stdin_is_chunked_and_stored_byte_identical(daemon):
@@ -56,12 +57,5 @@ def test_http_client_put_with_body(daemon):
 def test_http_client_put_chunked(daemon):
     pieces = [random_bytes(size) for size in (1, 4096, 70_000, 3)]
     connection = http.client.HTTPConnection("127.0.0.1", daemon.port, timeout=10)
-    try:
-        connection.request("PUT", "/files/chunked.bin", body=iter(pieces), encode_chunked=True,
-                           headers={"Transfer-Encoding": "chunked"})
-        response = connection.getresponse()
-        response.read()
-        assert response.status == 201
-    finally:
-        connection.close()
+    assert put_chunked(connection, "/files/chunked.bin", pieces) == 201
     assert (daemon.save_dir / "chunked.bin").read_bytes() == b"".join(pieces)
