@@ -97,12 +97,12 @@ serve:
 ## test: everything, failing on the first step that fails.
 test: deps build unit-test integration-test systemd-test test-fuzz
 
-# Runs after `build`: the Swift integration tests (Tests/IntegrationTests) start the release binary.
+# Runs after `build`: the URLSession tests (Tests/URLSessionTests) start the release binary.
 # Two processes: some unit suites swap file descriptors 3-5 to test socket activation,
 # which must never race with the URLSession suites that start daemons.
 unit-test: build-deps test-deps
-	$(SWIFT) test --skip IntegrationTests
-	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter IntegrationTests
+	$(SWIFT) test --skip URLSessionTests
+	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter URLSessionTests
 
 integration-test: test-deps build
 	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/Integration

@@ -84,8 +84,9 @@ var targets: [Target] = [
         linkerSettings: [.unsafeFlags(clientReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
     ),
     .testTarget(name: "FiledropClientTests", dependencies: ["FiledropClient"]),
-    // Runs the real binary (built as a dependency) with Foundation's URLSession as the client.
-    .testTarget(name: "IntegrationTests", dependencies: ["filedrop"]),
+    // Runs the real binary (built as a dependency) with Foundation's URLSession as the client:
+    // named for that client, beside the pytest suite in Tests/EndToEnd.
+    .testTarget(name: "URLSessionTests", dependencies: ["filedrop"]),
 ]
 
 if fuzzing {
