@@ -27,7 +27,7 @@ BIN ?= .build/release/filedrop
 RELEASE_BUILD_FLAGS := -c release --static-swift-stdlib -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
 VENV := .venv
 VENV_STAMP := $(VENV)/.requirements-installed
-REQUIREMENTS := Tests/Integration/requirements.txt
+REQUIREMENTS := Tests/EndToEnd/requirements.txt
 # What `swift build` (and so `make run`) needs: the C libraries' headers and pkg-config;
 # libcurl4-openssl-dev because filedrop-client links the static FoundationNetworking, which needs libcurl.so.
 BUILD_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config
@@ -105,7 +105,7 @@ unit-test: build-deps test-deps
 	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter URLSessionTests
 
 integration-test: test-deps build
-	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/Integration
+	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd
 
 ## bench: filedrop against nginx, lighttpd, copyparty and uploadserver (figures, never a test)
 bench: build
