@@ -1,7 +1,8 @@
 # filedrop: two commands matter.
 #   make run    build and serve ./uploads on port 8080 (PORT=...)
 #   make test   unit tests, integration tests against the real binary, a short fuzz run
-# Everything the targets need is installed by `deps`, and only when missing.
+# What a target needs is installed with it, and only when missing: `make build` and `make run`
+# the build packages alone, `make test` the test packages and the Python environment too.
 
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -26,50 +27,67 @@ BIN ?= .build/release/filedrop
 RELEASE_BUILD_FLAGS := -c release --static-swift-stdlib -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro
 VENV := .venv
 VENV_STAMP := $(VENV)/.requirements-installed
-REQUIREMENTS := Tests/Integration/requirements.txt
+REQUIREMENTS := Tests/EndToEnd/requirements.txt
+# What `swift build` (and so `make run`) needs: the C libraries' headers and pkg-config;
+# libcurl4-openssl-dev because filedrop-client links the static FoundationNetworking, which needs libcurl.so.
+BUILD_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config
+# What the tests need besides (installed by `make test` and the test targets, never by `make build`):
+# curl, wget, unzip: real clients of the download and upload tests;
 # dpkg-dev, debootstrap, systemd-container: the .deb and the real-systemd test;
-# libcurl4-openssl-dev: filedrop-client links the static FoundationNetworking, which needs libcurl.so;
 # chromium: the page's browser tests (driven by Playwright from PyPI, never its own browser).
 # libarchive-tools: bsdtar, a second ZIP reader for the download tests.
 # strace: test_never_wait.py checks that no fsync, rename or unlink runs on an event-loop thread.
 # libnss3-tools: certutil, to trust the test CA in Chromium's NSS database (test_https_browser.py);
-# testssl.sh: the outside TLS audit (test_tls_audit.py).
-DEBIAN_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config curl dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2 rclone
+# testssl.sh: the outside TLS audit (test_tls_audit.py); openssl: the tests' certificates;
+# iproute2: the address-change test's network namespace; rclone: its HTTP backend copies a folder.
+TEST_PACKAGES := curl wget unzip dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2 rclone
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
 
-.PHONY: deps debian-deps build run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
+.PHONY: deps build-deps test-deps test-packages build run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
 
-## deps: Debian packages and the Python test environment, each installed only when missing.
-deps: debian-deps $(VENV_STAMP)
+## deps: everything the build and the tests need, each package installed only when missing.
+deps: build-deps test-deps
 
-debian-deps:
-	@missing=""; \
-	for pkg in $(DEBIAN_PACKAGES); do \
-	    status=$$(dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null || true); \
-	    [ "$$status" = "install ok installed" ] || missing="$$missing $$pkg"; \
-	done; \
-	if ! $(PYTHON) -c 'import venv, ensurepip' >/dev/null 2>&1; then missing="$$missing python3-venv"; fi; \
-	if [ -n "$$missing" ]; then \
-	    echo "deps: installing$$missing"; \
-	    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
-	    $$sudo apt-get update; \
-	    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
-	fi
+## build-deps: the Debian packages `swift build` needs (all that `make build` and `make run` install).
+build-deps:
+	@$(call install-missing,$(BUILD_PACKAGES))
+
+## test-deps: the test packages and the Python test environment.
+test-deps: test-packages $(VENV_STAMP)
+
+# python3-venv too while Python cannot make a virtual environment.
+test-packages:
+	@$(call install-missing,$(TEST_PACKAGES) $$($(PYTHON) -c 'import venv, ensurepip' >/dev/null 2>&1 || echo python3-venv))
+
+# $(1): Debian packages; those not installed are installed with apt-get (sudo unless root).
+define install-missing
+missing=""; \
+for pkg in $(1); do \
+    status=$$(dpkg-query -W -f='$${Status}' "$$pkg" 2>/dev/null || true); \
+    [ "$$status" = "install ok installed" ] || missing="$$missing $$pkg"; \
+done; \
+if [ -n "$$missing" ]; then \
+    echo "deps: installing$$missing"; \
+    sudo=""; [ "$$(id -u)" -eq 0 ] || sudo="sudo"; \
+    $$sudo apt-get update; \
+    DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y --no-install-recommends $$missing; \
+fi
+endef
 
 # Rebuilt when the requirements change; a venv that already has them is only stamped.
-$(VENV_STAMP): $(REQUIREMENTS)
+$(VENV_STAMP): $(REQUIREMENTS) | test-packages
 	@[ -x $(VENV)/bin/python ] || $(PYTHON) -m venv $(VENV)
 	@$(VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $(REQUIREMENTS)
 	@touch $@
 
 ## build: the release binary the daemon runs from and the integration tests start.
-build: debian-deps
+build: build-deps
 	$(SWIFT) build $(RELEASE_BUILD_FLAGS)
 
 ## run: build, then serve $(SAVE_DIR) on $(PORT); the daemon prints the URLs to open.
-run: debian-deps build serve
+run: build serve
 
 ## serve: start the already built binary exactly as `make run` does (used by its test).
 serve:
@@ -79,22 +97,23 @@ serve:
 ## test: everything, failing on the first step that fails.
 test: deps build unit-test integration-test systemd-test test-fuzz
 
-# Runs after `build`: the Swift integration tests (Tests/IntegrationTests) start the release binary.
+# Runs after `build`: the URLSession tests (Tests/URLSessionTests) start the release binary.
 # Two processes: some unit suites swap file descriptors 3-5 to test socket activation,
 # which must never race with the URLSession suites that start daemons.
-unit-test: debian-deps
-	$(SWIFT) test --skip IntegrationTests
-	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter IntegrationTests
+unit-test: build-deps test-deps
+	$(SWIFT) test --skip URLSessionTests
+	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter URLSessionTests
 
-integration-test: $(VENV_STAMP) build
-	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/Integration
+integration-test: test-deps build
+	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd
 
 ## bench: filedrop against nginx, lighttpd, copyparty and uploadserver (figures, never a test)
 bench: build
 	$(PYTHON) bench/run.py
 
 ## deb: debian-build/filedrop_<version>_<arch>.deb (lintian runs if installed)
-deb: build
+# dpkg-dev comes with the test packages: the .deb is built for the systemd test, or by hand to ship.
+deb: test-packages build
 	packaging/build-deb.sh
 
 ## systemd-test: install the .deb in a booted Debian 12 container and check the service
@@ -110,7 +129,7 @@ test-fuzz:
 	fi
 
 ## fuzz: longer runs of every fuzz target (FUZZ_SECONDS each).
-fuzz: debian-deps
+fuzz: build-deps
 	@[ -f $(FUZZ_SCRIPT) ] || { echo "fuzz: $(FUZZ_SCRIPT) is missing" >&2; exit 1; }
 	@for target in $(FUZZ_TARGETS); do bash $(FUZZ_SCRIPT) "$$target" $(FUZZ_SECONDS); done
 

@@ -70,7 +70,11 @@ var targets: [Target] = [
         name: "filedrop",
         dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd"]
     ),
-    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore"], exclude: ["Fixtures"]),
+    // Test support, no tests of its own: the in-memory server (app + connection state machine +
+    // InMemoryStorage). A test target, so `swift build` never compiles it and no product links
+    // it; it may `@testable import` the core (a plain target could not in a release build).
+    .testTarget(name: "FiledropTesting", dependencies: ["FiledropCore"]),
+    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore", "FiledropTesting"], exclude: ["Fixtures"]),
     .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
     // `filedrop send|get|ls`, exec'ed by `filedrop`: the daemon stays free of Foundation.
@@ -80,8 +84,9 @@ var targets: [Target] = [
         linkerSettings: [.unsafeFlags(clientReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
     ),
     .testTarget(name: "FiledropClientTests", dependencies: ["FiledropClient"]),
-    // Runs the real binary (built as a dependency) with Foundation's URLSession as the client.
-    .testTarget(name: "IntegrationTests", dependencies: ["filedrop"]),
+    // Runs the real binary (built as a dependency) with Foundation's URLSession as the client:
+    // named for that client, beside the pytest suite in Tests/EndToEnd.
+    .testTarget(name: "URLSessionTests", dependencies: ["filedrop"]),
 ]
 
 if fuzzing {

@@ -12,6 +12,8 @@ import ssl
 import subprocess
 import time
 
+from workloads import response_complete
+
 READY_TIMEOUT = 30.0
 HANDSHAKES_IN_FLIGHT = 64
 
@@ -128,7 +130,7 @@ def hold_tls(address, context, request, count, deadline):
                             fail(s)
                             break
                         state[1] += chunk
-                        complete, status = _response_complete(state[1])
+                        complete, status = response_complete(state[1])
                         if complete:
                             selector.unregister(s)
                             states.pop(s)
@@ -149,15 +151,6 @@ def hold_tls(address, context, request, count, deadline):
             fail(s)
         selector.close()
     return held, failures + (count - opened), resumed
-
-def _response_complete(buffer):
-    end = buffer.find(b"\r\n\r\n")
-    if end < 0:
-        return False, 0
-    head = bytes(buffer[:end]).decode("latin-1")
-    status = int(head.split(" ", 2)[1])
-    length = re.search(r"(?im)^content-length:\s*(\d+)", head)
-    return (length is not None and len(buffer) >= end + 4 + int(length.group(1))), status
 
 def idle_and_open(tls_socket):
     """Nothing more came (no data, no close_notify, no FIN): peeked on a duplicate of the descriptor."""

@@ -251,7 +251,7 @@ class Workloads:
         return measured(server, body)
 
 
-def _response_complete(buffer):
+def response_complete(buffer):
     """(complete, status) for a buffered HTTP/1.1 response with a Content-Length body."""
     end = buffer.find(b"\r\n\r\n")
     if end < 0:
@@ -301,7 +301,7 @@ def _open_and_fetch(address, request, count, deadline):
                     fail(s)
                     continue
                 buffers[s] += chunk
-                complete, status = _response_complete(buffers[s])
+                complete, status = response_complete(buffers[s])
                 if complete and status == 200:
                     selector.unregister(s)
                     buffers.pop(s)

@@ -18,8 +18,11 @@ cd "$root"
 out=.build/bench
 mkdir -p "$out/lib"
 mapfile -t core < <(find Sources/FiledropCore -name '*.swift' | sort)
+# Sources a benchmark shares with the unit tests, compiled in beside its entry point.
+shared=()
+[ "$name" = delimiter-search ] && shared=(Tests/FiledropTesting/SeededGenerator.swift)
 swiftc -O -wmo -parse-as-library -module-name FiledropCore -emit-module -emit-module-path "$out/lib/FiledropCore.swiftmodule" \
     -emit-library -static -o "$out/lib/libFiledropCore.a" "${core[@]}"
 swiftc -O -parse-as-library -module-name Benchmark -I "$out/lib" -L "$out/lib" -lFiledropCore \
-    "bench/$name/main.swift" -o "$out/$name"
+    "bench/$name/main.swift" "${shared[@]}" -o "$out/$name"
 "$out/$name" "$@"

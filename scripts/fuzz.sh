@@ -32,6 +32,9 @@ case $target in
     FuzzConnection) seeds=connection ;;
     *) usage ;;
 esac
+# Sources a target shares with the unit tests, compiled in beside its entry point.
+shared=()
+[ "$target" = FuzzConnection ] && shared=(Tests/FiledropTesting/PausingConsumer.swift)
 [[ $seconds =~ ^[0-9]+$ ]] || usage
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -69,10 +72,10 @@ stale() {
         swiftc "${flags[@]}" "${library_flags[@]}" -module-name FiledropCore -emit-module -emit-module-path "$build/lib/FiledropCore.swiftmodule" \
             -emit-library -static -o "$library" "${core[@]}"
     fi
-    if stale "$binary" "$library" "Fuzz/$target/main.swift"; then
+    if stale "$binary" "$library" "Fuzz/$target/main.swift" "${shared[@]}"; then
         echo "building $target..." >&2
         swiftc "${flags[@]}" -module-name "$target" -I "$build/lib" -L "$build/lib" -lFiledropCore \
-            "Fuzz/$target/main.swift" -o "$binary"
+            "Fuzz/$target/main.swift" "${shared[@]}" -o "$binary"
     fi
 } 9>"$build/lib/.lock"
 

@@ -7,7 +7,8 @@
 ///
 /// Routes: `/slow` decides after blocking work (a password check, say); PUT and POST read a
 /// body through a consumer that pauses mid-body and publishes in blocking work; anything else
-/// answers at once. Blocking work runs when handed out, as a worker would.
+/// answers at once. Blocking work runs when handed out, as a worker would. The consumer,
+/// `PausingConsumer`, is the connection tests' own (Tests/FiledropTesting/PausingConsumer.swift).
 ///
 /// Checked: a consumer is never offered bytes while its pause is out, nor after it finished
 /// or was aborted; it ends exactly once (finish or abort), and never by abort while its work
@@ -40,7 +41,7 @@ public func fuzzConnection(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 /// What a run leaves: each body as received and how it ended, and the statuses sent.
 struct Transcript: Equatable, CustomStringConvertible {
     var bodies: [[UInt8]] = []
-    var endings: [String] = []
+    var endings: [PausingConsumer.Ending] = []
     var statuses: [Int] = []
     var closed = false
 
@@ -150,46 +151,5 @@ final class PausingResponder: HTTPResponder, @unchecked Sendable {
         default:
             return .respond(Response(status: .noContent))
         }
-    }
-}
-
-final class PausingConsumer: RequestBodyConsumer {
-    let pauseEvery: Int
-    var body: [UInt8] = []
-    var sinceLastPause = 0
-    var pauseOut = false
-    var ending = "open"
-
-    init(pauseEvery: Int) { self.pauseEvery = pauseEvery }
-
-    func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
-        precondition(ending == "open", "bytes offered after the body \(ending)")
-        precondition(!pauseOut, "bytes offered while the consumer's work is out")
-        precondition(!bytes.isEmpty, "an empty offer")
-        let room = pauseEvery - sinceLastPause
-        guard bytes.count >= room else {
-            body += bytes
-            sinceLastPause += bytes.count
-            return .accepted
-        }
-        body += bytes[..<room]
-        sinceLastPause = 0
-        pauseOut = true
-        return .paused(accepted: room, work: BlockingWork("write-back") {}, then: { self.pauseOut = false })
-    }
-
-    func finish(trailers: HTTPHeaders) -> Deferred<Response> {
-        precondition(ending == "open" && !pauseOut, "finished twice, or while paused")
-        ending = "publishing"
-        return .blocking("publish", { self.body.count }) { count in
-            self.ending = "finished"
-            return .ready(Response(status: .created, body: .bytes(Array(String(count).utf8))))
-        }
-    }
-
-    func abort() {
-        precondition(ending == "open", "aborted after \(ending)")
-        precondition(!pauseOut, "aborted while its work was out")
-        ending = "aborted"
     }
 }

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// A verifier whose password is "secret", counting how often it is asked (the real one is slow).
 final class FakeVerifier: PasswordVerifier {
@@ -30,15 +31,15 @@ final class AccessTestClock: Sendable {
         let verifier = FakeVerifier()
         let clock = AccessTestClock()
 
-        init(log: any LogSink = FiledropAppUploadTests.NoLog(), _ configure: (inout Configuration) -> Void = { _ in }) {
+        init(log: any LogSink = NoLog(), _ configure: (inout Configuration) -> Void = { _ in }) {
             var configuration = Configuration()
             configuration.passwordHash = "$y$fake"
             configure(&configuration)
-            storage = InMemoryStorage()
             let clock = self.clock
             let access = AccessControl(configuration: configuration, verifier: verifier, now: { clock.now })
-            app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
-                              monitor: UploadMonitor(log: log, now: { 0 }), access: access)
+            let server = InMemoryServer(configuration: configuration, log: log, access: access)
+            app = server.app
+            storage = server.storage
         }
 
         func status(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:], body: String = "x") -> Int {
@@ -47,8 +48,7 @@ final class AccessTestClock: Sendable {
 
         /// The route's decision alone: `.respond` means no body byte would be read.
         func decision(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:]) -> RouteDecision {
-            app.route(FiledropAppUploadTests.head(method, target, headers), context: RequestContext(client: "test", wallClockSeconds: 0))
-                .resolvedInline()
+            app.route(FiledropAppUploadTests.head(method, target, headers), context: InMemoryServer.context).resolvedInline()
         }
     }
 
@@ -114,8 +114,7 @@ final class AccessTestClock: Sendable {
     @Test func withoutAVerifierNothingGuardedIsAllowed() {
         var configuration = Configuration()
         configuration.access = .private
-        let app = FiledropApp(configuration: configuration, storage: InMemoryStorage(), webRoot: InMemoryStorage(),
-                              monitor: UploadMonitor(log: FiledropAppUploadTests.NoLog(), now: { 0 }))
+        let app = InMemoryServer(configuration: configuration).app
         let head = FiledropAppUploadTests.head(.get, "/config.json", ["Authorization": Self.good])
         #expect(FiledropAppUploadTests.send(app, head).status == .unauthorized)
     }

@@ -1,5 +1,6 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// The connection state machine driven in memory: bytes in, actions out, time injected.
 @Suite struct ConnectionStateMachineTests {
@@ -36,72 +37,8 @@ import Testing
         func abort() { aborted = true }
     }
 
-    /// A little driver: keeps a buffer like the I/O layer does and records what was sent.
-    struct Driver {
-        var machine: ConnectionStateMachine
-        var buffer: [UInt8] = []
-        var sent: [String] = []
-        var closed = false
-        var now: UInt64 = 0
-        /// Keeps blocking work in `held` instead of running it, as a busy worker would.
-        var holdsWork = false
-        var held: [BlockingWork] = []
-
-        init(responder: TestResponder, configuration: ConnectionConfiguration = ConnectionConfiguration()) {
-            machine = ConnectionStateMachine(configuration: configuration, responder: responder,
-                                             context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
-        }
-
-        /// Runs the oldest held work and carries on as the worker's answer would.
-        mutating func release() {
-            guard !held.isEmpty else { return }
-            held.removeFirst().run()
-            guard carryOut(machine.blockingWorkFinished(now: now, wallClock: 0)) else { return }
-            drain()
-        }
-
-        mutating func receive(_ text: String) {
-            buffer += Array(text.utf8)
-            drain()
-        }
-
-        mutating func drain() {
-            while !closed {
-                let (consumed, action) = buffer.withUnsafeBytes { machine.process($0, now: now, wallClock: 0) }
-                buffer.removeFirst(consumed)
-                guard carryOut(action) else { return }
-                if consumed == 0 && !buffer.isEmpty, case .readMore = action { return }
-                if buffer.isEmpty { return }
-            }
-        }
-
-        /// Returns whether processing may continue.
-        mutating func carryOut(_ action: ConnectionStateMachine.Action) -> Bool {
-            switch action {
-            case .readMore:
-                return true
-            case .sendInterim(let bytes):
-                sent.append(String(decoding: bytes, as: UTF8.self))
-                return carryOut(machine.interimSent(now: now))
-            case .runBlocking(let work):
-                // Where a live server hands it to a worker; `held` lets a test look in between.
-                guard !holdsWork else {
-                    held.append(work)
-                    return false
-                }
-                work.run()
-                return carryOut(machine.blockingWorkFinished(now: now, wallClock: 0))
-            case .send(let response):
-                var text = String(decoding: response.head, as: UTF8.self)
-                if case .bytes(let body) = response.body { text += String(decoding: body, as: UTF8.self) }
-                sent.append(text)
-                return carryOut(machine.responseSent(now: now))
-            case .close:
-                closed = true
-                return false
-            }
-        }
-    }
+    /// The in-memory connection of FiledropTesting, which records what was sent.
+    typealias Driver = ConnectionDriver
 
     @Test func keepAliveServesPipelinedRequestsInOrder() {
         var driver = Driver(responder: TestResponder())

@@ -1,5 +1,6 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// The machine while blocking work is out (swift-nio's NIOThreadPool hand-over, driven in
 /// memory): it stops reading, keeps what a paused consumer did not take, finishes what must
@@ -24,42 +25,9 @@ import Testing
         }
     }
 
-    final class PausingConsumer: RequestBodyConsumer {
-        let pauseEvery: Int
-        var body: [UInt8] = []
-        var sinceLastPause = 0
-        var pacings = 0
-        var published = false
-        var aborted = false
-
-        init(pauseEvery: Int) { self.pauseEvery = pauseEvery }
-
-        func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
-            let room = pauseEvery - sinceLastPause
-            guard bytes.count >= room else {
-                body += bytes
-                sinceLastPause += bytes.count
-                return .accepted
-            }
-            body += bytes[..<room]
-            sinceLastPause = 0
-            return .paused(accepted: room, work: BlockingWork("write-back") {}, then: { self.pacings += 1 })
-        }
-
-        func finish(trailers: HTTPHeaders) -> Deferred<Response> {
-            .blocking("publish", { self.published = true }) { _ in
-                .ready(Response(status: .created, body: .bytes(Array("stored \(self.body.count)".utf8))))
-            }
-        }
-
-        func abort() { aborted = true }
-    }
-
     /// A driver that holds blocking work, as a busy worker would, until `release`.
     static func holdingDriver(_ responder: PausingResponder) -> Driver {
-        var driver = Driver(responder: ConnectionStateMachineTests.TestResponder())
-        driver.machine = ConnectionStateMachine(configuration: ConnectionConfiguration(), responder: responder,
-                                                context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
+        var driver = Driver(responder: responder)
         driver.holdsWork = true
         return driver
     }
@@ -88,9 +56,7 @@ import Testing
     func whateverTheSplitEveryByteArrivesOnceInOrder(split: Int) {
         let responder = PausingResponder()
         responder.pauseEvery = 3
-        var driver = Driver(responder: ConnectionStateMachineTests.TestResponder())
-        driver.machine = ConnectionStateMachine(configuration: ConnectionConfiguration(), responder: responder,
-                                                context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
+        var driver = Driver(responder: responder)
         let payload = Array("the quick brown fox jumps".utf8)
         driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
         var chunks = ""

@@ -1,5 +1,6 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// `DelimiterSearch` skips windows by one word, filters 64 starts at a time by two bytes, and
 /// searches the last bytes one CR at a time: it must still find exactly what a byte-by-byte
@@ -15,17 +16,6 @@ struct DelimiterSearchTests {
             return available == delimiter.count ? .delimiter(at: start) : .partial(at: start)
         }
         return .none
-    }
-
-    /// A fixed-seed generator (xorshift64*) so every run checks the same inputs.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            return state &* 0x2545_F491_4F6C_DD1D
-        }
     }
 
     static func search(_ search: DelimiterSearch, _ bytes: [UInt8]) -> DelimiterSearch.Match {

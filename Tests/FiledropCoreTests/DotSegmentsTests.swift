@@ -1,5 +1,6 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// RFC 3986 §5.2.4 for `.` segments (RFC 9110 §4.2.3); `..` and `%2e` are never resolved.
 @Suite struct DotSegmentsTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// `DELETE /files/<path>`: refused unless `allow-delete`, and never on a read-only server.
 @Suite struct FiledropAppDeleteTests {

@@ -1,6 +1,7 @@
 import Synchronization
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// What the page learns about HTTPS (`/config.json`, the QR code), the connection telling the
 /// app a request came over TLS, and that with HTTPS off nothing changes.
@@ -48,8 +49,7 @@ import Testing
 
     @Test func withHTTPSOffTheQRCodeIsThePlainAddress() {
         let encoder = RecordingQREncoder()
-        let app = FiledropApp(configuration: Configuration(), storage: InMemoryStorage(), webRoot: InMemoryStorage(),
-                              monitor: UploadMonitor(log: FiledropAppUploadTests.NoLog(), now: { 0 }), qrEncoder: encoder)
+        let app = InMemoryServer(qrEncoder: encoder).app
         _ = FiledropAppUploadTests.send(app, Fixture.head(.get, "/qr.svg", host: "192.168.1.5:8080"))
         #expect(encoder.texts.withLock { $0 } == ["http://192.168.1.5:8080/"])
     }
@@ -85,12 +85,10 @@ import Testing
 
     @Test(arguments: [false, true])
     func theConnectionTellsTheAppWhetherItIsSecure(secure: Bool) {
-        var machine = ConnectionStateMachine(configuration: ConnectionConfiguration(), responder: ContextEcho(),
-                                             context: RequestContext(client: "test", wallClockSeconds: 0, isSecure: secure), now: 0)
-        let request = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
-        let action = request.withUnsafeBytes { machine.process($0, now: 0, wallClock: 0) }
-        guard case .send(let response) = action.action, case .bytes(let bytes) = response.body else {
-            Issue.record("expected a response, got \(action)")
+        var driver = ConnectionDriver(responder: ContextEcho(), context: RequestContext(client: "test", wallClockSeconds: 0, isSecure: secure))
+        driver.receive("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        guard let response = driver.responses.first, case .bytes(let bytes) = response.body else {
+            Issue.record("expected a response, got \(driver.sent)")
             return
         }
         #expect(String(decoding: bytes, as: UTF8.self) == "secure=\(secure)")

@@ -1,29 +1,24 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// The upload routes against in-memory storage: the policy (names, limits, collisions,
 /// atomicity) without a disk or a socket. The integration tests repeat the important ones live.
 @Suite struct FiledropAppUploadTests {
-    struct NoLog: LogSink { func log(_ event: LogEvent) {} }
-
     static func makeApp(_ configure: (inout Configuration) -> Void = { _ in }) -> (FiledropApp, InMemoryStorage) {
         var configuration = Configuration()
         configure(&configuration)
-        let storage = InMemoryStorage()
-        let app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
-                              monitor: UploadMonitor(log: NoLog(), now: { 0 }))
-        return (app, storage)
+        let server = InMemoryServer(configuration: configuration)
+        return (server.app, server.storage)
     }
 
     static func head(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:]) -> RequestHead {
-        var all: HTTPHeaders = ["Host": "localhost"]
-        for (name, value) in headers { all.add(name: name, value: value) }
-        return RequestHead(method: method, target: target, version: .http1_1, headers: all)
+        InMemoryServer.head(method, target, headers)
     }
 
     /// Routes the head, feeds the body in `pieces`, returns the final response.
     static func send(_ app: FiledropApp, _ head: RequestHead, body: [UInt8] = [], pieces: Int = 1) -> Response {
-        RequestDriver.send(app.route(head, context: RequestContext(client: "test", wallClockSeconds: 0)), body: body, pieces: pieces)
+        RequestDriver.send(app.route(head, context: InMemoryServer.context), body: body, pieces: pieces)
     }
 
     static func multipart(_ parts: [(name: String, filename: String?, body: String)], boundary: String = "XyZ") -> [UInt8] {
@@ -37,8 +32,7 @@ import Testing
     }
 
     static func bodyText(_ response: Response) -> String {
-        guard case .bytes(let bytes) = response.body else { return "" }
-        return String(decoding: bytes, as: UTF8.self)
+        InMemoryServer.text(response)
     }
 
     static func path(_ components: String...) -> StoragePath { StoragePath(checkedComponents: components) }

@@ -1,5 +1,6 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// The plain-HTTP port while HTTPS is on: redirects for reading, refusals for anything that
 /// would send a password or a file, the trust routes served as usual.
@@ -136,22 +137,19 @@ import Testing
     /// On a real connection: the refusal goes out instead of `100 Continue`, and the
     /// connection closes rather than read the upload.
     @Test func theRefusalClosesTheConnectionWithoutReadingTheBody() {
-        var machine = ConnectionStateMachine(configuration: ConnectionConfiguration(), responder: Fixture().app,
-                                             context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
-        let request = Array(("PUT /files/a.txt HTTP/1.1\r\nHost: 192.168.1.5:8080\r\nContent-Length: 5\r\n"
-            + "Expect: 100-continue\r\n\r\n").utf8)
-        let step = request.withUnsafeBytes { machine.process($0, now: 0, wallClock: 0) }
-        guard case .send(let response) = step.action else {
-            Issue.record("expected the refusal, got \(step.action)")
+        let driver = Fixture().server.exchange("PUT /files/a.txt HTTP/1.1\r\nHost: 192.168.1.5:8080\r\nContent-Length: 5\r\n"
+            + "Expect: 100-continue\r\n\r\n")
+        guard driver.sent.count == 1, let response = driver.responses.first else {
+            Issue.record("expected the refusal alone, got \(driver.sent)")
             return
         }
         let head = String(decoding: response.head, as: UTF8.self)
         #expect(response.status == .forbidden)
         #expect(head.contains("\r\nConnection: close\r\n"))
-        guard case .close = machine.responseSent(now: 0) else {
+        guard driver.closed else {
             Issue.record("the connection stays open after the refusal")
             return
         }
-        #expect(machine.wantsLinger)
+        #expect(driver.machine.wantsLinger)
     }
 }

@@ -1,5 +1,6 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// With allow-hidden, a stored `.tus` folder would be shadowed by the tus upload URLs
 /// (`/files/.tus/<id>`), so `.tus` is a reserved name: no upload can make it, no listing

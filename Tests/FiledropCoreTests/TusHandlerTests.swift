@@ -1,11 +1,10 @@
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// The tus protocol against in-memory storage and a hand-moved clock: creation, offsets,
 /// the write lock, checksums, termination, expiry, limits one over, recovery after restart.
 @Suite struct TusHandlerTests {
-    struct NoLog: LogSink { func log(_ event: LogEvent) {} }
-
     final class Server {
         let storage = InMemoryStorage()
         let area: InMemoryPartialUploadArea
@@ -29,8 +28,7 @@ import Testing
             var configuration = Configuration()
             configuration.fsync = false
             configure(&configuration)
-            return FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
-                               monitor: UploadMonitor(log: log, now: { 0 }), tusUploads: uploads)
+            return InMemoryServer(configuration: configuration, storage: storage, log: log, tusUploads: uploads).app
         }
 
         /// A daemon restart: everything in memory is rebuilt from the area. `publishing`:
@@ -333,9 +331,7 @@ import Testing
     }
 
     @Test func withoutTusTheRoutesAreUntouched() {
-        let storage = InMemoryStorage()
-        let app = FiledropApp(configuration: Configuration(), storage: storage, webRoot: InMemoryStorage(),
-                              monitor: UploadMonitor(log: NoLog(), now: { 0 }))
+        let app = InMemoryServer().app
         let decision = app.route(RequestHead(method: .post, target: "/files/", version: .http1_1, headers: ["Tus-Resumable": "1.0.0", "Upload-Length": "1"]),
                                  context: RequestContext(client: "c", wallClockSeconds: 0))
         guard case .respond(let response) = decision else { Issue.record("expected a response"); return }

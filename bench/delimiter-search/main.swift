@@ -1,7 +1,8 @@
 import FiledropCore
 
 /// Times `MultipartParser.parse` on the payload of one large file part, the hot loop of a
-/// `curl -F` upload. Built and run by `scripts/bench-core.sh delimiter-search`.
+/// `curl -F` upload. Built and run by `scripts/bench-core.sh delimiter-search`, with the unit
+/// tests' `SeededGenerator` (Tests/FiledropTesting/SeededGenerator.swift) compiled in.
 ///
 /// The payload is fed in 256 KiB pieces, as the daemon's receive buffer holds them: each
 /// piece is copied into one buffer first (so it sits in cache, as after `recv`) and only
@@ -12,17 +13,6 @@ import FiledropCore
 enum DelimiterSearchBenchmark {
     static let boundary = "------------------------d74496d66958873e"
     static let pieceSize = 256 << 10
-
-    /// xorshift64*, fixed seed: every run times the same bytes.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state ^= state >> 12
-            state ^= state << 25
-            state ^= state >> 27
-            return state &* 0x2545_F491_4F6C_DD1D
-        }
-    }
 
     static func main() {
         let arguments = CommandLine.arguments.dropFirst().compactMap(Int.init)

@@ -1,4 +1,5 @@
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// An app with HTTPS on, in memory: requests marked as arriving over the plain port or the
 /// HTTPS one, with any Host, as the I/O layer would mark them.
@@ -9,8 +10,9 @@ struct HTTPSFixture {
         fingerprintSHA256: "3F:A1:07:C2:9B:5D:E4:18:6A:F0:23:8C:D9:41:B7:5E:02:CC:9A:6F:13:E8:B4:70:5D:2A:F9:C6:81:3E:47:DB",
         commonName: "filedrop CA on laptop")
 
-    let app: FiledropApp
-    let storage: InMemoryStorage
+    let server: InMemoryServer
+    var app: FiledropApp { server.app }
+    var storage: InMemoryStorage { server.storage }
 
     init(mode: PlainHTTPMode = .redirect, authority: TrustAnchor? = anchor, port: UInt16 = 8443,
          qrEncoder: (any QRCodeEncoder)? = nil, _ configure: (inout Configuration) -> Void = { _ in }) {
@@ -18,39 +20,34 @@ struct HTTPSFixture {
         configuration.tls = authority == nil ? .files : .auto
         configuration.httpMode = mode
         configure(&configuration)
-        storage = InMemoryStorage()
         let https = HTTPSPresentation(port: port, plainHTTPMode: mode, authority: authority)
-        app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
-                          monitor: UploadMonitor(log: FiledropAppUploadTests.NoLog(), now: { 0 }), qrEncoder: qrEncoder,
-                          https: https)
+        server = InMemoryServer(configuration: configuration, qrEncoder: qrEncoder, https: https)
     }
 
     static func head(_ method: HTTPMethod, _ target: String, host: String? = "192.168.1.5:8080",
                      _ headers: HTTPHeaders = [:], version: HTTPVersion = .http1_1) -> RequestHead {
-        var all = HTTPHeaders()
-        if let host { all.add(name: "Host", value: host) }
-        for (name, value) in headers { all.add(name: name, value: value) }
-        return RequestHead(method: method, target: target, version: version, headers: all)
+        InMemoryServer.head(method, target, host: host, headers, version: version)
+    }
+
+    static func context(secure: Bool) -> RequestContext {
+        RequestContext(client: "test", wallClockSeconds: 0, isSecure: secure)
     }
 
     /// The route's decision alone (blocking work run inline): `.respond` means no body byte is read.
     func decision(_ head: RequestHead, secure: Bool = false) -> RouteDecision {
-        app.route(head, context: RequestContext(client: "test", wallClockSeconds: 0, isSecure: secure)).resolvedInline()
+        server.decision(head, context: Self.context(secure: secure))
     }
 
     /// The response without reading any body: nil when the route wanted the body.
     func answer(_ head: RequestHead, secure: Bool = false) -> Response? {
-        guard case .respond(let response) = decision(head, secure: secure) else { return nil }
-        return response
+        server.answer(head, context: Self.context(secure: secure))
     }
 
     func send(_ head: RequestHead, body: [UInt8] = [], secure: Bool = false) -> Response {
-        RequestDriver.send(app.route(head, context: RequestContext(client: "test", wallClockSeconds: 0, isSecure: secure)),
-                           body: body)
+        server.send(head, body: body, context: Self.context(secure: secure))
     }
 
     static func text(_ response: Response?) -> String {
-        guard case .bytes(let bytes)? = response?.body else { return "" }
-        return String(decoding: bytes, as: UTF8.self)
+        InMemoryServer.text(response)
     }
 }

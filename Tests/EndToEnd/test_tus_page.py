@@ -3,13 +3,14 @@ connection breaks mid-way resumes and lands byte-identical, and so does one whos
 reloaded; both show "resuming" while they do. Chromium comes from Debian (/usr/bin/chromium).
 """
 
-import hashlib
 import os
 import time
 
 import pytest
 
+from browser_support import random_file
 from tcp_cutter import CuttingProxy
+from tls_support import file_sha256
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -38,17 +39,7 @@ def page(chromium, daemon_factory):
 
 @pytest.fixture(scope="module")
 def big_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("tus-big") / "holiday.mov"
-    path.write_bytes(os.urandom(BIG_FILE_BYTES))
-    return path
-
-
-def digest(path):
-    sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(block)
-    return sha.hexdigest()
+    return random_file(tmp_path_factory.mktemp("tus-big") / "holiday.mov", BIG_FILE_BYTES)
 
 
 def open_page(page, daemon):
@@ -83,7 +74,7 @@ def test_broken_connection_mid_upload_resumes_byte_identical(page, daemon, big_f
     expect(row).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
     assert broken, "no PATCH was interrupted"
     assert page.evaluate("window.sawResuming"), "the page never said it was resuming"
-    assert digest(daemon.save_dir / big_file.name) == digest(big_file)
+    assert file_sha256(daemon.save_dir / big_file.name) == file_sha256(big_file)
     assert not list((daemon.save_dir / ".filedrop-tus").iterdir())
 
 
@@ -115,7 +106,7 @@ def test_200_mb_with_the_network_cut_twice_lands_intact(page, daemon, tmp_path):
     finally:
         page.close()
         proxy.close()
-    assert digest(daemon.save_dir / source.name) == digest(source)
+    assert file_sha256(daemon.save_dir / source.name) == file_sha256(source)
     assert not list((daemon.save_dir / ".filedrop-tus").iterdir())
     assert elapsed < 60
 
@@ -141,7 +132,7 @@ def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):
     assert offsets and offsets[0] == 3 * CHUNK, offsets
     stored = [path for path in daemon.save_dir.iterdir() if path.name.startswith("holiday")]
     assert [path.name for path in stored] == [big_file.name]
-    assert digest(stored[0]) == digest(big_file)
+    assert file_sha256(stored[0]) == file_sha256(big_file)
 
 
 def test_cancel_terminates_the_upload_on_the_server(page, daemon, big_file):

@@ -4,9 +4,10 @@ import Testing
 
 /// packaging/filedrop.conf documents every file key with its default: uncommenting every
 /// key line must give exactly the defaults, but for the one line the package sets
-/// (`tls = auto`). password-hash, tls-cert and tls-key show examples, not defaults.
+/// (`tls = auto`). password-hash, tls-cert and tls-key show examples, not defaults. A test of
+/// ConfigurationLoader against the shipped file, so it lives with the configuration tests.
 @Suite struct ExampleConfigurationTests {
-    /// Tests/FiledropSystemdTests/<this file> -> the package root.
+    /// Tests/FiledropCoreTests/<this file> -> the package root.
     static let path: String = {
         var root = Substring(#filePath)
         for _ in 0..<3 { root = root[..<root.lastIndex(of: "/")!] }

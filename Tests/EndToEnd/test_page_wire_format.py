@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import watched_page
+
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
@@ -22,14 +24,8 @@ def golden(name):
 
 @pytest.fixture
 def page(chromium, daemon):
-    # The context (and its keep-alive connections) closes before the daemon's teardown
-    # counts its descriptors.
-    context = chromium.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    page.problems = []
-    page.on("pageerror", lambda error: page.problems.append(str(error)))
-    yield page
-    context.close()
+    with watched_page(chromium, viewport={"width": 390, "height": 844}) as page:
+        yield page
 
 
 def serve_json(page, matches, name, status=200, method=None):

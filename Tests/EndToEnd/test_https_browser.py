@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import random_file, watched_page
 from conftest import CHROMIUM
 from tls_support import file_sha256
 
@@ -65,24 +66,14 @@ def trusting_browser(playwright, tmp_path_factory, tls_pki):
 
 @pytest.fixture
 def page(trusting_browser, https_daemon):
-    # Depends on https_daemon so the context (and its kept-alive connections) closes before
-    # the daemons' teardown counts their descriptors.
-    context = trusting_browser.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    page.problems = []
-    page.on("pageerror", lambda error: page.problems.append(str(error)))
-    page.on("console", lambda message: page.problems.append(message.text) if message.type == "error" else None)
-    yield page
-    context.close()
+    # Depends on https_daemon so the context closes before the daemons' teardown.
+    with watched_page(trusting_browser, viewport={"width": 390, "height": 844}) as page:
+        yield page
 
 
 @pytest.fixture(scope="module")
 def big_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("big") / "two hundred.bin"
-    with open(path, "wb") as handle:
-        for _ in range(BIG_FILE_BYTES // (8 << 20)):
-            handle.write(os.urandom(8 << 20))
-    return path
+    return random_file(tmp_path_factory.mktemp("big") / "two hundred.bin", BIG_FILE_BYTES)
 
 
 def open_securely(page, url: str):

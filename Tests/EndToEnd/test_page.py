@@ -6,7 +6,6 @@ Chromium comes from Debian (`/usr/bin/chromium`, or FILEDROP_CHROMIUM); Playwrig
 a browser here.
 """
 
-import hashlib
 import os
 import re
 import time
@@ -15,7 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from browser_support import random_file, watched_page
 from http_raw import fetch
+from tls_support import file_sha256
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
@@ -29,22 +30,14 @@ UPLOAD_TIMEOUT_MS = 120_000
 
 @pytest.fixture
 def page(chromium, daemon_factory):
-    # Depends on daemon_factory so the browser context (and its keep-alive connections)
-    # closes before the daemons' teardown counts their descriptors.
-    context = chromium.new_context(viewport={"width": 390, "height": 844})
-    page = context.new_page()
-    page.problems = []
-    page.on("pageerror", lambda error: page.problems.append(str(error)))
-    page.on("console", lambda message: page.problems.append(message.text) if message.type == "error" else None)
-    yield page
-    context.close()
+    # Depends on daemon_factory so the context closes before the daemons' teardown.
+    with watched_page(chromium, viewport={"width": 390, "height": 844}) as page:
+        yield page
 
 
 @pytest.fixture(scope="module")
 def big_file(tmp_path_factory):
-    path = tmp_path_factory.mktemp("big") / "big.bin"
-    path.write_bytes(os.urandom(BIG_FILE_BYTES))
-    return path
+    return random_file(tmp_path_factory.mktemp("big") / "big.bin", BIG_FILE_BYTES)
 
 
 def nfc(text):
@@ -60,14 +53,6 @@ def stored_files(save_dir):
 def added_files(save_dir, before):
     """Files under save_dir that were not there in the `before` snapshot (the daemon may be shared)."""
     return {name: path for name, path in stored_files(save_dir).items() if name not in before}
-
-
-def digest(path):
-    sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(block)
-    return sha.hexdigest()
 
 
 def wait_until(predicate, timeout=10.0, interval=0.1):
@@ -102,7 +87,7 @@ def test_three_files_arrive_byte_identical_and_are_listed(page, daemon, tmp_path
     stored = added_files(daemon.save_dir, before)
     assert sorted(stored) == sorted(nfc(path.name) for path in sources)
     for path in sources:
-        assert digest(stored[nfc(path.name)]) == digest(path)
+        assert file_sha256(stored[nfc(path.name)]) == file_sha256(path)
     for path in sources:
         expect(page.locator("#file-list")).to_contain_text(nfc(path.name), timeout=10_000)
     link = page.locator("#file-list a", has_text="hello.txt")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import http.client
 import socket
+import struct
 import time
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
@@ -232,3 +233,38 @@ class RawConnection:
         """True if the server has neither closed nor sent anything for `seconds`."""
         before = len(self.buffer)
         return not self.wait_closed(seconds) and len(self.buffer) == before
+
+
+def put_chunked(connection: http.client.HTTPConnection, target: str, pieces: list[bytes]) -> int:
+    """PUTs `pieces` as one chunk each on `connection` (plain or TLS), closes it, and returns
+    the response's status."""
+    try:
+        connection.request("PUT", target, body=iter(pieces), encode_chunked=True,
+                           headers={"Transfer-Encoding": "chunked"})
+        response = connection.getresponse()
+        response.read()
+        return response.status
+    finally:
+        connection.close()
+
+
+def small_window_socket(port: int) -> socket.socket:
+    """A socket connected to 127.0.0.1:`port` with a 16 KiB receive buffer: a client that reads
+    slowly, so the server's writes soon wait for it."""
+    client = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
+    client.settimeout(10)
+    client.connect(("127.0.0.1", port))
+    return client
+
+
+def get_then_reset(client: socket.socket, target: str, host: str, at_least: int = 1 << 20) -> int:
+    """GETs `target`, reads at least `at_least` bytes of the answer, then resets the connection
+    as a client that gives up does (the server's next write fails). The bytes received."""
+    client.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
+    received = 0
+    while received < at_least:
+        received += len(client.recv(65536))
+    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    client.close()
+    return received

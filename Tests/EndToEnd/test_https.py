@@ -12,9 +12,7 @@ from __future__ import annotations
 import hashlib
 import http.client
 import os
-import socket
 import ssl
-import struct
 import subprocess
 import threading
 import time
@@ -23,6 +21,7 @@ import warnings
 import pytest
 import requests
 
+from http_raw import get_then_reset, put_chunked, small_window_socket
 from tls_support import (BLOCK, client_context, connection_to, file_sha256, free_bytes, https_fetch,
                          pattern_blocks, pattern_sha256, rss_kib, tls_handshake)
 
@@ -232,15 +231,7 @@ def test_put_then_downloads_range_and_head_on_one_kept_alive_connection(https_da
 def test_chunked_put_is_stored_byte_identical(https_daemon):
     daemon = https_daemon()
     pieces = [random_bytes(size) for size in (1, 16_384, 16_385, 1_000_000, 3)]
-    connection = connection_to(daemon)
-    try:
-        connection.request("PUT", "/files/chunked.bin", body=iter(pieces), encode_chunked=True,
-                           headers={"Transfer-Encoding": "chunked"})
-        response = connection.getresponse()
-        response.read()
-        assert response.status == 201
-    finally:
-        connection.close()
+    assert put_chunked(connection_to(daemon), "/files/chunked.bin", pieces) == 201
     assert (daemon.save_dir / "chunked.bin").read_bytes() == b"".join(pieces)
 
 
@@ -338,16 +329,6 @@ def test_an_aborted_download_over_tls_is_logged_as_cut_with_the_bytes_sent(https
     daemon = https_daemon()
     size = 64 << 20
     (daemon.save_dir / "cut.bin").write_bytes(os.urandom(size))
-    raw = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 16 * 1024)
-    raw.settimeout(10)
-    raw.connect(("127.0.0.1", daemon.https_port))
-    client = client_context(daemon.ca).wrap_socket(raw, server_hostname="localhost")
-    client.sendall(f"GET /files/cut.bin HTTP/1.1\r\nHost: localhost:{daemon.https_port}\r\n\r\n".encode())
-    received = 0
-    while received < 1 << 20:
-        received += len(client.recv(65536))
-    # A reset, as a client that gives up sends: the daemon's next write fails.
-    client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    client.close()
+    client = client_context(daemon.ca).wrap_socket(small_window_socket(daemon.https_port), server_hostname="localhost")
+    received = get_then_reset(client, "/files/cut.bin", f"localhost:{daemon.https_port}")
     daemon.assert_logged_as_cut("/files/cut.bin", received, size)

@@ -1,0 +1,33 @@
+"""Helpers of the browser tests (Chromium driven by Playwright): a page that collects what
+went wrong in it, and the big random files the page uploads."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from pathlib import Path
+
+PIECE = 8 << 20
+
+
+@contextlib.contextmanager
+def watched_page(browser, **context_options):
+    """A page in a browser context of its own that collects uncaught errors and console
+    errors in `page.problems`. The context (and its kept-alive connections) closes on exit,
+    so a fixture using this must depend on the daemon fixture, whose teardown counts the
+    daemon's descriptors."""
+    context = browser.new_context(**context_options)
+    page = context.new_page()
+    page.problems = []
+    page.on("pageerror", lambda error: page.problems.append(str(error)))
+    page.on("console", lambda message: page.problems.append(message.text) if message.type == "error" else None)
+    yield page
+    context.close()
+
+
+def random_file(path: Path, size: int) -> Path:
+    """`size` random bytes at `path`, written a piece at a time."""
+    with open(path, "wb") as handle:
+        for start in range(0, size, PIECE):
+            handle.write(os.urandom(min(PIECE, size - start)))
+    return path
