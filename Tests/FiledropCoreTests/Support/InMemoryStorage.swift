@@ -27,7 +27,7 @@ final class InMemoryStorage: Storage, Sendable {
 
     let state = Mutex(State())
 
-    func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile {
+    func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile {
         state.withLock { state in
             var path = StoragePath.root
             for component in directory.components {
