@@ -92,6 +92,7 @@ final class MemoryPartialFile: PartialUploadFile {
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         if let failure = area.appendFailure { throw failure }
         try area.update(id) { $0.bytes.append(contentsOf: bytes) }
+        area.storage.recordWrite(bytes.count)
     }
 
     func truncate(to size: UInt64) throws(StorageError) {
