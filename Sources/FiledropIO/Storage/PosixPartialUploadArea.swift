@@ -180,7 +180,8 @@ public final class PosixPartialUploadArea: PartialUploadArea {
     }
 }
 
-/// write(2) until every byte is out (it may write less than asked).
+/// write(2) until every byte is out: it may write less than asked (a signal, a nearly full
+/// disk), so go on from there.
 func writeAll(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor) throws(StorageError) {
     guard let base = bytes.baseAddress else { return }
     var offset = 0

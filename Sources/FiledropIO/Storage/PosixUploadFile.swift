@@ -94,12 +94,7 @@ final class PosixUploadFile: UploadFile {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         precondition(state == .writing, "write after publish or discard")
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            // write(2) may write less than asked (a signal, a nearly full disk): go on from there.
-            offset += try storageCall("write") { Glibc.write(file.descriptor, base + offset, bytes.count - offset) }
-        }
+        try writeAll(bytes, to: file)
         checksum?.update(bytes)
         bytesWritten += UInt64(bytes.count)
     }
