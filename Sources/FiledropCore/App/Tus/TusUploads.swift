@@ -136,8 +136,9 @@ public final class TusUploads: Sendable {
     }
 
     /// Ends an upload that will not complete (termination, expiry, a refused publish): its
-    /// partial file and record are deleted. The caller has marked it `removed`. Blocking
-    /// (unlinking a big partial file frees its blocks): on a worker, or before serving.
+    /// partial file and record are deleted, and its machine is `removed` if the caller has
+    /// not done so already. Blocking (unlinking a big partial file frees its blocks): on a
+    /// worker, or before serving.
     func forget(_ upload: TusUpload, reason: String) {
         _ = registry.withLock { $0.removeValue(forKey: upload.id) }
         area.remove(id: upload.id)
