@@ -259,8 +259,8 @@ final class Daemon {
 
     private func openSaveDirectory(_ configuration: Configuration) throws -> PosixStorage {
         do {
-            return try PosixStorage(root: configuration.saveDirectory,
-                                    options: StorageOptions(fsync: configuration.fsync, minFreeSpace: configuration.minFreeSpace))
+            // fsync and min-free-space are the core's storage policy (FiledropApp makes it).
+            return try PosixStorage(root: configuration.saveDirectory)
         } catch {
             throw StartupError(message: "cannot open the save directory \(configuration.saveDirectory): \(error)", exitCode: 1)
         }
@@ -271,7 +271,7 @@ final class Daemon {
         guard stat(configuration.webRoot, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
             throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
         }
-        let webRoot = try PosixStorage(root: configuration.webRoot, options: StorageOptions(fsync: false))
+        let webRoot = try PosixStorage(root: configuration.webRoot)
         let access = AccessControl(configuration: configuration, machineNames: ServedNames.hostNames(),
                                    verifier: try passwordVerifier(configuration), records: clientRecords,
                                    now: { Clock.monotonicNanoseconds() })

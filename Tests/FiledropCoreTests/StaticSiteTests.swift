@@ -8,7 +8,7 @@ import Testing
     struct OneFileWebRoot: Storage {
         static let metadata = FileMetadata(name: "app.js", kind: .file, size: 4096, modified: 1_700_000_000_000_000_000, inode: 9)
 
-        func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile { throw .notAllowed }
+        func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile { throw .notAllowed }
         func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
             guard path.components == ["app.js"] else { throw .notFound }
             return OpenedFile(handle: FileDownloadTests.FakeHandle(), metadata: Self.metadata)

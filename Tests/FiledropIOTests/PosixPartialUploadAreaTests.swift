@@ -13,13 +13,13 @@ struct PosixPartialUploadAreaTests {
 
     func append(_ text: String, to area: PosixPartialUploadArea, id: String = Self.id) throws {
         let file = try area.openForAppending(id: id)
-        try Array(text.utf8).withUnsafeBytes { try file.append($0) }
+        try Array(text.utf8).withUnsafeBytes { try file.write($0) }
         try file.synchronize()
     }
 
     @Test func createdUploadIsRecoveredWithItsOffsetAndRecord() throws {
         let fixture = try SaveDirectoryFixture()
-        try fixture.storage.partialUploads.create(id: Self.id, record: Array("record v1".utf8))
+        try fixture.storage.partialUploads.create(id: Self.id, record: Array("record v1".utf8), durable: true)
         try append("hello ", to: fixture.storage.partialUploads)
         try append("world", to: fixture.storage.partialUploads)
         // A new daemon: a fresh storage object over the same directory.
@@ -34,7 +34,7 @@ struct PosixPartialUploadAreaTests {
     @Test func stateIsHiddenFromListingsDownloadsAndTheStaleTemporarySweep() throws {
         let fixture = try SaveDirectoryFixture()
         let area = fixture.storage.partialUploads
-        try area.create(id: Self.id, record: Array("r".utf8))
+        try area.create(id: Self.id, record: Array("r".utf8), durable: true)
         try append("abc", to: area)
         #expect(try fixture.storage.list(.root).isEmpty)
         #expect(throws: StorageError.self) {
@@ -47,8 +47,8 @@ struct PosixPartialUploadAreaTests {
     @Test func savedRecordReplacesTheOldOneAndACrashedSaveLeavesTheOld() throws {
         let fixture = try SaveDirectoryFixture()
         let area = fixture.storage.partialUploads
-        try area.create(id: Self.id, record: Array("length=deferred".utf8))
-        try area.saveRecord(id: Self.id, Array("length=11".utf8))
+        try area.create(id: Self.id, record: Array("length=deferred".utf8), durable: true)
+        try area.saveRecord(id: Self.id, Array("length=11".utf8), durable: true)
         #expect(fixture.contents("\(Self.folder)/\(Self.id).info") == Array("length=11".utf8))
         #expect(try fixture.entriesOnDisk(Self.folder) == [Self.id + ".part", Self.id + ".info"])
         // A crash between writing the temporary record and renaming it.
@@ -62,8 +62,8 @@ struct PosixPartialUploadAreaTests {
         let fixture = try SaveDirectoryFixture()
         let area = fixture.storage.partialUploads
         let other = "ffffffffffffffffffffffffffffffff"
-        try area.create(id: Self.id, record: Array("r".utf8))
-        try area.create(id: other, record: Array("r".utf8))
+        try area.create(id: Self.id, record: Array("r".utf8), durable: true)
+        try area.create(id: other, record: Array("r".utf8), durable: true)
         try FileManager.default.removeItem(atPath: "\(fixture.path)/\(Self.folder)/\(Self.id).info")
         try FileManager.default.removeItem(atPath: "\(fixture.path)/\(Self.folder)/\(other).part")
         #expect(area.recover().isEmpty)
@@ -73,13 +73,13 @@ struct PosixPartialUploadAreaTests {
     @Test func truncateDropsAFailedChunk() throws {
         let fixture = try SaveDirectoryFixture()
         let area = fixture.storage.partialUploads
-        try area.create(id: Self.id, record: Array("r".utf8))
+        try area.create(id: Self.id, record: Array("r".utf8), durable: true)
         try append("good", to: area)
         let file = try area.openForAppending(id: Self.id)
-        try Array("bad".utf8).withUnsafeBytes { try file.append($0) }
+        try Array("bad".utf8).withUnsafeBytes { try file.write($0) }
         try file.truncate(to: 4)
         #expect(file.size == 4)
-        try Array("!".utf8).withUnsafeBytes { try file.append($0) }
+        try Array("!".utf8).withUnsafeBytes { try file.write($0) }
         #expect(fixture.contents("\(Self.folder)/\(Self.id).part") == Array("good!".utf8))
     }
 
@@ -87,9 +87,9 @@ struct PosixPartialUploadAreaTests {
         let fixture = try SaveDirectoryFixture()
         let area = fixture.storage.partialUploads
         try fixture.upload(Array("old".utf8), as: "taken.txt", in: StoragePath(checkedComponents: ["dir"]))
-        try area.create(id: Self.id, record: Array("r".utf8))
+        try area.create(id: Self.id, record: Array("r".utf8), durable: true)
         try append("new bytes", to: area)
-        let adopted = try area.adopt(id: Self.id, into: StoragePath(checkedComponents: ["dir"]))
+        let adopted = try area.adopt(id: Self.id, into: StoragePath(checkedComponents: ["dir"]), durable: true)
         #expect(adopted.bytesWritten == 9)
         #expect(throws: StorageError.exists) { try adopted.publish(as: "taken.txt", replacing: false, durable: true) }
         #expect(fixture.contents("dir/taken.txt") == Array("old".utf8))
@@ -100,8 +100,8 @@ struct PosixPartialUploadAreaTests {
         #expect(try fixture.entriesOnDisk(Self.folder).isEmpty)
 
         let second = "abcdefabcdefabcdefabcdefabcdefab"
-        try area.create(id: second, record: Array("r".utf8))
-        let discarded = try area.adopt(id: second, into: .root)
+        try area.create(id: second, record: Array("r".utf8), durable: true)
+        let discarded = try area.adopt(id: second, into: .root, durable: true)
         discarded.discard()
         #expect(try fixture.entriesOnDisk(Self.folder) == [second + ".info"])
     }
@@ -109,7 +109,7 @@ struct PosixPartialUploadAreaTests {
     @Test(arguments: ["../escape", "", "0123/4567", "ABCDEF"])
     func idsThatAreNotLowercaseHexNeverReachTheDisk(id: String) throws {
         let fixture = try SaveDirectoryFixture()
-        #expect(throws: StorageError.notAllowed) { try fixture.storage.partialUploads.create(id: id, record: [1]) }
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.partialUploads.create(id: id, record: [1], durable: true) }
     }
 }
 

@@ -147,10 +147,17 @@ struct PosixStorageTests {
         #expect(max(free, statvfsFree) - min(free, statvfsFree) < 64 << 20)
     }
 
+    /// The rule is the core's `StoragePolicy`; this runs it against the real file system.
     @Test("Uploads are refused when less than minFreeSpace is free")
     func minFreeSpace() throws {
-        let fixture = try SaveDirectoryFixture(options: StorageOptions(minFreeSpace: .max))
-        #expect(throws: StorageError.noSpace) { try fixture.storage.createUpload(in: .root) }
+        let fixture = try SaveDirectoryFixture()
+        let store = UploadStore(storage: fixture.storage, policy: .testing(minFreeSpace: .max), monitor: UploadMonitor(log: NoIOLog(), now: { 0 }))
+        let plan = try store.plan(directory: .root, clientName: "a.bin", expectedSize: nil, client: "test", checksummed: false)
+        guard case .failure(let refusal) = plan.open() else {
+            Issue.record("opened below minFreeSpace")
+            return
+        }
+        #expect(refusal.status == .insufficientStorage)
         #expect(try fixture.entriesOnDisk().isEmpty)
     }
 

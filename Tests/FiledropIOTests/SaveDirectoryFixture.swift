@@ -98,3 +98,16 @@ let temporaryModes = [
     StorageOptions(anonymousTemporaries: true),
     StorageOptions(anonymousTemporaries: false),
 ]
+
+extension StoragePolicy {
+    /// The daemon's policy with the free-space rule under test.
+    static func testing(minFreeSpace: UInt64, spaceCheckInterval: UInt64 = StoragePolicy.defaultSpaceCheckInterval) -> StoragePolicy {
+        StoragePolicy(names: FileNamePolicy(allowHidden: false), collision: .rename, maxFileSize: nil, minFreeSpace: minFreeSpace,
+                      durable: true, spaceCheckInterval: spaceCheckInterval)
+    }
+}
+
+/// Upload log events nobody reads.
+struct NoIOLog: LogSink {
+    func log(_ event: LogEvent) {}
+}

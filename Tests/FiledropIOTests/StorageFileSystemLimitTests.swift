@@ -33,23 +33,30 @@ struct StorageFileSystemLimitTests {
         #expect(try fixture.entriesOnDisk("sub") == ["small.txt"])
     }
 
-    /// The check runs in `paceWriteback`, which the caller runs off its event loop whenever
-    /// the upload says it is due.
+    /// The check is the core's guarded writer: its pause, which the caller runs off its
+    /// event loop whenever one is due, asks the real file system here.
     @Test("minFreeSpace stops an upload part-way once the file system runs low")
     func minFreeSpaceDuringWrite() throws {
-        let options = StorageOptions(writebackChunk: 64 << 10, minFreeSpace: 512 << 10)
-        let fixture = try SaveDirectoryFixture(options: options, tmpfsSize: "1m")
+        let fixture = try SaveDirectoryFixture(options: StorageOptions(writebackChunk: 64 << 10), tmpfsSize: "1m")
+        let policy = StoragePolicy.testing(minFreeSpace: 512 << 10, spaceCheckInterval: 64 << 10)
         let upload = try fixture.storage.createUpload(in: .root)
+        var writer = GuardedWriter(sink: upload, policy: policy, storage: fixture.storage, startingAt: 0, limit: policy.sizeLimit)
         let block = [UInt8](repeating: 1, count: 64 << 10)
         var written = 0
         var failure: StorageError?
         while written < 1 << 20 {
-            do {
-                try block.withUnsafeBytes { try upload.write($0) }
+            do throws(StorageError) {
+                let refusal: GuardedWriter.Refusal? = block.withUnsafeBytes { bytes in
+                    do throws(GuardedWriter.Refusal) { try writer.write(bytes); return nil } catch { return error }
+                }
+                if case .storage(let error)? = refusal { throw error }
                 written += block.count
-                if upload.writebackDue { try upload.paceWriteback() }
+                if let pause = writer.pause() {
+                    pause.work.run()
+                    try pause.then()
+                }
             } catch {
-                failure = error as? StorageError
+                failure = error
                 break
             }
         }

@@ -14,24 +14,25 @@ struct StorageThroughputTests {
     static let total = 1 << 30
     static let writeSize = 256 << 10
 
-    static let configurations: [(String, StorageOptions)] = [
-        ("fsync off", StorageOptions(fsync: false)),
-        ("fsync on, no early write-back", StorageOptions(fsync: true, writebackChunk: 0)),
-        ("fsync on, write-back every 2 MiB", StorageOptions(fsync: true, writebackChunk: 2 << 20)),
-        ("fsync on, write-back every 8 MiB", StorageOptions(fsync: true, writebackChunk: 8 << 20)),
-        ("fsync on, write-back every 32 MiB", StorageOptions(fsync: true, writebackChunk: 32 << 20)),
+    /// Label, write options, and whether the upload is durable (the policy's fsync switch).
+    static let configurations: [(String, StorageOptions, Bool)] = [
+        ("fsync off", StorageOptions(), false),
+        ("fsync on, no early write-back", StorageOptions(writebackChunk: 0), true),
+        ("fsync on, write-back every 2 MiB", StorageOptions(writebackChunk: 2 << 20), true),
+        ("fsync on, write-back every 8 MiB", StorageOptions(writebackChunk: 8 << 20), true),
+        ("fsync on, write-back every 32 MiB", StorageOptions(writebackChunk: 32 << 20), true),
     ]
 
     @Test("1 GiB in 256 KiB writes through PosixStorage, and dd for comparison")
     func oneGibibyte() throws {
         let block = (0..<Self.writeSize).map { UInt8(truncatingIfNeeded: $0 &* 31) }
-        for (label, options) in Self.configurations {
+        for (label, options, durable) in Self.configurations {
             let fixture = try SaveDirectoryFixture(options: options)
             // Each run starts with no dirty pages left over from the one before.
             sync()
             let clock = ContinuousClock()
             let start = clock.now
-            let upload = try fixture.storage.createUpload(in: .root)
+            let upload = try fixture.storage.createUpload(in: .root, checksummed: true, durable: durable)
             try block.withUnsafeBytes { buffer in
                 for _ in 0..<(Self.total / Self.writeSize) {
                     try upload.write(buffer)
@@ -39,7 +40,7 @@ struct StorageThroughputTests {
                 }
             }
             let written = clock.now
-            try upload.publish(as: "big.bin", replacing: false, durable: true)
+            try upload.publish(as: "big.bin", replacing: false, durable: durable)
             let end = clock.now
             print("storage throughput: \(label): \(Self.rate(end - start)) (writes \(written - start), publish \(end - written))")
         }

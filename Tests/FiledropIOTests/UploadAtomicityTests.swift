@@ -120,8 +120,8 @@ struct UploadAtomicityTests {
 
     @Test("Publish with the fsync switch on and off", arguments: [true, false], [true, false])
     func durability(fsync: Bool, durable: Bool) throws {
-        let fixture = try SaveDirectoryFixture(options: StorageOptions(fsync: fsync))
-        let upload = try fixture.storage.createUpload(in: storagePath("new", "dirs"))
+        let fixture = try SaveDirectoryFixture()
+        let upload = try fixture.storage.createUpload(in: storagePath("new", "dirs"), checksummed: true, durable: fsync)
         try bytes("durable?").withUnsafeBytes { try upload.write($0) }
         try upload.publish(as: "d.txt", replacing: false, durable: durable)
         #expect(fixture.contents("new/dirs/d.txt") == bytes("durable?"))
@@ -150,7 +150,6 @@ struct UploadAtomicityTests {
     func writebackChunks(options: StorageOptions) throws {
         var options = options
         options.writebackChunk = 4096
-        options.minFreeSpace = 1
         let fixture = try SaveDirectoryFixture(options: options)
         let upload = try fixture.storage.createUpload(in: .root)
         var expected: [UInt8] = []

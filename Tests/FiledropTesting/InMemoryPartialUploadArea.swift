@@ -31,7 +31,7 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
         }
     }
 
-    func create(id: String, record: [UInt8]) throws(StorageError) {
+    func create(id: String, record: [UInt8], durable: Bool) throws(StorageError) {
         let created = entries.withLock { all in
             guard all[id] == nil else { return false }
             all[id] = Entry(record: record, bytes: [], modified: clock())
@@ -40,7 +40,7 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
         if !created { throw .exists }
     }
 
-    func saveRecord(id: String, _ record: [UInt8]) throws(StorageError) {
+    func saveRecord(id: String, _ record: [UInt8], durable: Bool) throws(StorageError) {
         try update(id) { $0.record = record }
     }
 
@@ -53,9 +53,9 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
         _ = entries.withLock { $0.removeValue(forKey: id) }
     }
 
-    func adopt(id: String, into directory: StoragePath) throws(StorageError) -> any UploadFile {
+    func adopt(id: String, into directory: StoragePath, durable: Bool) throws(StorageError) -> any UploadFile {
         guard let entry = entries.withLock({ $0[id] }) else { throw .notFound }
-        let upload = try storage.createUpload(in: directory)
+        let upload = try storage.createUpload(in: directory, checksummed: true, durable: durable)
         let failure: StorageError? = entry.bytes.withUnsafeBytes { bytes in
             do throws(StorageError) { try upload.write(bytes); return nil } catch { return error }
         }
@@ -89,9 +89,10 @@ final class MemoryPartialFile: PartialUploadFile {
 
     var size: UInt64 { UInt64(area.bytes(id)?.count ?? 0) }
 
-    func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         if let failure = area.appendFailure { throw failure }
         try area.update(id) { $0.bytes.append(contentsOf: bytes) }
+        area.storage.recordWrite(bytes.count)
     }
 
     func truncate(to size: UInt64) throws(StorageError) {

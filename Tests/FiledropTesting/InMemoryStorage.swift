@@ -10,6 +10,13 @@ final class InMemoryStorage: Storage, Sendable {
         var directories: Set<StoragePath> = [.root]
         var pendingUploads = 0
         var freeSpace: UInt64? = 1 << 40
+        /// Once this many bytes were written by any upload, free space reads as `to` (someone
+        /// else filling the disk meanwhile).
+        var spaceDrop: (after: UInt64, to: UInt64)?
+        /// Bytes written by every upload and partial file so far.
+        var written: UInt64 = 0
+        /// `written` at each free-space question: where the guard asked.
+        var spaceQueries: [UInt64] = []
         /// Writes fail with this once that many bytes are stored (a disk filling up).
         var capacity: UInt64?
         /// How often uploads asked for write-back to catch up.
@@ -27,7 +34,7 @@ final class InMemoryStorage: Storage, Sendable {
 
     let state = Mutex(State())
 
-    func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile {
+    func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile {
         state.withLock { state in
             var path = StoragePath.root
             for component in directory.components {
@@ -65,7 +72,15 @@ final class InMemoryStorage: Storage, Sendable {
     }
 
     func availableSpace() -> UInt64? {
-        state.withLock { $0.freeSpace }
+        state.withLock { state in
+            state.spaceQueries.append(state.written)
+            if let drop = state.spaceDrop, state.written >= drop.after { return drop.to }
+            return state.freeSpace
+        }
+    }
+
+    func recordWrite(_ count: Int) {
+        state.withLock { $0.written += UInt64(count) }
     }
 
     var files: [StoragePath: [UInt8]] { state.withLock { $0.files } }
@@ -93,6 +108,7 @@ final class MemoryUpload: UploadFile {
             throw .noSpace
         }
         bytes.append(contentsOf: chunk)
+        storage.recordWrite(chunk.count)
     }
 
     /// Memory has no write-back; `writebackEvery` stands in for it so tests see the pauses.

@@ -4,6 +4,8 @@
 /// dispatch is one switch over it.
 public struct FiledropApp: HTTPResponder {
     public let configuration: Configuration
+    /// The save directory, for reads and DELETE; uploads go through `store`.
+    public let storage: any Storage
     public let store: UploadStore
     public let webRoot: any Storage
     /// gzip and ZIP (zlib, in FiledropIO); nil sends everything uncompressed and refuses `?zip`.
@@ -30,10 +32,8 @@ public struct FiledropApp: HTTPResponder {
         self.tusUploads = tusUploads
         self.https = https
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
-        self.store = UploadStore(
-            storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
-            collision: configuration.onCollision, maxFileSize: configuration.maxUploadSize,
-            minFreeSpace: configuration.minFreeSpace, durable: configuration.fsync, monitor: monitor)
+        self.storage = storage
+        self.store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
     }
 
     /// Publishes the resumable uploads that hold all their bytes but were never saved (the
@@ -163,8 +163,7 @@ public struct FiledropApp: HTTPResponder {
             }
             try writable()
             // unlink(2) of a big file frees its blocks, which takes a while: a worker does it.
-            let storage = store.storage
-            return .blocking("delete", skippableWhenAbandoned: false, { () -> StorageError? in
+            return .blocking("delete", skippableWhenAbandoned: false, { [storage] () -> StorageError? in
                 do throws(StorageError) {
                     try storage.remove(path)
                     return nil
@@ -186,7 +185,7 @@ public struct FiledropApp: HTTPResponder {
                           compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         // Open first: a file (the common case) costs one lookup; only a directory needs more.
         do {
-            let file = try store.storage.open(path)
+            let file = try storage.open(path)
             return .respond(FileDownload.response(file, head: head, forceDownload: attachment,
                                                   compression: compression, cache: downloadHeaders))
         } catch .isADirectory {
@@ -235,7 +234,7 @@ public struct FiledropApp: HTTPResponder {
         try writable()
         let length = declaredLength(head)
         if let length {
-            try store.checkSize(length)
+            try store.policy.checkSize(length)
         }
         let format = ResponseFormat(head: head)
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,

@@ -6,18 +6,21 @@ public protocol PartialUploadArea: Sendable {
     /// Every upload left from before, for recovery at start. Records without a partial file
     /// and partial files without a record (a crash between the two) are removed, not returned.
     func recover() -> [RecoveredPartialUpload]
-    /// Creates the record and an empty partial file; `.exists` when `id` is taken.
-    func create(id: String, record: [UInt8]) throws(StorageError)
-    /// Replaces the record so that a crash leaves either the old one or the new one.
-    func saveRecord(id: String, _ record: [UInt8]) throws(StorageError)
+    /// Creates the record and an empty partial file; `.exists` when `id` is taken. With
+    /// `durable`, both are synced before it returns.
+    func create(id: String, record: [UInt8], durable: Bool) throws(StorageError)
+    /// Replaces the record so that a crash leaves either the old one or the new one (with
+    /// `durable`, even a power loss).
+    func saveRecord(id: String, _ record: [UInt8], durable: Bool) throws(StorageError)
     /// Opens the partial file for appending.
     func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile
     /// Forgets an upload: record and partial file. Missing pieces are not an error.
     func remove(id: String)
     /// Hands a complete partial file to the storage policy: the returned file publishes into
     /// `directory` of the save directory without replacing unless asked (the same
-    /// link/rename as every other upload), and `discard` deletes the partial file.
-    func adopt(id: String, into directory: StoragePath) throws(StorageError) -> any UploadFile
+    /// link/rename as every other upload), and `discard` deletes the partial file. With
+    /// `durable`, folders it makes are synced into their parents.
+    func adopt(id: String, into directory: StoragePath, durable: Bool) throws(StorageError) -> any UploadFile
 }
 
 /// One upload found by `PartialUploadArea.recover()`.
@@ -37,12 +40,18 @@ public struct RecoveredPartialUpload: Sendable, Equatable {
     }
 }
 
-/// A partial file open for one PATCH.
-public protocol PartialUploadFile: AnyObject {
+/// A partial file open for one PATCH; `write` appends.
+public protocol PartialUploadFile: UploadSink {
     var size: UInt64 { get }
-    func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError)
     /// Cuts the file back, dropping a chunk that failed its checksum.
     func truncate(to size: UInt64) throws(StorageError)
-    /// Flushes to disk: an offset the client was told must survive a crash.
+    /// Flushes to disk: an offset the client was told must survive a crash. The core calls
+    /// it only when the policy is durable.
     func synchronize() throws(StorageError)
+}
+
+extension PartialUploadFile {
+    /// Each PATCH's bytes are synchronized whole when it ends; no early write-back.
+    public var writebackDue: Bool { false }
+    public func paceWriteback() throws(StorageError) {}
 }

@@ -1,10 +1,12 @@
-/// What the core needs from the file system below the save directory. `FiledropIO.PosixStorage`
-/// implements it with openat/O_NOFOLLOW so nothing ever resolves outside the save directory;
-/// tests use an in-memory fake.
+/// What the core needs from the file system below the save directory: mechanism only, the
+/// policy (names, limits, free space, collisions, durability) is `StoragePolicy`'s.
+/// `FiledropIO.PosixStorage` implements it with openat/O_NOFOLLOW so nothing ever resolves
+/// outside the save directory; tests use an in-memory fake.
 public protocol Storage: Sendable {
     /// Starts an invisible upload in `directory`, creating missing directories; with
-    /// `checksummed`, a CRC-32 of the bytes is kept as they are written.
-    func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile
+    /// `checksummed`, a CRC-32 of the bytes is kept as they are written. With `durable`, new
+    /// directories are synced into their parents and written bytes go to write-back early.
+    func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile
     /// Opens a regular file for reading.
     func open(_ path: StoragePath) throws(StorageError) -> OpenedFile
     /// Metadata of a file or directory, nil when it does not exist.
@@ -12,30 +14,36 @@ public protocol Storage: Sendable {
     /// The visible entries of a directory (temporary and hidden state excluded).
     func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata]
     func remove(_ path: StoragePath) throws(StorageError)
-    /// Bytes available to us on the save directory's file system.
+    /// Bytes available to us on the save directory's file system: a fact, reported; whether
+    /// it is enough is `StoragePolicy.hasRoom`'s decision. May block (statvfs): on a worker.
     func availableSpace() -> UInt64?
 }
 
 extension Storage {
-    /// A checksummed upload.
+    /// A checksummed, durable upload.
     public func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile {
-        try createUpload(in: directory, checksummed: true)
+        try createUpload(in: directory, checksummed: true, durable: true)
     }
+}
+
+/// Where an upload's bytes go, whatever the kind: a new file (form, PUT) or a resumable
+/// upload's partial file (tus). `GuardedWriter` is the only writer, and applies the policy.
+public protocol UploadSink: AnyObject {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError)
+    /// True when written bytes wait for `paceWriteback()`; the writer runs it (off the event
+    /// loop) before writing more.
+    var writebackDue: Bool { get }
+    /// Blocks: hands what was written to write-back and waits for the oldest of it once too
+    /// much is under way, so one upload's dirty pages stay bounded.
+    func paceWriteback() throws(StorageError)
 }
 
 /// An upload being written: invisible until `publish` succeeds. `publish` and
 /// `paceWriteback` may block (fsync, rename); callers on an event loop hand them to a worker.
-public protocol UploadFile: AnyObject {
+public protocol UploadFile: UploadSink {
     var bytesWritten: UInt64 { get }
     /// CRC-32 (zlib's) of every byte written so far; nil unless created `checksummed`.
     var crc32: UInt32? { get }
-    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError)
-    /// True when written bytes wait for `paceWriteback()`; the writer should run it (off the
-    /// event loop) before writing more.
-    var writebackDue: Bool { get }
-    /// Blocks: hands what was written to write-back, waits for the oldest of it once too
-    /// much is under way, and checks free space. Fails with `.noSpace` below the minimum.
-    func paceWriteback() throws(StorageError)
     /// Makes the file visible as `name` in its directory. Without `replacing`, an existing
     /// entry makes it fail with `.exists` and nothing changes. With `durable`, the file and
     /// the directory are fsync'ed before it returns.

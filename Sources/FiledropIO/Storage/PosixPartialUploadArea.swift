@@ -55,24 +55,24 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         return found
     }
 
-    public func create(id: String, record: [UInt8]) throws(StorageError) {
+    public func create(id: String, record: [UInt8], durable: Bool) throws(StorageError) {
         try checkID(id)
-        let folder = try openFolder(creating: true)
+        let folder = try openFolder(creating: true, durable: durable)
         let part = try storageCall("openat") {
             openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         }
         _ = Glibc.close(part)
         do throws(StorageError) {
-            try writeRecord(id: id, record, in: folder)
+            try writeRecord(id: id, record, in: folder, durable: durable)
         } catch {
             unlink(id + Self.partSuffix, in: folder)
             throw error
         }
     }
 
-    public func saveRecord(id: String, _ record: [UInt8]) throws(StorageError) {
+    public func saveRecord(id: String, _ record: [UInt8], durable: Bool) throws(StorageError) {
         try checkID(id)
-        try writeRecord(id: id, record, in: try openFolder(creating: false))
+        try writeRecord(id: id, record, in: try openFolder(creating: false), durable: durable)
     }
 
     public func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile {
@@ -81,7 +81,7 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         let descriptor = try storageCall("openat") {
             openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         }
-        return PosixPartialFile(FileDescriptor(owning: descriptor), fsync: storage.options.fsync)
+        return PosixPartialFile(FileDescriptor(owning: descriptor))
     }
 
     public func remove(id: String) {
@@ -91,28 +91,28 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         }
     }
 
-    public func adopt(id: String, into directory: StoragePath) throws(StorageError) -> any UploadFile {
+    public func adopt(id: String, into directory: StoragePath, durable: Bool) throws(StorageError) -> any UploadFile {
         try checkID(id)
         let folder = try openFolder(creating: false)
-        let target = try storage.openDirectory(directory, creating: true)
+        let target = try storage.openDirectory(directory, creating: true, durable: durable)
         let descriptor = try storageCall("openat") {
             openat(folder.descriptor, id + Self.partSuffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         }
         return try PosixAdoptedUpload(file: FileDescriptor(owning: descriptor), folder: folder, partName: id + Self.partSuffix,
-                                      target: target, fsync: storage.options.fsync)
+                                      target: target)
     }
 
     // MARK: Files
 
     /// The hidden folder, made (mode 0700: partial uploads are nobody else's business) when
-    /// asked and missing.
-    private func openFolder(creating: Bool) throws(StorageError) -> FileDescriptor {
+    /// asked and missing, with `durable` synced into the save directory.
+    private func openFolder(creating: Bool, durable: Bool = false) throws(StorageError) -> FileDescriptor {
         do throws(SystemError) {
             return FileDescriptor(owning: try syscall("openat") { openat(storage.root.descriptor, Self.folderName, PosixStorage.directoryFlags) })
         } catch where error.errno == ENOENT && creating {
             do throws(SystemError) {
                 try syscall("mkdirat") { mkdirat(storage.root.descriptor, Self.folderName, 0o700) }
-                if storage.options.fsync {
+                if durable {
                     try syscall("fsync") { fsync(storage.root.descriptor) }
                 }
             } catch where error.errno == EEXIST {
@@ -125,8 +125,9 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         }
     }
 
-    /// Temp name, fsync, rename over the old record, fsync the folder.
-    private func writeRecord(id: String, _ record: [UInt8], in folder: FileDescriptor) throws(StorageError) {
+    /// Temp name, fsync, rename over the old record, fsync the folder (the syncs only when
+    /// `durable`).
+    private func writeRecord(id: String, _ record: [UInt8], in folder: FileDescriptor, durable: Bool) throws(StorageError) {
         let temporary = id + Self.temporarySuffix
         let file = FileDescriptor(owning: try storageCall("openat") {
             openat(folder.descriptor, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
@@ -138,7 +139,7 @@ public final class PosixPartialUploadArea: PartialUploadArea {
                     record.withUnsafeBytes { Glibc.write(file.descriptor, $0.baseAddress! + written, $0.count - written) }
                 }
             }
-            if storage.options.fsync {
+            if durable {
                 try storageCall("fsync") { fsync(file.descriptor) }
             }
             file.close()
@@ -147,7 +148,7 @@ public final class PosixPartialUploadArea: PartialUploadArea {
             unlink(temporary, in: folder)
             throw error
         }
-        if storage.options.fsync {
+        if durable {
             try storageCall("fsync") { fsync(folder.descriptor) }
         }
     }
@@ -179,7 +180,8 @@ public final class PosixPartialUploadArea: PartialUploadArea {
     }
 }
 
-/// write(2) until every byte is out (it may write less than asked).
+/// write(2) until every byte is out: it may write less than asked (a signal, a nearly full
+/// disk), so go on from there.
 func writeAll(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor) throws(StorageError) {
     guard let base = bytes.baseAddress else { return }
     var offset = 0
@@ -191,18 +193,16 @@ func writeAll(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor) throws(S
 /// A partial file open (O_APPEND) for one PATCH.
 final class PosixPartialFile: PartialUploadFile {
     private let file: FileDescriptor
-    private let fsyncEnabled: Bool
 
-    init(_ file: FileDescriptor, fsync: Bool) {
+    init(_ file: FileDescriptor) {
         self.file = file
-        self.fsyncEnabled = fsync
     }
 
     var size: UInt64 {
         (try? file.status()).map { UInt64($0.st_size) } ?? 0
     }
 
-    func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         try writeAll(bytes, to: file)
     }
 
@@ -211,7 +211,6 @@ final class PosixPartialFile: PartialUploadFile {
     }
 
     func synchronize() throws(StorageError) {
-        guard fsyncEnabled else { return }
         try storageCall("fsync") { fsync(file.descriptor) }
     }
 }
@@ -223,16 +222,14 @@ final class PosixAdoptedUpload: UploadFile {
     private let folder: FileDescriptor
     private let partName: String
     private let target: FileDescriptor
-    private let fsyncEnabled: Bool
     private var done = false
     let bytesWritten: UInt64
 
-    init(file: FileDescriptor, folder: FileDescriptor, partName: String, target: FileDescriptor, fsync: Bool) throws(StorageError) {
+    init(file: FileDescriptor, folder: FileDescriptor, partName: String, target: FileDescriptor) throws(StorageError) {
         self.file = file
         self.folder = folder
         self.partName = partName
         self.target = target
-        self.fsyncEnabled = fsync
         self.bytesWritten = UInt64(try mappingSystemErrors { () throws(SystemError) in try file.status() }.st_size)
     }
 
@@ -253,7 +250,6 @@ final class PosixAdoptedUpload: UploadFile {
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
         precondition(!done, "publish after publish or discard")
         guard StorageNames.isClientName(name) else { throw .notAllowed }
-        let durable = durable && fsyncEnabled
         if durable {
             try storageCall("fsync") { fsync(file.descriptor) }
         }

@@ -1,10 +1,12 @@
 import FiledropCore
 import Glibc
 
-/// The save directory on a real file system. The directory is opened once; every path is
-/// resolved from that descriptor one component at a time with O_NOFOLLOW, so a symlink
-/// anywhere below it is refused (`.notAllowed`) instead of followed out of the save directory
-/// (the same rule as dufs `resolve_path`, enforced by the kernel rather than by string checks).
+/// The save directory on a real file system: mechanism only (the core's `StoragePolicy`
+/// decides names, limits, free space and durability; this reports facts and carries out
+/// writes, syncs and links). The directory is opened once; every path is resolved from that
+/// descriptor one component at a time with O_NOFOLLOW, so a symlink anywhere below it is
+/// refused (`.notAllowed`) instead of followed out of the save directory (the same rule as
+/// dufs `resolve_path`, enforced by the kernel rather than by string checks).
 ///
 /// Shared by every event-loop thread: it holds only immutable state (the root descriptor,
 /// options), and each call opens its own descriptors, so it is `Sendable` without locks.
@@ -36,12 +38,10 @@ public final class PosixStorage: Storage {
 
     // MARK: Storage
 
-    public func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile {
-        if options.minFreeSpace > 0, let free = availableSpace(), free < options.minFreeSpace {
-            throw .noSpace
-        }
-        let parent = try openDirectory(directory, creating: true)
-        return try PosixUploadFile(in: parent, options: options, anonymous: anonymousTemporaries, checksummed: checksummed)
+    public func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile {
+        let parent = try openDirectory(directory, creating: true, durable: durable)
+        return try PosixUploadFile(in: parent, options: options, anonymous: anonymousTemporaries, checksummed: checksummed,
+                                   durable: durable)
     }
 
     public func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
@@ -127,24 +127,25 @@ public final class PosixStorage: Storage {
     /// Opens the directory at `path`, one component at a time from the root descriptor with
     /// O_NOFOLLOW, so a symlink component fails with ELOOP (`.notAllowed`). With `creating`,
     /// missing directories are made (mode 0755, like `mkdir -p`; another thread making the
-    /// same one at the same moment is fine).
-    func openDirectory(_ path: StoragePath, creating: Bool) throws(StorageError) -> FileDescriptor {
+    /// same one at the same moment is fine), with `durable` synced into their parents.
+    func openDirectory(_ path: StoragePath, creating: Bool, durable: Bool = false) throws(StorageError) -> FileDescriptor {
         var current = root
         for name in path.components {
             guard StorageNames.isClientName(name) else { throw .notAllowed }
-            current = try openSubdirectory(name, in: current, creating: creating)
+            current = try openSubdirectory(name, in: current, creating: creating, durable: durable)
         }
         return current
     }
 
-    private func openSubdirectory(_ name: String, in parent: FileDescriptor, creating: Bool) throws(StorageError) -> FileDescriptor {
+    private func openSubdirectory(_ name: String, in parent: FileDescriptor, creating: Bool,
+                                  durable: Bool) throws(StorageError) -> FileDescriptor {
         do throws(StorageError) {
             return try openExistingSubdirectory(name, in: parent)
         } catch .notFound where creating {
             do throws(SystemError) {
                 try syscall("mkdirat") { mkdirat(parent.descriptor, name, 0o755) }
                 // The new entry must survive a crash along with the upload that needed it.
-                if options.fsync {
+                if durable {
                     try syscall("fsync") { fsync(parent.descriptor) }
                 }
             } catch where error.errno == EEXIST {

@@ -22,6 +22,8 @@ final class PosixUploadFile: UploadFile {
     private let directory: FileDescriptor
     private let file: FileDescriptor
     private let options: StorageOptions
+    /// Written bytes go to write-back early, so the fsync at publish has little left to do.
+    private let durable: Bool
     private var state = State.writing
     /// nil when nobody will read the checksum: CRC-32 costs as much CPU as the write itself.
     private var checksum: CRC32?
@@ -32,17 +34,16 @@ final class PosixUploadFile: UploadFile {
     private var waitedThrough: UInt64 = 0
     /// Cleared when sync_file_range turns out not to be available here.
     private var writebackAvailable = true
-    private var nextSpaceCheck: UInt64
 
     var crc32: UInt32? { checksum?.value }
 
     /// Creates the temporary in `directory`, anonymous when `anonymous` and the file system
     /// allows it.
-    init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool, checksummed: Bool) throws(StorageError) {
+    init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool, checksummed: Bool, durable: Bool) throws(StorageError) {
         checksum = checksummed ? CRC32() : nil
         self.directory = directory
         self.options = options
-        self.nextSpaceCheck = UInt64(options.spaceCheckInterval)
+        self.durable = durable
         if anonymous, let descriptor = try Self.openAnonymous(in: directory) {
             file = FileDescriptor(owning: descriptor)
             temporary = .anonymous
@@ -93,36 +94,22 @@ final class PosixUploadFile: UploadFile {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         precondition(state == .writing, "write after publish or discard")
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            // write(2) may write less than asked (a signal, a nearly full disk): go on from there.
-            offset += try storageCall("write") { Glibc.write(file.descriptor, base + offset, bytes.count - offset) }
-        }
+        try writeAll(bytes, to: file)
         checksum?.update(bytes)
         bytesWritten += UInt64(bytes.count)
     }
 
     var writebackDue: Bool {
-        guard state == .writing else { return false }
-        let writebackChunkDone = options.fsync && options.writebackChunk > 0
-            && bytesWritten - writebackStart >= UInt64(options.writebackChunk)
-        return writebackChunkDone || (options.minFreeSpace > 0 && bytesWritten >= nextSpaceCheck)
+        state == .writing && durable && options.writebackChunk > 0 && bytesWritten - writebackStart >= UInt64(options.writebackChunk)
     }
 
     func paceWriteback() throws(StorageError) {
-        if options.fsync, options.writebackChunk > 0, bytesWritten - writebackStart >= UInt64(options.writebackChunk) {
-            try startWriteback()
-        }
-        if options.minFreeSpace > 0, bytesWritten >= nextSpaceCheck {
-            try checkFreeSpace()
-        }
+        if writebackDue { try startWriteback() }
     }
 
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
         precondition(state == .writing, "publish after publish or discard")
         guard StorageNames.isClientName(name) else { throw .notAllowed }
-        let durable = durable && options.fsync
         if durable {
             try storageCall("fsync") { fsync(file.descriptor) }
         }
@@ -189,7 +176,7 @@ final class PosixUploadFile: UploadFile {
         }
     }
 
-    // MARK: Write-back and space
+    // MARK: Write-back
 
     /// Chunks handed to write-back and not yet waited for. Four keep the disk's queue full
     /// while the client sends (with one, the loop waited for each chunk it had just started
@@ -226,13 +213,4 @@ final class PosixUploadFile: UploadFile {
         }
     }
 
-    /// Refuses to go on once the file system has less than `minFreeSpace` left.
-    private func checkFreeSpace() throws(StorageError) {
-        nextSpaceCheck = bytesWritten + UInt64(options.spaceCheckInterval)
-        var result = statvfs()
-        try storageCall("fstatvfs") { fstatvfs(file.descriptor, &result) }
-        if UInt64(result.f_bavail) * UInt64(result.f_frsize) < options.minFreeSpace {
-            throw .noSpace
-        }
-    }
 }

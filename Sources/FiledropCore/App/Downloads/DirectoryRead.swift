@@ -18,7 +18,7 @@ struct DirectoryRead: Sendable {
     }
 
     private func build() throws(HTTPError) -> Response {
-        let storage = app.store.storage
+        let storage = app.storage
         let metadata: FileMetadata?
         do {
             metadata = try storage.metadata(path)

@@ -1,5 +1,7 @@
-/// tus PATCH (protocol.md "PATCH", "creation-defer-length", "Checksum"): the checks of
-/// the head against the upload, its write lock, and the limits its body is held to.
+/// tus PATCH (protocol.md "PATCH", "creation-defer-length", "Checksum"): the head is
+/// checked against the upload by its machine, which grants the write lock and the limit
+/// the body is held to; the partial file opens on a worker behind the same guard as every
+/// other upload.
 extension TusHandler {
     /// protocol.md "PATCH": the body goes at Upload-Offset, which must be the current offset
     /// (409 otherwise); "creation-defer-length": a PATCH may bring the Upload-Length.
@@ -26,7 +28,7 @@ extension TusHandler {
             upload = live
         }
         let checksum = try expectedChecksum(head)
-        try admit(name: upload.state.withLock { $0.record.displayName })
+        try admit(name: upload.machine.withLock { $0.record.displayName })
         // No body: the machine finishes it at once (a `Content-Length: 0` body is never read).
         return try patchConsumer(head, upload: upload, offset: offset, checksum: checksum, reply: .patched)
     }
@@ -41,115 +43,63 @@ extension TusHandler {
         return (expected, digest)
     }
 
-    /// Checks the request against the upload and takes its write lock; the body consumer,
-    /// after blocking work when the record must be saved (a deferred length arrives) or a
-    /// leftover chunk cut off first.
+    /// Takes the upload's write lock for this request (`TusUploadMachine.acquire`), then on a
+    /// worker: the guard before opening (the body must fit, as for any upload), the partial
+    /// file opened, a leftover chunk cut off and a newly known length saved. Then the body.
     func patchConsumer(_ head: RequestHead, upload: TusUpload, offset: UInt64,
-                               checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?,
-                               reply: TusPatch.Reply) throws(TusError) -> RouteDecision {
+                       checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?,
+                       reply: TusPatch.Reply) throws(TusError) -> RouteDecision {
         let newLength = try TusHeaders.integer(head, "upload-length")
         if let newLength { try checkSize(newLength) }
         let bodyLength = TusHeaders.contentLength(head)
-        let reservedByOthers = uploads.reservedByOthers(than: upload.id)
-        let now = uploads.clock()
         let token = uploads.makeToken()
-        let file: any PartialUploadFile
-        do throws(StorageError) {
-            file = try uploads.area.openForAppending(id: upload.id)
-        } catch .notFound {
-            throw .notFound
-        } catch {
-            throw .notStored(error, keptOffset: upload.state.withLock { $0.offset })
-        }
-        let (grant, preparation) = try upload.state.withLock { (state: inout TusUpload.State) throws(TusError) -> ((UInt64, HTTPError), PatchPreparation) in
-            guard !state.removed else { throw .notFound }
-            guard state.isFree(now: now, staleAfter: uploads.staleWriterSeconds) else { throw .locked }
-            guard offset == state.offset else { throw .offsetMismatch(current: state.offset) }
-            var preparation = PatchPreparation()
-            if let newLength, newLength != state.record.length {
-                try checkNewLength(newLength, state: state, reservedByOthers: reservedByOthers)
-                // Set now, undone if saving fails: the lock keeps everyone else out meanwhile.
-                preparation.previousRecord = state.record
-                state.record.length = newLength
-                preparation.recordToSave = state.record
+        let request = TusUploadMachine.WriteRequest(token: token, offset: offset, newLength: newLength, bodyLength: bodyLength)
+        let grant = try uploads.acquire(upload, request, limits: limits, sizeLimit: store.policy.sizeLimit)
+        let monitor = store.monitor
+        upload.machine.withLock { $0.startProgress(on: monitor) }
+        let (area, store) = (uploads.area, store)
+        return .blocking("tus open", skippableWhenAbandoned: false, { () -> Result<any PartialUploadFile, TusError> in
+            Self.open(upload, at: offset, bodyLength: bodyLength, grant: grant, area: area, store: store)
+        }) { [uploads, limits] opened in
+            var succeeded = false
+            if case .success = opened { succeeded = true }
+            let kept = upload.machine.withLock { machine in
+                machine.prepared(token: token, succeeded: succeeded, previousRecord: grant.previousRecord, now: uploads.clock())
             }
-            let grant = writeLimit(state.record.length, reservedByOthers: reservedByOthers)
-            if let bodyLength, offset + bodyLength > grant.0 {
-                if let previous = preparation.previousRecord { state.record = previous }
-                throw .http(grant.1)
+            switch opened {
+            case .success(let file):
+                let lease = TusWriteLease(token: token, file: file, offset: offset, limit: grant.limit, checksum: checksum)
+                return .readBody(TusPatch(upload: upload, uploads: uploads, store: store, lease: lease, expiration: limits.expiration,
+                                          reply: reply))
+            case .failure(.notStored(let error, _)):
+                return .respond(TusError.notStored(error, keptOffset: kept).response)
+            case .failure(let error):
+                return .respond(error.response)
             }
-            // Left over from a PATCH that lost its lock or failed its checksum.
-            if file.size != state.offset { preparation.truncateTo = state.offset }
-            state.writer = token
-            state.writerActivity = now
-            if state.progress == nil {
-                state.progress = store.monitor.started(name: state.record.displayName, expectedSize: state.record.length, client: state.record.client)
+        }
+    }
+
+    /// On a worker, holding the write lock. A PATCH that brings no bytes (the retry that
+    /// only publishes) has nothing to check room for.
+    private static func open(_ upload: TusUpload, at offset: UInt64, bodyLength: UInt64?, grant: TusUploadMachine.WriteGrant,
+                             area: any PartialUploadArea, store: UploadStore) -> Result<any PartialUploadFile, TusError> {
+        do throws(TusError) {
+            if bodyLength != 0 {
+                do throws(HTTPError) { try store.checkRoom(for: bodyLength) } catch { throw .http(error) }
             }
-            if preparation.needsWork { state.heldByWorker = true }
-            return (grant, preparation)
-        }
-        let lease = TusWriteLease(token: token, file: file, offset: offset, limit: grant.0, limitError: grant.1, checksum: checksum)
-        let makeConsumer = { [uploads, store, limits] in
-            TusPatch(upload: upload, uploads: uploads, store: store, lease: lease, expiration: limits.expiration, reply: reply)
-        }
-        guard preparation.needsWork else { return .readBody(makeConsumer()) }
-        let area = uploads.area
-        return .blocking("tus prepare", skippableWhenAbandoned: false, { () -> StorageError? in
             do throws(StorageError) {
-                if let size = preparation.truncateTo { try file.truncate(to: size) }
-                if let record = preparation.recordToSave { try area.saveRecord(id: upload.id, record.encoded()) }
-                return nil
+                let file = try area.openForAppending(id: upload.id)
+                // Left over from a PATCH that lost its lock or failed its checksum.
+                if file.size != offset { try file.truncate(to: offset) }
+                if let record = grant.recordToSave { try area.saveRecord(id: upload.id, record.encoded(), durable: store.policy.durable) }
+                return .success(file)
+            } catch .notFound {
+                throw .notFound
             } catch {
-                return error
+                throw .notStored(error, keptOffset: offset)
             }
-        }) { failure in
-            let kept: UInt64 = upload.state.withLock { state in
-                state.heldByWorker = false
-                if failure != nil {
-                    if let previous = preparation.previousRecord { state.record = previous }
-                    state.writer = nil
-                }
-                return state.offset
-            }
-            if let failure { return .respond(TusError.notStored(failure, keptOffset: kept).response) }
-            return .readBody(makeConsumer())
+        } catch {
+            return .failure(error)
         }
     }
-
-    /// creation-defer-length: the length arrives once and never changes.
-    fileprivate func checkNewLength(_ length: UInt64, state: TusUpload.State, reservedByOthers: UInt64) throws(TusError) {
-        guard state.record.length == nil else { throw .badRequest("Upload-Length was already set and cannot change.") }
-        guard length >= state.offset else { throw .badRequest("Upload-Length is smaller than what was already uploaded.") }
-        if let maxPending = limits.maxPending, reservedByOthers + length > maxPending {
-            throw .pendingSpaceFull(limit: maxPending)
-        }
-    }
-
-    /// How far the body may go: Upload-Length when known, else the size and pending limits.
-    fileprivate func writeLimit(_ length: UInt64?, reservedByOthers: UInt64) -> (UInt64, HTTPError) {
-        if let length {
-            return (length, .badRequest("The body goes past Upload-Length."))
-        }
-        var limit = limits.maxUploadSize ?? .max
-        var error = HTTPError.contentTooLarge(limit: limit)
-        if let maxPending = limits.maxPending {
-            let room = maxPending > reservedByOthers ? maxPending - reservedByOthers : 0
-            if room < limit {
-                limit = room
-                error = .insufficientStorage("Unfinished uploads already hold \(ByteCount.format(maxPending)); try again later.")
-            }
-        }
-        return (limit, error)
-    }
-}
-
-/// What a PATCH needs done on a worker before its body may be read.
-private struct PatchPreparation {
-    /// A deferred length arrived: the record with it, and the one to restore on failure.
-    var recordToSave: TusRecord?
-    var previousRecord: TusRecord?
-    /// A leftover chunk to cut off, back to the upload's offset.
-    var truncateTo: UInt64?
-
-    var needsWork: Bool { recordToSave != nil || truncateTo != nil }
 }

@@ -10,8 +10,10 @@
 /// DELETE  /files/.tus/<id>   terminates it
 /// ```
 /// Upload URLs live under `/files/.tus/` (`TusRoute`): `FileNamePolicy` reserves `.tus`, so
-/// no stored file can be reached there. A finished upload goes through `UploadStore` like
-/// any other: same names, collisions and fsync.
+/// no stored file can be reached there. Every upload goes through `UploadStore` like any
+/// other: the same guard before opening and while writing, the same names, collisions and
+/// fsync at publish. Each upload's rules are its `TusUploadMachine`'s; this carries out what
+/// the machine decides.
 ///
 /// Nothing here blocks the loop: record writes (fsync), deleting a partial file and
 /// publishing are blocking work, never skipped once handed out, so what they started
@@ -60,7 +62,7 @@ struct TusHandler {
         var headers = TusResponses.baseHeaders()
         headers.add(name: "Tus-Version", value: TusHeaders.version)
         headers.add(name: "Tus-Extension", value: TusHeaders.extensions.joined(separator: ","))
-        if let maxUploadSize = limits.maxUploadSize {
+        if let maxUploadSize = store.policy.maxFileSize {
             headers.add(name: "Tus-Max-Size", value: String(maxUploadSize))
         }
         headers.add(name: "Tus-Checksum-Algorithm", value: uploads.digests.algorithms.joined(separator: ","))
@@ -98,9 +100,8 @@ struct TusHandler {
         // Absolute: some tus clients cannot resolve a relative Location.
         let path = TusRoute.uploadPrefix + upload.id
         let location = RequestOrigin(head: head, isSecure: context.isSecure)?.url(path: path) ?? path
-        let neededSpace = (length ?? 0) + store.minFreeSpace
         return .blocking("tus create", skippableWhenAbandoned: false, { [uploads, store] in
-            uploads.storeNew(upload, neededSpace: neededSpace, on: store.storage)
+            uploads.storeNew(upload, store: store)
         }) { failure in
             if let failure { return .respond(failure.response) }
             guard startsBody else {
@@ -114,7 +115,7 @@ struct TusHandler {
                 // Without a body the machine finishes it at once (off the loop, like every publish).
                 return try patchConsumer(head, upload: upload, offset: 0, checksum: checksum, reply: .created(location: location))
             } catch {
-                upload.state.withLock { $0.removed = true }
+                _ = upload.machine.withLock { $0.remove() }
                 return removing(upload, reason: "creation refused", answer: error.response)
             }
         }
@@ -166,7 +167,7 @@ struct TusHandler {
             }
         }
         // Answered from the state, also while a worker writes or publishes it: never waits.
-        let state = upload.state.withLock { $0.removed ? nil : ($0.record, $0.offset, $0.lastActivity) }
+        let state = upload.machine.withLock { $0.isRemoved ? nil : ($0.record, $0.offset, $0.lastActivity) }
         guard let (record, offset, lastActivity) = state else {
             // Published a moment ago, by the request that held it.
             guard let length = uploads.finishedLength(id) else { throw .notFound }
@@ -206,13 +207,7 @@ struct TusHandler {
         case .expired(let expired): return removing(expired, reason: expiredReason, answer: TusError.notFound.response)
         case .live(let live): upload = live
         }
-        try upload.state.withLock { (state: inout TusUpload.State) throws(TusError) in
-            guard !state.removed else { throw .notFound }
-            // Being saved or having its record written right now: the client may ask again.
-            guard !state.heldByWorker else { throw .locked }
-            state.removed = true
-            state.writer = nil
-        }
+        try upload.machine.withLock { (machine: inout TusUploadMachine) throws(TusError) in try machine.terminate() }
         return removing(upload, reason: "terminated by the client", answer: Response(status: .noContent, headers: TusResponses.baseHeaders()))
     }
 
@@ -236,7 +231,7 @@ struct TusHandler {
 
     func checkSize(_ size: UInt64) throws(TusError) {
         do {
-            try store.checkSize(size)
+            try store.policy.checkSize(size)
         } catch {
             throw .http(error)
         }

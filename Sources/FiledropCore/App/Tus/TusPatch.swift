@@ -21,14 +21,13 @@ final class TusPatch: RequestBodyConsumer {
     private let store: UploadStore
     private let token: UInt64
     private let file: any PartialUploadFile
+    /// The one guarded writer every upload kind writes through; its limit is the offset the
+    /// body may not go past (Upload-Length, the size limit, the pending limit).
+    private var writer: GuardedWriter
     private let startOffset: UInt64
-    /// The offset the body may not go past: Upload-Length, the size limit, the pending limit.
-    private let limit: UInt64
-    private let limitError: HTTPError
     private let checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?
     private let expiration: Duration
     private let reply: Reply
-    private var written: UInt64 = 0
     private var ended = false
 
     init(upload: TusUpload, uploads: TusUploads, store: UploadStore, lease: TusWriteLease, expiration: Duration, reply: Reply) {
@@ -37,9 +36,8 @@ final class TusPatch: RequestBodyConsumer {
         self.store = store
         self.token = lease.token
         self.file = lease.file
+        self.writer = store.writer(for: lease.file, startingAt: lease.offset, limit: lease.limit)
         self.startOffset = lease.offset
-        self.limit = lease.limit
-        self.limitError = lease.limitError
         self.checksum = lease.checksum
         self.expiration = expiration
         self.reply = reply
@@ -51,41 +49,44 @@ final class TusPatch: RequestBodyConsumer {
 
     static let takenOver = TusError.http(.conflict("This upload was taken over by a newer request or terminated."))
 
+    /// Where the upload stays when this request fails now: without a checksum what arrived
+    /// stays (protocol.md); with one the chunk goes.
+    private var keptOffset: UInt64 { checksum == nil ? writer.size : startOffset }
+
+    /// Writes under the upload's lock, so a request that lost the lock never touches the
+    /// file again; the writer's pause (write-back, the free-space check) runs after, on a
+    /// worker, with no lock held.
     func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
         let now = uploads.clock()
-        let count = UInt64(bytes.count)
-        try upload.state.withLock { (state: inout TusUpload.State) throws(HTTPError) in
-            guard state.writer == token, !state.removed else { throw Self.takenOver.httpError }
-            guard startOffset + written + count <= limit else { throw limitError }
-            do throws(StorageError) {
-                try file.append(bytes)
+        try upload.machine.withLock { (machine: inout TusUploadMachine) throws(HTTPError) in
+            guard machine.mayWrite(token) else { throw Self.takenOver.httpError }
+            do throws(GuardedWriter.Refusal) {
+                try writer.write(bytes)
             } catch {
-                // Without a checksum what arrived before stays (protocol.md); with one the chunk goes.
-                throw TusError.notStored(error, keptOffset: checksum == nil ? startOffset + written : startOffset).httpError
+                switch error {
+                case .overLimit(let refusal): throw refusal
+                case .storage(let failure): throw TusError.notStored(failure, keptOffset: keptOffset).httpError
+                }
             }
-            written += count
             checksum?.digest.update(bytes)
-            if checksum == nil {
-                state.offset = startOffset + written
-            }
-            state.writerActivity = now
-            state.lastActivity = now
-            state.progress?.advance(to: startOffset + written)
+            machine.wrote(token, through: writer.size, counts: checksum == nil, now: now)
         }
-        return .accepted
+        guard let pause = writer.pause() else { return .accepted }
+        return .paused(accepted: bytes.count, work: pause.work, then: { [self] () throws(HTTPError) in
+            do throws(StorageError) {
+                try pause.then()
+            } catch {
+                throw TusError.notStored(error, keptOffset: keptOffset).httpError
+            }
+        })
     }
 
     /// The fsync of the chunk and, for the last one, publishing run on a worker thread. The
-    /// upload is marked held by that work first, so the mutex is never held while it
-    /// blocks: a HEAD on an event loop answers from the state meanwhile.
+    /// machine is `working` meanwhile, so the mutex is never held while it blocks: a HEAD on
+    /// an event loop answers from the machine.
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         ended = true
-        let held = upload.state.withLock { state in
-            guard state.writer == token, !state.removed else { return false }
-            state.heldByWorker = true
-            return true
-        }
-        guard held else { return .ready(Self.takenOver.response) }
+        guard upload.machine.withLock({ $0.finish(token) }) else { return .ready(Self.takenOver.response) }
         return .blocking("tus finish", { self.finishHeld() }, then: { .ready($0) })
     }
 
@@ -94,30 +95,25 @@ final class TusPatch: RequestBodyConsumer {
         let now = uploads.clock()
         if let checksum, checksum.digest.finish() != checksum.expected.digest {
             try? file.truncate(to: startOffset)
-            release(at: startOffset, now: now)
+            upload.machine.withLock { $0.chunkDropped(back: startOffset, now: now) }
             return TusError.checksumMismatch.response
         }
         do throws(StorageError) {
-            if store.durable { try file.synchronize() }
+            if store.policy.durable { try file.synchronize() }
         } catch {
             // Not known to be on disk, so not acknowledged: the chunk goes, the rest stays.
             try? file.truncate(to: startOffset)
-            release(at: startOffset, now: now)
+            upload.machine.withLock { $0.chunkDropped(back: startOffset, now: now) }
             return TusError.notStored(error, keptOffset: startOffset).response
         }
-        let offset = startOffset + written
-        let complete = upload.state.withLock { state in
-            state.offset = offset
-            state.lastActivity = now
-            if !state.isComplete { state.release() }
-            return state.isComplete
-        }
-        if complete, case .failure(let error) = uploads.publish(upload, token: token, store: store) {
+        let offset = writer.size
+        let next = upload.machine.withLock { $0.chunkStored(token, through: offset, now: now) }
+        if next == .publish, case .failure(let error) = uploads.publish(upload, token: token, store: store) {
             return error.response
         }
         var headers = TusResponses.baseHeaders()
         headers.add(name: "Upload-Offset", value: String(offset))
-        if !complete {
+        if next == .answer {
             headers.add(name: "Upload-Expires", value: HTTPDate.format(now + expiration.components.seconds))
         }
         switch reply {
@@ -129,35 +125,23 @@ final class TusPatch: RequestBodyConsumer {
         }
     }
 
-    private func release(at offset: UInt64, now: Int64) {
-        upload.state.withLock { state in
-            state.offset = offset
-            state.lastActivity = now
-            state.release()
-        }
-    }
-
     func abort() {
         ended = true
-        upload.state.withLock { state in
-            guard state.writer == token else { return }
-            state.writer = nil
-            if checksum != nil {
-                // An unverifiable chunk must not count (protocol.md "Checksum").
-                try? file.truncate(to: startOffset)
-                state.offset = startOffset
+        upload.machine.withLock { machine in
+            // Cut back before the lock goes: the next writer must find the file at the offset.
+            if let cut = machine.abort(token, checksummed: checksum != nil, startOffset: startOffset) {
+                try? file.truncate(to: cut)
             }
         }
     }
 }
 
-/// The right to write one upload for one request, granted by `TusHandler` after the
-/// offset, length and limits were checked.
+/// The right to write one upload for one request, granted by the upload's machine after the
+/// offset, length and limits were checked, with its partial file opened on a worker.
 struct TusWriteLease {
     var token: UInt64
     var file: any PartialUploadFile
     var offset: UInt64
-    var limit: UInt64
-    var limitError: HTTPError
+    var limit: SizeLimit
     var checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?
 }

@@ -3,9 +3,12 @@ import Synchronization
 /// Every unfinished resumable upload, shared by all event loops and kept across
 /// configuration reloads (the daemon makes one and hands it to each `FiledropApp`).
 /// On disk each upload is a partial file and a record in a `PartialUploadArea`; here it is
-/// a `TusUpload` with its offset and the lock that lets one PATCH at a time write it.
+/// a `TusUpload`: its `TusUploadMachine` behind the lock that lets one event at a time in.
 ///
-/// Lock order: `uploads` before any upload's `state`, never the other way round.
+/// Lock order: `registry` before any upload's `machine`, never the other way round.
+/// Pending space (`tus-max-pending`) is accounted under `registry`'s lock: every reservation
+/// that grows (a registration, a write grant) is checked and made there, so two requests
+/// can never both be granted the same room.
 public final class TusUploads: Sendable {
     let area: any PartialUploadArea
     let digests: any DigestProvider
@@ -15,7 +18,7 @@ public final class TusUploads: Sendable {
     /// whose WiFi dropped cannot tell the server, whose socket waits out the body timeout,
     /// and the resumed PATCH should not have to wait for that.
     let staleWriterSeconds: Int64
-    private let uploads = Mutex<[String: TusUpload]>([:])
+    private let registry = Mutex<[String: TusUpload]>([:])
     /// Uploads completed recently, by id, with their length: a client whose last response
     /// was lost asks HEAD again and must learn it is done rather than start over.
     private let finished = Mutex<[String: (length: UInt64, at: Int64)]>([:])
@@ -37,13 +40,13 @@ public final class TusUploads: Sendable {
             }
             recovered[found.id] = TusUpload(id: found.id, record: record, offset: found.size, lastActivity: found.modified)
         }
-        uploads.withLock { $0 = recovered }
+        registry.withLock { $0 = recovered }
     }
 
-    public var count: Int { uploads.withLock { $0.count } }
+    public var count: Int { registry.withLock { $0.count } }
 
     func upload(_ id: String) -> TusUpload? {
-        uploads.withLock { $0[id] }
+        registry.withLock { $0[id] }
     }
 
     /// What `lookup` found.
@@ -62,18 +65,8 @@ public final class TusUploads: Sendable {
         guard let upload = upload(id) else { return .unknown }
         let now = clock()
         let seconds = expiration.components.seconds
-        let expired = upload.state.withLock { state in Self.expire(&state, now: now, after: seconds) }
+        let expired = upload.machine.withLock { $0.expire(now: now, after: seconds) }
         return expired ? .expired(upload) : .live(upload)
-    }
-
-    /// Marks `state` removed when nothing has written to it for `seconds` (a PATCH that is
-    /// still receiving keeps it); true when it did.
-    private static func expire(_ state: inout TusUpload.State, now: Int64, after seconds: Int64) -> Bool {
-        let idle = !state.heldByWorker && (state.writer == nil || now - state.writerActivity >= seconds)
-        guard !state.removed, idle, now - state.lastActivity >= seconds else { return false }
-        state.removed = true
-        state.writer = nil
-        return true
     }
 
     func finishedLength(_ id: String) -> UInt64? {
@@ -90,8 +83,8 @@ public final class TusUploads: Sendable {
     func register(_ record: TusRecord, limits: TusLimits) throws(TusError) -> TusUpload {
         let id = TusID.random()
         let upload = TusUpload(id: id, record: record, offset: 0, lastActivity: clock())
-        try uploads.withLock { (all: inout [String: TusUpload]) throws(TusError) in
-            let states = all.values.map { $0.state.withLock { ($0.record.client, $0.reserved) } }
+        try registry.withLock { (all: inout [String: TusUpload]) throws(TusError) in
+            let states = all.values.map { $0.machine.withLock { ($0.record.client, $0.reserved) } }
             if states.filter({ $0.0 == record.client }).count >= limits.maxPerClient {
                 throw .tooManyUploads(limit: limits.maxPerClient)
             }
@@ -103,63 +96,72 @@ public final class TusUploads: Sendable {
         return upload
     }
 
-    /// Checks that `storage` has `neededSpace` free, then creates the record and empty
-    /// partial file of a registered upload; on failure the registration is undone.
-    /// Blocking (statvfs, and the record is fsync'ed): on a worker.
-    func storeNew(_ upload: TusUpload, neededSpace: UInt64, on storage: any Storage) -> TusError? {
-        let record = upload.state.withLock { $0.record }
-        if let available = storage.availableSpace(), available < neededSpace {
-            _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
-            return .http(.insufficientStorage("The server's disk is too full for this upload."))
-        }
-        do throws(StorageError) {
-            try area.create(id: upload.id, record: record.encoded())
+    /// The guard before opening (the declared length must fit, as for any upload), then the
+    /// record and empty partial file of a registered upload; on failure the registration is
+    /// undone. Blocking (statvfs, and the record is synced): on a worker.
+    func storeNew(_ upload: TusUpload, store: UploadStore) -> TusError? {
+        let record = upload.machine.withLock { $0.record }
+        do throws(TusError) {
+            do throws(HTTPError) { try store.checkRoom(for: record.length) } catch { throw .http(error) }
+            do throws(StorageError) {
+                try area.create(id: upload.id, record: record.encoded(), durable: store.policy.durable)
+            } catch {
+                throw .http(error.httpError)
+            }
             return nil
         } catch {
-            _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
-            return .http(error.httpError)
+            _ = registry.withLock { $0.removeValue(forKey: upload.id) }
+            return error
         }
     }
 
-    /// Bytes reserved by every upload but `id`: what is left of `maxPending` for it.
-    func reservedByOthers(than id: String) -> UInt64 {
-        uploads.withLock { all in
-            all.values.filter { $0.id != id }.reduce(0) { total, upload in total + upload.state.withLock { $0.reserved } }
+    /// Takes the write lock of `upload` for `request` (`TusUploadMachine.acquire`), under
+    /// the registry's lock: what the others hold against `tus-max-pending` cannot grow until
+    /// this request's own reservation is made.
+    func acquire(_ upload: TusUpload, _ request: TusUploadMachine.WriteRequest, limits: TusLimits,
+                 sizeLimit: SizeLimit) throws(TusError) -> TusUploadMachine.WriteGrant {
+        let now = clock()
+        return try registry.withLock { (all: inout [String: TusUpload]) throws(TusError) in
+            var reservedByOthers: UInt64 = 0
+            if limits.maxPending != nil {
+                for other in all.values where other !== upload {
+                    reservedByOthers += other.machine.withLock { $0.reserved }
+                }
+            }
+            return try upload.machine.withLock { (machine: inout TusUploadMachine) throws(TusError) in
+                try machine.acquire(request, now: now, staleAfter: staleWriterSeconds, sizeLimit: sizeLimit,
+                                    maxPending: limits.maxPending, reservedByOthers: reservedByOthers)
+            }
         }
     }
 
     /// Ends an upload that will not complete (termination, expiry, a refused publish): its
-    /// partial file and record are deleted. The caller has marked it `removed`. Blocking
-    /// (unlinking a big partial file frees its blocks): on a worker, or before serving.
+    /// partial file and record are deleted, and its machine is `removed` if the caller has
+    /// not done so already. Blocking (unlinking a big partial file frees its blocks): on a
+    /// worker, or before serving.
     func forget(_ upload: TusUpload, reason: String) {
-        _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
+        _ = registry.withLock { $0.removeValue(forKey: upload.id) }
         area.remove(id: upload.id)
-        upload.state.withLock { $0.progress }?.failed(reason: reason)
+        upload.machine.withLock { $0.remove() }?.failed(reason: reason)
     }
 
     /// Takes the write lock of a complete upload nobody is writing, for `publish`; nil when
     /// it is not complete or someone holds the lock (that one publishes it).
     func claimForPublishing(_ upload: TusUpload) -> UInt64? {
         let now = clock()
-        return upload.state.withLock { state in
-            guard !state.removed, state.isComplete, state.isFree(now: now, staleAfter: staleWriterSeconds) else { return nil }
-            let token = makeToken()
-            state.writer = token
-            state.writerActivity = now
-            state.heldByWorker = true
-            return token
-        }
+        let token = makeToken()
+        return upload.machine.withLock { $0.claimForPublishing(token, now: now, staleAfter: staleWriterSeconds) } ? token : nil
     }
 
     /// Publishes a complete upload through the storage policy (names, collisions, fsync),
-    /// exactly like a multipart or PUT upload. The caller holds its write lock (`token`,
-    /// `heldByWorker`), so nothing else touches it meanwhile, and no mutex is held while
+    /// exactly like a multipart or PUT upload. The caller holds its write lock (`token`, the
+    /// machine `working`), so nothing else touches it meanwhile, and no mutex is held while
     /// this blocks. Blocking: on a worker, or before serving.
     ///
     /// A failure that may pass keeps the partial file and record and frees the lock, so a
     /// retry publishes it; one no retry changes deletes the upload (`TusError.publishFailure`).
     func publish(_ upload: TusUpload, token: UInt64, store: UploadStore) -> Result<StoredFile, TusError> {
-        let (record, size) = upload.state.withLock { ($0.record, $0.offset) }
+        let (record, size) = upload.machine.withLock { ($0.record, $0.offset) }
         let outcome: Result<StoredFile, TusError>
         do throws(TusError) {
             outcome = .success(try place(upload.id, record: record, size: size, store: store))
@@ -171,26 +173,14 @@ public final class TusUploads: Sendable {
         case .success(let stored):
             // Remembered before it leaves `uploads`, so a HEAD in between never sees neither.
             finished.withLock { $0[upload.id] = (size, now) }
-            let progress = upload.state.withLock { state in
-                state.removed = true
-                state.release()
-                return state.progress
-            }
-            _ = uploads.withLock { $0.removeValue(forKey: upload.id) }
+            let progress = upload.machine.withLock { $0.remove() }
+            _ = registry.withLock { $0.removeValue(forKey: upload.id) }
             area.remove(id: upload.id)
             progress?.finished(stored: stored)
         case .failure(.discarded(let error)):
-            upload.state.withLock { state in
-                state.removed = true
-                state.release()
-            }
             forget(upload, reason: error.message)
         case .failure:
-            upload.state.withLock { state in
-                guard state.writer == token else { return }
-                state.release()
-                state.lastActivity = now
-            }
+            upload.machine.withLock { $0.publishDeferred(token, now: now) }
         }
         return outcome
     }
@@ -206,12 +196,12 @@ public final class TusUploads: Sendable {
         }
         let file: any UploadFile
         do throws(StorageError) {
-            file = try area.adopt(id: id, into: directory)
+            file = try area.adopt(id: id, into: directory, durable: store.policy.durable)
         } catch {
             throw TusError.publishFailure(error)
         }
         do throws(StorageError) {
-            let name = try store.publishKeepingCause(file, directory: directory, name: record.name)
+            let name = try store.policy.publish(file, directory: directory, name: record.name)
             return StoredFile(path: directory.appending(checkedName: name), size: size, crc32: file.crc32)
         } catch {
             let failure = TusError.publishFailure(error)
@@ -227,14 +217,11 @@ public final class TusUploads: Sendable {
     public func publishComplete(store: UploadStore) -> (saved: Int, kept: [(name: String, reason: String)]) {
         var saved = 0
         var kept: [(name: String, reason: String)] = []
-        for upload in uploads.withLock({ Array($0.values) }) {
+        for upload in registry.withLock({ Array($0.values) }) {
             guard let token = claimForPublishing(upload) else { continue }
-            let record = upload.state.withLock { state in
-                if state.progress == nil {
-                    state.progress = store.monitor.started(name: state.record.displayName, expectedSize: state.record.length,
-                                                           client: state.record.client)
-                }
-                return state.record
+            let record = upload.machine.withLock { machine in
+                machine.startProgress(on: store.monitor)
+                return machine.record
             }
             switch publish(upload, token: token, store: store) {
             case .success: saved += 1
@@ -252,10 +239,8 @@ public final class TusUploads: Sendable {
     public func sweep(expiration: Duration) -> Int {
         let now = clock()
         let seconds = expiration.components.seconds
-        let expired = uploads.withLock { all in
-            all.values.filter { upload in
-                upload.state.withLock { state in Self.expire(&state, now: now, after: seconds) }
-            }
+        let expired = registry.withLock { all in
+            all.values.filter { upload in upload.machine.withLock { $0.expire(now: now, after: seconds) } }
         }
         for upload in expired {
             forget(upload, reason: "expired after \(DurationText.format(expiration)) without activity")
@@ -265,67 +250,29 @@ public final class TusUploads: Sendable {
     }
 }
 
-/// The limits a tus request is checked against, from the configuration of the moment.
+/// The tus limits a request is checked against, from the configuration of the moment (the
+/// file size limit is the storage policy's).
 struct TusLimits: Sendable {
-    var maxUploadSize: UInt64?
     /// Bytes all unfinished uploads may hold together; nil for no limit.
     var maxPending: UInt64?
     var maxPerClient: Int
     var expiration: Duration
 
     init(_ configuration: Configuration) {
-        maxUploadSize = configuration.maxUploadSize
         maxPending = configuration.tusMaxPending
         maxPerClient = configuration.tusMaxPerClient
         expiration = configuration.tusExpiration
     }
 }
 
-/// One unfinished upload. Its state is only touched under its own lock.
+/// One unfinished upload: its state machine behind its own lock.
 final class TusUpload: Sendable {
-    struct State {
-        var record: TusRecord
-        /// Bytes received and kept: the partial file's size outside a PATCH.
-        var offset: UInt64
-        /// Last creation or write, seconds since 1970: expiry counts from here.
-        var lastActivity: Int64
-        /// The token of the PATCH allowed to write, nil when none is.
-        var writer: UInt64?
-        /// When that PATCH last received bytes.
-        var writerActivity: Int64 = 0
-        /// Terminated, expired or completed: nothing may write any more.
-        var removed = false
-        /// Log and status-line entry, from the first PATCH on.
-        var progress: UploadProgress?
-        /// The writer's blocking work (fsync, publishing, a record save) runs on a worker:
-        /// nobody takes the lock over, terminates or expires the upload until it is back, and
-        /// nobody waits for it either (HEAD answers from this state).
-        var heldByWorker = false
-
-        /// Space this upload holds against `tus-max-pending`.
-        var reserved: UInt64 { max(record.length ?? 0, offset) }
-
-        /// Every byte is in: it only waits to be published.
-        var isComplete: Bool { record.length == offset }
-
-        /// Whether a new request may take the write lock: nobody holds it, or its holder
-        /// went quiet while receiving (never while its work runs on a worker).
-        func isFree(now: Int64, staleAfter seconds: Int64) -> Bool {
-            !heldByWorker && (writer == nil || now - writerActivity >= seconds)
-        }
-
-        mutating func release() {
-            writer = nil
-            heldByWorker = false
-        }
-    }
-
     let id: String
-    let state: Mutex<State>
+    let machine: Mutex<TusUploadMachine>
 
     init(id: String, record: TusRecord, offset: UInt64, lastActivity: Int64) {
         self.id = id
-        self.state = Mutex(State(record: record, offset: offset, lastActivity: lastActivity))
+        self.machine = Mutex(TusUploadMachine(record: record, offset: offset, lastActivity: lastActivity))
     }
 }
 

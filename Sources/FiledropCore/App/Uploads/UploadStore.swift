@@ -1,27 +1,20 @@
-/// The storage policy, in one place: names, limits, free space, collisions, durability.
-/// Every upload path (multipart, raw PUT/POST) goes through it, so they all behave alike.
+/// The door for uploads: the storage they go to, the `StoragePolicy` they are held to and
+/// the monitor that logs them. Form parts and PUT bodies are planned and opened here; tus
+/// checks room and gets its writer here too, so every kind meets the same guard. Reads and
+/// DELETE do not come through here: they use the storage directly.
 public struct UploadStore: Sendable {
-    public var storage: any Storage
-    public var names: FileNamePolicy
-    public var collision: CollisionPolicy
-    /// Per file, nil for no limit.
-    public var maxFileSize: UInt64?
-    /// Kept free on the disk: uploads that would eat into it are refused (507).
-    public var minFreeSpace: UInt64
-    /// fsync the file and its directory before reporting success.
-    public var durable: Bool
-    public var monitor: UploadMonitor
+    private let storage: any Storage
+    public let policy: StoragePolicy
+    public let monitor: UploadMonitor
 
-    public init(storage: any Storage, names: FileNamePolicy, collision: CollisionPolicy, maxFileSize: UInt64?,
-                minFreeSpace: UInt64, durable: Bool, monitor: UploadMonitor) {
+    public init(storage: any Storage, policy: StoragePolicy, monitor: UploadMonitor) {
         self.storage = storage
-        self.names = names
-        self.collision = collision
-        self.maxFileSize = maxFileSize
-        self.minFreeSpace = minFreeSpace
-        self.durable = durable
+        self.policy = policy
         self.monitor = monitor
     }
+
+    /// The name policy, for the routes that turn URLs and metadata into storage paths.
+    public var names: FileNamePolicy { policy.names }
 
     /// Checks what can be checked before any byte arrives (the name, the declared size); the
     /// plan's `open()` then makes the invisible file. `expectedSize` is the Content-Length
@@ -30,45 +23,26 @@ public struct UploadStore: Sendable {
     public func plan(directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String,
                      checksummed: Bool) throws(HTTPError) -> UploadPlan {
         let name = try names.storedName(from: clientName)
-        try checkSize(expectedSize ?? 0)
+        try policy.checkSize(expectedSize ?? 0)
         return UploadPlan(store: self, directory: directory, name: name, expectedSize: expectedSize, client: client,
                           checksummed: checksummed)
     }
 
-    public func checkSize(_ size: UInt64) throws(HTTPError) {
-        if let maxFileSize, size > maxFileSize { throw .contentTooLarge(limit: maxFileSize) }
+    /// The guard before an upload's file is opened, the same for every kind: `expected`
+    /// more bytes (the declared size, 0 when unknown) must fit. Blocking (statvfs): on a worker.
+    func checkRoom(for expected: UInt64?) throws(HTTPError) {
+        guard policy.hasRoom(for: expected ?? 0, available: storage.availableSpace()) else { throw StoragePolicy.tooFullToStart }
     }
 
-    /// Publishes under the first free name the collision policy allows.
-    func publish(_ file: any UploadFile, directory: StoragePath, name: String) throws(HTTPError) -> String {
-        do throws(StorageError) {
-            return try publishKeepingCause(file, directory: directory, name: name)
-        } catch {
-            throw error.httpError
-        }
+    /// The guarded writer for `sink`, whose file already holds `size` bytes, held to `limit`.
+    func writer(for sink: any UploadSink, startingAt size: UInt64 = 0, limit: SizeLimit? = nil) -> GuardedWriter {
+        GuardedWriter(sink: sink, policy: policy, storage: storage, startingAt: size, limit: limit ?? policy.sizeLimit)
     }
 
-    /// `publish` with the storage failure itself: a resumable upload keeps its data on some
-    /// failures and not on others, so it needs the cause, not the client's sentence.
-    func publishKeepingCause(_ file: any UploadFile, directory: StoragePath, name: String) throws(StorageError) -> String {
-        switch collision {
-        case .overwrite:
-            try file.publish(as: name, replacing: true, durable: durable)
-            return name
-        case .reject:
-            try file.publish(as: name, replacing: false, durable: durable)
-            return name
-        case .rename:
-            for candidate in names.collisionCandidates(for: name) {
-                do {
-                    try file.publish(as: candidate, replacing: false, durable: durable)
-                    return candidate
-                } catch .exists {
-                    continue
-                }
-            }
-            throw StorageError.exists
-        }
+    /// Blocking: makes missing folders (synced into their parents when durable) and opens
+    /// the invisible file.
+    func createUpload(in directory: StoragePath, checksummed: Bool) throws(StorageError) -> any UploadFile {
+        try storage.createUpload(in: directory, checksummed: checksummed, durable: policy.durable)
     }
 }
 
@@ -84,15 +58,16 @@ public struct UploadPlan: Sendable {
     /// Blocking, for a worker thread: checks free space, makes missing folders (fsync'ed
     /// into their parents), opens the invisible file, and logs that the upload started.
     public func open() -> Result<PendingUpload, HTTPError> {
-        let storage = store.storage
-        if let available = storage.availableSpace(), available < (expectedSize ?? 0) + store.minFreeSpace {
-            return .failure(.insufficientStorage("The server's disk is too full for this upload."))
-        }
         let file: any UploadFile
-        do {
-            file = try storage.createUpload(in: directory, checksummed: checksummed)
+        do throws(HTTPError) {
+            try store.checkRoom(for: expectedSize)
+            do throws(StorageError) {
+                file = try store.createUpload(in: directory, checksummed: checksummed)
+            } catch {
+                throw error.httpError
+            }
         } catch {
-            return .failure(error.httpError)
+            return .failure(error)
         }
         let progress = store.monitor.started(name: directory.appending(checkedName: name).description, expectedSize: expectedSize,
                                              client: client)
@@ -108,12 +83,14 @@ public struct UploadPlan: Sendable {
     }
 }
 
-/// One file being received: enforces the size limit as bytes arrive, and either commits
-/// (visible, durable) or discards (nothing left). What can block the thread (write-back,
-/// fsync, the link or rename) is handed out as `BlockingWork`, never run on the caller's loop.
+/// One file being received through its guarded writer, then either committed (visible,
+/// durable) or discarded (nothing left). What can block the thread (write-back, the
+/// free-space check, fsync, the link or rename) is handed out as `BlockingWork`, never run
+/// on the caller's loop.
 public final class PendingUpload {
     private let store: UploadStore
     private let file: any UploadFile
+    private var writer: GuardedWriter
     public let directory: StoragePath
     public let requestedName: String
     private let expectedSize: UInt64?
@@ -123,6 +100,7 @@ public final class PendingUpload {
     init(store: UploadStore, file: any UploadFile, directory: StoragePath, name: String, expectedSize: UInt64?, progress: UploadProgress) {
         self.store = store
         self.file = file
+        self.writer = store.writer(for: file)
         self.directory = directory
         self.requestedName = name
         self.expectedSize = expectedSize
@@ -136,34 +114,31 @@ public final class PendingUpload {
     public var size: UInt64 { file.bytesWritten }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) {
-        let total = file.bytesWritten + UInt64(bytes.count)
-        do throws(HTTPError) {
-            try store.checkSize(total)
-            do throws(StorageError) {
-                try file.write(bytes)
-            } catch {
-                throw error.httpError
-            }
+        do throws(GuardedWriter.Refusal) {
+            try writer.write(bytes)
         } catch {
-            discard(reason: error.message)
-            throw error
+            let failure = switch error {
+            case .overLimit(let refusal): refusal
+            case .storage(let storageError): storageError.httpError
+            }
+            discard(reason: failure.message)
+            throw failure
         }
-        progress.advance(to: total)
+        progress.advance(to: writer.size)
     }
 
-    /// When the file wants its written pages handed to write-back (and free space checked):
-    /// the work, and what to do on the loop once it ran. The upload pauses meanwhile, so one
-    /// upload's dirty pages stay bounded without the loop ever waiting for the disk.
+    /// When the writer wants write-back to catch up or free space checked: the work, and
+    /// what to do on the loop once it ran. The upload pauses meanwhile, so one upload's dirty
+    /// pages stay bounded without the loop ever waiting for the disk.
     public func writebackPacing() -> (work: BlockingWork, then: () throws(HTTPError) -> Void)? {
-        guard file.writebackDue else { return nil }
-        let slot = ResultSlot<Result<Void, StorageError>>()
-        let work = BlockingWork("write-back") { [file] in
-            slot.value = Result { () throws(StorageError) in try file.paceWriteback() }
-        }
-        return (work, { () throws(HTTPError) in
-            guard case .failure(let failure) = slot.take("write-back") else { return }
-            self.discard(reason: failure.httpError.message)
-            throw failure.httpError
+        guard let pause = writer.pause() else { return nil }
+        return (pause.work, { () throws(HTTPError) in
+            do throws(StorageError) {
+                try pause.then()
+            } catch {
+                self.discard(reason: error.httpError.message)
+                throw error.httpError
+            }
         })
     }
 
@@ -182,7 +157,12 @@ public final class PendingUpload {
     /// On a worker thread.
     private func publish() -> Result<StoredFile, HTTPError> {
         do throws(HTTPError) {
-            let name = try store.publish(file, directory: directory, name: requestedName)
+            let name: String
+            do throws(StorageError) {
+                name = try store.policy.publish(file, directory: directory, name: requestedName)
+            } catch {
+                throw error.httpError
+            }
             let stored = StoredFile(path: directory.appending(checkedName: name), size: file.bytesWritten, crc32: file.crc32)
             progress.finished(stored: stored)
             return .success(stored)
