@@ -75,7 +75,7 @@ var targets: [Target] = [
     // it; it may `@testable import` the core (a plain target could not in a release build).
     .testTarget(name: "FiledropTesting", dependencies: ["FiledropCore"]),
     .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore", "FiledropTesting"], exclude: ["Fixtures"]),
-    .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO"]),
+    .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO", "FiledropTesting"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
     // `filedrop send|get|ls`, exec'ed by `filedrop`: the daemon stays free of Foundation.
     .executableTarget(

@@ -2,6 +2,7 @@ import Foundation
 import Glibc
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 @testable import FiledropIO
 
 /// Awkward names that must survive the round trip byte for byte.
@@ -151,7 +152,7 @@ struct PosixStorageTests {
     @Test("Uploads are refused when less than minFreeSpace is free")
     func minFreeSpace() throws {
         let fixture = try SaveDirectoryFixture()
-        let store = UploadStore(storage: fixture.storage, policy: .testing(minFreeSpace: .max), monitor: UploadMonitor(log: NoIOLog(), now: { 0 }))
+        let store = UploadStore(storage: fixture.storage, policy: .testing(minFreeSpace: .max), monitor: UploadMonitor(log: NoLog(), now: { 0 }))
         let plan = try store.plan(directory: .root, clientName: "a.bin", expectedSize: nil, client: "test", checksummed: false)
         guard case .failure(let refusal) = plan.open() else {
             Issue.record("opened below minFreeSpace")

@@ -106,8 +106,3 @@ extension StoragePolicy {
                       durable: true, spaceCheckInterval: spaceCheckInterval)
     }
 }
-
-/// Upload log events nobody reads.
-struct NoIOLog: LogSink {
-    func log(_ event: LogEvent) {}
-}
