@@ -112,6 +112,9 @@ extension HTTPFieldName {
     public static let uploadMetadata = HTTPFieldName("Upload-Metadata")
     public static let uploadExpires = HTTPFieldName("Upload-Expires")
     public static let uploadChecksum = HTTPFieldName("Upload-Checksum")
+    /// protocol.md "X-HTTP-Method-Override": the method a client that cannot send PATCH or
+    /// DELETE means.
+    public static let xHTTPMethodOverride = HTTPFieldName("X-HTTP-Method-Override")
     // Response fields the serializer decides itself or adds by default.
     public static let contentEncoding = HTTPFieldName("Content-Encoding")
     public static let vary = HTTPFieldName("Vary")

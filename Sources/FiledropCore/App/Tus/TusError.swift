@@ -109,17 +109,16 @@ enum TusError: Error, Equatable {
         }
     }
 
-    /// A plain-text error carrying the tus headers every response needs.
+    /// A plain-text error (`ErrorAnswer`'s text form) carrying the tus headers every response needs.
     var response: Response {
         var headers = TusResponses.baseHeaders()
         if case .unsupportedVersion = self {
-            headers.add(name: "Tus-Version", value: TusHeaders.version)
+            headers.add(.tusVersion, TusHeaders.version)
         }
         if case .http(.methodNotAllowed(let allowed)) = self {
-            headers.add(name: "Allow", value: allowed.map(\.description).joined(separator: ", "))
+            headers.add(.allow, allowed.map(\.description).joined(separator: ", "))
         }
-        headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-        return Response(status: status, headers: headers, body: .bytes(Array("\(status.code) \(status.reason): \(message)\n".utf8)))
+        return ErrorAnswer(status: status, message: message).response(.text, status: status, headers: headers)
     }
 }
 
@@ -127,6 +126,6 @@ enum TusError: Error, Equatable {
 enum TusResponses {
     /// protocol.md "Tus-Resumable": on every response; "HEAD": never cached.
     static func baseHeaders() -> HTTPHeaders {
-        ["Tus-Resumable": TusHeaders.version, "Cache-Control": "no-store"]
+        [.tusResumable: TusHeaders.version, .cacheControl: "no-store"]
     }
 }

@@ -8,7 +8,7 @@ extension TusHandler {
     func patch(_ head: RequestHead, id: String) throws(TusError) -> RouteDecision {
         try writable()
         guard TusHeaders.hasPatchContentType(head) else { throw .wrongContentType }
-        guard let offset = try TusHeaders.integer(head, "upload-offset") else {
+        guard let offset = try TusHeaders.integer(head, .uploadOffset) else {
             throw .badRequest("A PATCH needs Upload-Offset.")
         }
         let hasBody = TusHeaders.hasBody(head)
@@ -18,7 +18,7 @@ extension TusHandler {
             // The last response of a finished upload was lost: the repeat changes nothing.
             if let length = uploads.finishedLength(id), length == offset, !hasBody {
                 var headers = TusResponses.baseHeaders()
-                headers.add(name: "Upload-Offset", value: String(length))
+                headers.add(.uploadOffset, String(length))
                 return .respond(Response(status: .noContent, headers: headers))
             }
             throw .notFound
@@ -35,7 +35,7 @@ extension TusHandler {
 
     /// `Upload-Checksum`'s expected digest and a digest to compute it with.
     func expectedChecksum(_ head: RequestHead) throws(TusError) -> (expected: UploadChecksum, digest: any IncrementalDigest)? {
-        guard let header = head.headers["upload-checksum"] else { return nil }
+        guard let header = head.headers[.uploadChecksum] else { return nil }
         let expected = try UploadChecksum(parsing: header)
         guard let digest = uploads.digests.makeDigest(algorithm: expected.algorithm) else {
             throw .badRequest("The checksum algorithm \"\(expected.algorithm.logEscaped)\" is not supported; use one of \(uploads.digests.algorithms.joined(separator: ", ")).")
@@ -49,7 +49,7 @@ extension TusHandler {
     func patchConsumer(_ head: RequestHead, upload: TusUpload, offset: UInt64,
                        checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?,
                        reply: TusPatch.Reply) throws(TusError) -> RouteDecision {
-        let newLength = try TusHeaders.integer(head, "upload-length")
+        let newLength = try TusHeaders.integer(head, .uploadLength)
         if let newLength { try checkSize(newLength) }
         let bodyLength = TusHeaders.contentLength(head)
         let token = uploads.makeToken()

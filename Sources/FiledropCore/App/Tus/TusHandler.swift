@@ -60,13 +60,13 @@ struct TusHandler {
     /// protocol.md "OPTIONS": version, extensions, size limit and checksum algorithms.
     private func options() -> Response {
         var headers = TusResponses.baseHeaders()
-        headers.add(name: "Tus-Version", value: TusHeaders.version)
-        headers.add(name: "Tus-Extension", value: TusHeaders.extensions.joined(separator: ","))
+        headers.add(.tusVersion, TusHeaders.version)
+        headers.add(.tusExtension, TusHeaders.extensions.joined(separator: ","))
         if let maxUploadSize = store.policy.maxFileSize {
-            headers.add(name: "Tus-Max-Size", value: String(maxUploadSize))
+            headers.add(.tusMaxSize, String(maxUploadSize))
         }
-        headers.add(name: "Tus-Checksum-Algorithm", value: uploads.digests.algorithms.joined(separator: ","))
-        headers.add(name: "Allow", value: "GET, HEAD, PUT, POST, OPTIONS")
+        headers.add(.tusChecksumAlgorithm, uploads.digests.algorithms.joined(separator: ","))
+        headers.add(.allow, "GET, HEAD, PUT, POST, OPTIONS")
         return Response(status: .noContent, headers: headers)
     }
 
@@ -77,8 +77,8 @@ struct TusHandler {
     /// `application/offset+octet-stream` is the first chunk.
     private func create(_ head: RequestHead, context: RequestContext) throws(TusError) -> RouteDecision {
         try writable()
-        let length = try TusHeaders.integer(head, "upload-length")
-        if let deferred = head.headers["upload-defer-length"] {
+        let length = try TusHeaders.integer(head, .uploadLength)
+        if let deferred = head.headers[.uploadDeferLength] {
             guard deferred.trimmingOWS() == "1", length == nil else {
                 throw .badRequest("Upload-Defer-Length must be 1, and only without Upload-Length.")
             }
@@ -89,7 +89,7 @@ struct TusHandler {
         let hasBody = TusHeaders.hasBody(head)
         if hasBody && !TusHeaders.hasPatchContentType(head) { throw .wrongContentType }
         let checksum = try expectedChecksum(head)
-        let metadata = try head.headers["upload-metadata"].map { (value) throws(TusError) in try UploadMetadata(parsing: value) } ?? .empty
+        let metadata = try head.headers[.uploadMetadata].map { (value) throws(TusError) in try UploadMetadata(parsing: value) } ?? .empty
         let (directory, name) = try destination(metadata)
         // An empty upload is complete at creation; the empty "PATCH" publishes it.
         let startsBody = hasBody || length == 0
@@ -106,9 +106,9 @@ struct TusHandler {
             if let failure { return .respond(failure.response) }
             guard startsBody else {
                 var headers = TusResponses.baseHeaders()
-                headers.add(name: "Location", value: location)
-                headers.add(name: "Upload-Offset", value: "0")
-                headers.add(name: "Upload-Expires", value: HTTPDate.format(record.created + limits.expiration.components.seconds))
+                headers.add(.location, location)
+                headers.add(.uploadOffset, "0")
+                headers.add(.uploadExpires, HTTPDate.format(record.created + limits.expiration.components.seconds))
                 return .respond(Response(status: .created, headers: headers))
             }
             do throws(TusError) {
@@ -174,24 +174,24 @@ struct TusHandler {
             return .respond(finishedStatus(length))
         }
         var headers = TusResponses.baseHeaders()
-        headers.add(name: "Upload-Offset", value: String(offset))
+        headers.add(.uploadOffset, String(offset))
         if let length = record.length {
-            headers.add(name: "Upload-Length", value: String(length))
+            headers.add(.uploadLength, String(length))
         } else {
-            headers.add(name: "Upload-Defer-Length", value: "1")
+            headers.add(.uploadDeferLength, "1")
         }
         if !record.metadata.isEmpty {
-            headers.add(name: "Upload-Metadata", value: record.metadata)
+            headers.add(.uploadMetadata, record.metadata)
         }
-        headers.add(name: "Upload-Expires", value: HTTPDate.format(lastActivity + limits.expiration.components.seconds))
+        headers.add(.uploadExpires, HTTPDate.format(lastActivity + limits.expiration.components.seconds))
         return .respond(Response(status: .ok, headers: headers))
     }
 
     /// A finished upload: a client whose last response was lost learns it is done.
     private func finishedStatus(_ length: UInt64) -> Response {
         var headers = TusResponses.baseHeaders()
-        headers.add(name: "Upload-Offset", value: String(length))
-        headers.add(name: "Upload-Length", value: String(length))
+        headers.add(.uploadOffset, String(length))
+        headers.add(.uploadLength, String(length))
         return Response(status: .ok, headers: headers)
     }
 

@@ -9,21 +9,21 @@ enum TusHeaders {
 
     /// `Upload-Offset`, `Upload-Length`: a non-negative integer, digits only
     /// (protocol.md "Upload-Offset", "Upload-Length").
-    static func integer(_ head: RequestHead, _ name: String) throws(TusError) -> UInt64? {
+    static func integer(_ head: RequestHead, _ name: HTTPFieldName) throws(TusError) -> UInt64? {
         let values = head.headers.values(for: name)
         guard let value = values.first else { return nil }
         let text = value.trimmingOWS()
         guard values.count == 1, !text.isEmpty, text.utf8.count <= 20,
               text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
               let number = UInt64(text) else {
-            throw .badRequest("The \(name) header must be one non-negative integer.")
+            throw .badRequest("The \(name.text.lowercased()) header must be one non-negative integer.")
         }
         return number
     }
 
     /// protocol.md "Tus-Resumable": the version the client speaks; 412 for any other.
     static func checkVersion(_ head: RequestHead) throws(TusError) {
-        guard head.headers["tus-resumable"]?.trimmingOWS() == version else {
+        guard head.headers[.tusResumable]?.trimmingOWS() == version else {
             throw .unsupportedVersion
         }
     }
@@ -31,7 +31,7 @@ enum TusHeaders {
     /// protocol.md "X-HTTP-Method-Override": the method to act on when the client's
     /// environment cannot send PATCH or DELETE.
     static func effectiveMethod(_ head: RequestHead) -> HTTPMethod {
-        guard let override = head.headers["x-http-method-override"]?.trimmingOWS(), !override.isEmpty else { return head.method }
+        guard let override = head.headers[.xHTTPMethodOverride]?.trimmingOWS(), !override.isEmpty else { return head.method }
         return HTTPMethod(token: override)
     }
 

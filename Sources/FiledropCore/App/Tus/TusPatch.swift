@@ -112,15 +112,15 @@ final class TusPatch: RequestBodyConsumer {
             return error.response
         }
         var headers = TusResponses.baseHeaders()
-        headers.add(name: "Upload-Offset", value: String(offset))
+        headers.add(.uploadOffset, String(offset))
         if next == .answer {
-            headers.add(name: "Upload-Expires", value: HTTPDate.format(now + expiration.components.seconds))
+            headers.add(.uploadExpires, HTTPDate.format(now + expiration.components.seconds))
         }
         switch reply {
         case .patched:
             return Response(status: .noContent, headers: headers)
         case .created(let location):
-            headers.add(name: "Location", value: location)
+            headers.add(.location, location)
             return Response(status: .created, headers: headers)
         }
     }

@@ -1,6 +1,6 @@
 /// The answer to an upload, in the form the client can use: an HTML page for a browser
 /// form, JSON for scripts and the page's own XHR, one line per file for curl.
-public struct UploadReport: Sendable {
+public struct UploadReport: Sendable, FormattedAnswer {
     public var stored: [StoredFile] = []
     public var failures: [(name: String, error: HTTPError)] = []
 
@@ -16,39 +16,43 @@ public struct UploadReport: Sendable {
         let status: HTTPStatus = stored.isEmpty ? (failures.first?.error.status ?? .badRequest)
             : (format == .html ? .ok : .created)
         var headers = HTTPHeaders()
-        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(.cacheControl, "no-store")
         if stored.count == 1, let only = stored.first, format != .html {
-            headers.add(name: "Location", value: only.url)
+            headers.add(.location, only.url)
         }
-        let body: String
-        switch format {
-        case .json:
-            headers.add(name: "Content-Type", value: "application/json")
-            body = json
-        case .html:
-            headers.add(name: "Content-Type", value: "text/html; charset=utf-8")
-            headers.add(name: "Content-Security-Policy", value: "default-src 'none'; style-src 'self'; img-src 'self'")
-            body = html
-        case .text:
-            headers.add(name: "Content-Type", value: "text/plain; charset=utf-8")
-            body = text
-        }
-        return Response(status: status, headers: headers, body: .bytes(Array(body.utf8)))
+        return response(format, status: status, headers: headers)
     }
 
-    private var json: String {
-        let files = stored.map { file in
-            "{\"name\":\"\(file.path.description.jsonEscaped)\",\"size\":\(file.size),"
-                + (file.crc32.map { "\"crc32\":\"\(hex8($0))\"," } ?? "") + "\"url\":\"\(file.url.jsonEscaped)\"}"
+    public static var pagePolicy: SecurityPolicy { .generatedPage }
+
+    /// `{"files":[...],"errors":[...]}` (`Tests/Fixtures/json/upload.json`).
+    public func writeJSON(to json: inout JSONWriter) {
+        json.object { json in
+            json.key("files")
+            json.array { json in
+                for file in stored {
+                    json.object { json in
+                        json.member("name", file.path.description)
+                        json.member("size", file.size)
+                        if let crc32 = file.crc32 { json.member("crc32", hex8(crc32)) }
+                        json.member("url", file.url)
+                    }
+                }
+            }
+            json.key("errors")
+            json.array { json in
+                for failure in failures {
+                    json.object { json in
+                        json.member("name", failure.name)
+                        json.member("status", failure.error.status.code)
+                        json.member("message", failure.error.message)
+                    }
+                }
+            }
         }
-        let errors = failures.map { failure in
-            "{\"name\":\"\(failure.name.jsonEscaped)\",\"status\":\(failure.error.status.code),"
-                + "\"message\":\"\(failure.error.message.jsonEscaped)\"}"
-        }
-        return "{\"files\":[\(files.joined(separator: ","))],\"errors\":[\(errors.joined(separator: ","))]}\n"
     }
 
-    private var text: String {
+    public func plainText() -> String? {
         var lines = stored.map { file in
             "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
         }
@@ -56,7 +60,7 @@ public struct UploadReport: Sendable {
         return lines.joined()
     }
 
-    private var html: String {
+    public func htmlPage() -> String {
         var items = ""
         for file in stored {
             items += "<li><a href=\"\(file.url.htmlEscaped)\">\(file.path.description.htmlEscaped)</a> "
