@@ -82,13 +82,18 @@ def test_cut_connection_resumes_byte_identical(daemon, cut_fractions):
     assert tus_files(daemon) == []
 
 
+# Expiry counts whole seconds from the last write, so an upload may go up to a second early:
+# 3 s leaves the first PATCH 2 s to arrive on a loaded machine.
+EXPIRATION = 3
+
+
 def test_expired_upload_is_404_and_its_data_is_gone(daemon_factory):
-    daemon = daemon_factory("--tus-expiration", "1s")
+    daemon = daemon_factory("--tus-expiration", f"{EXPIRATION}s")
     location = create(daemon, 10, name="late.bin").header("Location")
     assert patch(daemon, location, 0, b"12345").status == 204
     assert len(tus_files(daemon)) >= 1
     # Expiry is checked on access too: no waiting for the once-a-minute sweep.
-    time.sleep(2.1)
+    time.sleep(EXPIRATION + 1.1)
     assert head(daemon, location).status in (404, 410)
     assert tus_files(daemon) == []
     assert patch(daemon, location, 5, b"67890").status in (404, 410)
@@ -97,10 +102,10 @@ def test_expired_upload_is_404_and_its_data_is_gone(daemon_factory):
 
 
 def test_expired_upload_refuses_a_patch_first(daemon_factory):
-    daemon = daemon_factory("--tus-expiration", "1s")
+    daemon = daemon_factory("--tus-expiration", f"{EXPIRATION}s")
     location = create(daemon, 10, name="later.bin").header("Location")
     assert patch(daemon, location, 0, b"12345").status == 204
-    time.sleep(2.1)
+    time.sleep(EXPIRATION + 1.1)
     assert patch(daemon, location, 5, b"67890").status in (404, 410)
     assert tus_files(daemon) == []
     assert not (daemon.save_dir / "later.bin").exists()
