@@ -14,6 +14,8 @@ public struct FiledropApp: HTTPResponder {
     public let access: AccessControl
     /// HTTPS as the page presents it (redirects, `/ca.crt`, `/trust`); nil when TLS is off.
     public let https: HTTPSPresentation?
+    /// The daemon's LAN URLs, for the QR code and the page's link when it is opened on loopback.
+    public let phoneAddress: PhoneAddress
     /// Per file version, so repeated downloads of one file reuse its header values.
     private(set) var downloadHeaders = FileHeaderCache()
 
@@ -22,13 +24,15 @@ public struct FiledropApp: HTTPResponder {
     /// `https` is nil when TLS is off: then nothing here knows HTTPS exists.
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
-                tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil) {
+                tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
+                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
         self.qrEncoder = qrEncoder
         self.tusUploads = tusUploads
         self.https = https
+        self.phoneAddress = phoneAddress
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
@@ -139,6 +143,10 @@ public struct FiledropApp: HTTPResponder {
             let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
                                      readOnly: configuration.access == .readOnly, admission: admission)
             return handler.route(head, route: tusRoute, context: context)
+        case .methodRefused(let method, .uploadForm) where method == .get || method == .head:
+            // The no-script form's result page reopened (from history, a bookmark, a shared
+            // link): it has no GET of its own to show, so the page to send more files is the answer.
+            return .respond(redirect(to: "/", status: .seeOther))
         case .methodRefused(let method, let refusing):
             throw Route.methodRefusal(method, on: refusing)
         }
@@ -263,16 +271,16 @@ public struct FiledropApp: HTTPResponder {
 
     // MARK: - Helpers
 
-    private func redirect(to location: String) -> Response {
-        Response(status: .movedPermanently, headers: ["Location": location, "Content-Type": "text/plain; charset=utf-8"],
+    private func redirect(to location: String, status: HTTPStatus = .movedPermanently) -> Response {
+        Response(status: status, headers: ["Location": location, "Content-Type": "text/plain; charset=utf-8"],
                  body: .bytes(Array("Moved to \(location)\n".utf8)))
     }
 
-    /// A QR code of the address the page was opened with (over HTTPS when it is on), so a
-    /// phone can scan it from a laptop's screen. Only rectangles go into the SVG; the Host
-    /// text itself never does.
+    /// A QR code of the address the page was opened with (over HTTPS when it is on), or of the
+    /// machine's LAN address when that was loopback, so a phone can scan it from a laptop's
+    /// screen. Only rectangles go into the SVG; the Host text itself never does.
     private func qrResponse(_ head: RequestHead) throws(HTTPError) -> Response {
-        guard let url = pageURL(head), let encoder = qrEncoder, let code = encoder.encode(url) else {
+        guard let url = phoneAddress.url(forPageURL: pageURL(head)), let encoder = qrEncoder, let code = encoder.encode(url) else {
             throw .notFound
         }
         return Response(status: .ok, headers: ["Content-Type": "image/svg+xml", "Cache-Control": "no-cache",
@@ -283,9 +291,14 @@ public struct FiledropApp: HTTPResponder {
     private func configResponse(_ head: RequestHead, context: RequestContext) -> Response {
         let maxUpload = configuration.maxUploadSize.map(String.init) ?? "null"
         let httpsField = httpsConfigJSON(head, context: context).map { ",\"https\":" + $0 } ?? ""
+        // phoneURL is what the QR code says; the page prints it next to the code.
+        let phoneURL = phoneAddress.url(forPageURL: pageURL(head)).map { "\"\($0.jsonEscaped)\"" } ?? "null"
+        let lanURLs = phoneAddress.reachableURLs.map { "\"\($0.jsonEscaped)\"" }.joined(separator: ",")
         let body = "{\"title\":\"\(configuration.title.jsonEscaped)\",\"maxUploadSize\":\(maxUpload),"
             + "\"readOnly\":\(configuration.access == .readOnly),\"tus\":\(tusUploads != nil),"
-            + "\"access\":\"\(configuration.access.rawValue)\"\(httpsField)}\n"
+            + "\"access\":\"\(configuration.access.rawValue)\",\"allowDelete\":\(configuration.allowDelete),"
+            + "\"phoneURL\":\(phoneURL),\"lanURLs\":[\(lanURLs)],\"loopbackOnly\":\(phoneAddress.isLoopbackOnly)"
+            + "\(httpsField)}\n"
         return Response(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
                         body: .bytes(Array(body.utf8)))
     }
