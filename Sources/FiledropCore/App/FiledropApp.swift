@@ -34,10 +34,12 @@ public struct FiledropApp: HTTPResponder {
         self.https = https
         self.phoneAddress = phoneAddress
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
-        self.store = UploadStore(
+        var store = UploadStore(
             storage: storage, names: FileNamePolicy(allowHidden: configuration.allowHidden),
             collision: configuration.onCollision, maxFileSize: configuration.maxUploadSize,
             minFreeSpace: configuration.minFreeSpace, durable: configuration.fsync, monitor: monitor)
+        store.withholdsStoredNames = configuration.access == .drop
+        self.store = store
     }
 
     /// Publishes the resumable uploads that hold all their bytes but were never saved (the
@@ -253,7 +255,7 @@ public struct FiledropApp: HTTPResponder {
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {
-            case .success(let pending): .readBody(RawUpload(upload: pending, format: format))
+            case .success(let pending): .readBody(RawUpload(upload: pending, format: format, withholdsStoredNames: store.withholdsStoredNames))
             case .failure(let error): .respond(.error(error, format: format))
             }
         }

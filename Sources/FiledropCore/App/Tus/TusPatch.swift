@@ -112,10 +112,16 @@ final class TusPatch: RequestBodyConsumer {
             if !state.isComplete { state.release() }
             return state.isComplete
         }
-        if complete, case .failure(let error) = uploads.publish(upload, token: token, store: store) {
-            return error.response
+        var savedAs: String?
+        if complete {
+            switch uploads.publish(upload, token: token, store: store) {
+            case .failure(let error): return error.response
+            case .success(let stored): savedAs = store.withholdsStoredNames ? nil : stored.url
+            }
         }
         var headers = TusResponses.baseHeaders()
+        // The stored file's URL, so the page can say "saved as" for a renamed file.
+        if let savedAs { headers.add(name: "Filedrop-Saved-As", value: savedAs) }
         headers.add(name: "Upload-Offset", value: String(offset))
         if !complete {
             headers.add(name: "Upload-Expires", value: HTTPDate.format(now + expiration.components.seconds))

@@ -3,8 +3,12 @@
 public struct UploadReport: Sendable {
     public var stored: [StoredFile] = []
     public var failures: [(name: String, error: HTTPError)] = []
+    /// `UploadStore.withholdsStoredNames`: stored files are reported by size only.
+    public var withholdsStoredNames = false
 
-    public init() {}
+    public init(withholdsStoredNames: Bool = false) {
+        self.withholdsStoredNames = withholdsStoredNames
+    }
 
     public func response(format: ResponseFormat) -> Response {
         if stored.isEmpty, let first = failures.first, failures.count == 1 {
@@ -17,7 +21,7 @@ public struct UploadReport: Sendable {
             : (format == .html ? .ok : .created)
         var headers = HTTPHeaders()
         headers.add(name: "Cache-Control", value: "no-store")
-        if stored.count == 1, let only = stored.first, format != .html {
+        if stored.count == 1, let only = stored.first, format != .html, !withholdsStoredNames {
             headers.add(name: "Location", value: only.url)
         }
         let body: String
@@ -38,8 +42,10 @@ public struct UploadReport: Sendable {
 
     private var json: String {
         let files = stored.map { file in
-            "{\"name\":\"\(file.path.description.jsonEscaped)\",\"size\":\(file.size),"
-                + (file.crc32.map { "\"crc32\":\"\(hex8($0))\"," } ?? "") + "\"url\":\"\(file.url.jsonEscaped)\"}"
+            let crc = file.crc32.map { ",\"crc32\":\"\(hex8($0))\"" } ?? ""
+            if withholdsStoredNames { return "{\"size\":\(file.size)\(crc)}" }
+            return "{\"name\":\"\(file.path.description.jsonEscaped)\",\"size\":\(file.size)\(crc),"
+                + "\"url\":\"\(file.url.jsonEscaped)\"}"
         }
         let errors = failures.map { failure in
             "{\"name\":\"\(failure.name.jsonEscaped)\",\"status\":\(failure.error.status.code),"
@@ -50,7 +56,7 @@ public struct UploadReport: Sendable {
 
     private var text: String {
         var lines = stored.map { file in
-            "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
+            withholdsStoredNames ? "stored \(file.size) bytes\n" : "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
         }
         lines += failures.map { "failed \($0.name.logEscaped): \($0.error.status.code) \($0.error.message)\n" }
         return lines.joined()
@@ -58,7 +64,10 @@ public struct UploadReport: Sendable {
 
     private var html: String {
         var items = ""
-        for file in stored {
+        for file in stored where withholdsStoredNames {
+            items += "<li>A file of <span class=\"size\">\(ByteCount.format(file.size).htmlEscaped)</span></li>\n"
+        }
+        for file in stored where !withholdsStoredNames {
             items += "<li><a href=\"\(file.url.htmlEscaped)\">\(file.path.description.htmlEscaped)</a> "
                 + "<span class=\"size\">\(ByteCount.format(file.size).htmlEscaped)</span></li>\n"
         }

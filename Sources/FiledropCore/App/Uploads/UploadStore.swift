@@ -11,6 +11,9 @@ public struct UploadStore: Sendable {
     /// fsync the file and its directory before reporting success.
     public var durable: Bool
     public var monitor: UploadMonitor
+    /// A drop box: the answer to an upload does not say what the file was saved as (a
+    /// renamed "hello (2).txt" would tell an anonymous sender which names exist).
+    public var withholdsStoredNames = false
 
     public init(storage: any Storage, names: FileNamePolicy, collision: CollisionPolicy, maxFileSize: UInt64?,
                 minFreeSpace: UInt64, durable: Bool, monitor: UploadMonitor) {
