@@ -3,12 +3,12 @@ connection breaks mid-way resumes and lands byte-identical, and so does one whos
 reloaded; both show "resuming" while they do. Chromium comes from Debian (/usr/bin/chromium).
 """
 
-import hashlib
 import os
 import time
 
 import pytest
 
+from page_support import digest
 from tcp_cutter import CuttingProxy
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -41,14 +41,6 @@ def big_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("tus-big") / "holiday.mov"
     path.write_bytes(os.urandom(BIG_FILE_BYTES))
     return path
-
-
-def digest(path):
-    sha = hashlib.sha256()
-    with open(path, "rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            sha.update(block)
-    return sha.hexdigest()
 
 
 def open_page(page, daemon):
