@@ -57,7 +57,8 @@ def open_page(page, daemon, path="/"):
 
 def axe_violations(page):
     """axe-core's violations of WCAG 2.0-2.2 A/AA and the AAA contrast rule, as short texts."""
-    from axe_playwright_python.sync_playwright import Axe
+    Axe = pytest.importorskip("axe_playwright_python.sync_playwright",
+                              reason="axe-playwright-python (Tests/Integration/requirements.txt)").Axe
     options = {"runOnly": {"type": "tag", "values": AXE_TAGS}, "rules": {"color-contrast-enhanced": {"enabled": True}},
                "resultTypes": ["violations"]}
     results = Axe().run(page, options=options)
