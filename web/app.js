@@ -71,10 +71,9 @@ function followMode() {
   }
   if (!listsFiles()) {
     // A drop box: only its owner sees the files, so visitors get one sentence and no polling.
-    $('files-browser').hidden = true;
-    $('zip-link').hidden = true;
-    $('destination').hidden = true;
-    $('drop-note').hidden = false;
+    for (const id of ['breadcrumb', 'listing-tools', 'file-list', 'zip-link', 'destination']) $(id).hidden = true;
+    $('files-status').textContent = 'Listing needs a password: this is a drop box, so what you send is kept for '
+      + 'its owner, and only the owner can see the files.';
   }
   if (config.access === 'private') $('sign-out').hidden = false;
 }

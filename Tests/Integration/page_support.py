@@ -55,6 +55,13 @@ def open_page(page, daemon, path="/"):
     page.wait_for_function("() => document.getElementById('phone-url').textContent !== ''")
 
 
+def cut_patches_from(page, offset):
+    """The network dies for every tus PATCH from `offset` on (until `page.unroute`)."""
+    page.route("**/files/.tus/**", lambda route: route.abort("internetdisconnected")
+               if route.request.method == "PATCH" and int(route.request.headers["upload-offset"]) >= offset
+               else route.continue_())
+
+
 def axe_violations(page):
     """axe-core's violations of WCAG 2.0-2.2 A/AA and the AAA contrast rule, as short texts."""
     Axe = pytest.importorskip("axe_playwright_python.sync_playwright",

@@ -239,7 +239,7 @@ SCREENSHOT_DIR = Path(__file__).resolve().parents[2] / ".build" / "screenshots"
 SCREENSHOT_SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1440, "height": 900}}
 # The phone is a touch device: the page words its drop zone for tapping there.
 SCREENSHOT_DEVICE = {"phone": {"has_touch": True, "is_mobile": True}, "desktop": {}}
-PAGE_ASSETS = ["/", "/app.js", "/tus.js", "/style.css"]
+PAGE_ASSETS = ["/", "/app.js", "/tus.js", "/style.css", "/page.css"]
 MAX_GZIPPED_PAGE_BYTES = 50 * 1024
 
 

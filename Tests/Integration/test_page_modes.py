@@ -40,8 +40,10 @@ def test_drop_box_shows_one_sentence_and_never_polls(browser_page, daemon_factor
     page = browser_page("phone", scheme)
     polls = listing_requests(page)
     open_page(page, daemon)
-    expect(page.locator("#drop-note")).to_be_visible()
-    expect(page.locator("#drop-note")).to_contain_text("only the owner can see the files")
+    expect(page.locator("#files-status")).to_be_visible()
+    expect(page.locator("#files-status")).to_have_text("Listing needs a password: this is a drop box, so what you send is "
+                                                       "kept for its owner, and only the owner can see the files.")
+    expect(page.locator("#file-list")).to_be_hidden()
     expect(page.locator("#zip-link")).to_be_hidden()
     expect(page.locator("#breadcrumb")).to_be_hidden()
     expect(page.locator("#destination")).to_be_hidden()

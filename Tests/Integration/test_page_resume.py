@@ -9,7 +9,8 @@ import re
 
 import pytest
 
-from page_support import UPLOAD_TIMEOUT_MS, assert_accessible, assert_no_problems, digest, expect, new_page, open_page
+from page_support import (UPLOAD_TIMEOUT_MS, assert_accessible, assert_no_problems, cut_patches_from, digest, expect,
+                          new_page, open_page)
 
 CHUNK = 8 * 1024 * 1024
 BIG_FILE_BYTES = 50 * 1024 * 1024
@@ -62,9 +63,7 @@ def shown_speed(page):
 
 def stop_after_three_chunks(page, big_file):
     """Sends three chunks, then the network dies; the person reloads."""
-    page.route("**/files/.tus/**", lambda route: route.abort("internetdisconnected")
-               if route.request.method == "PATCH" and int(route.request.headers["upload-offset"]) >= 3 * CHUNK
-               else route.continue_())
+    cut_patches_from(page, 3 * CHUNK)
     page.set_input_files("#file-input", str(big_file))
     page.wait_for_function("() => window.sawResuming", timeout=60_000)
     page.unroute("**/files/.tus/**")
