@@ -188,3 +188,41 @@ def test_file_icons_are_sheets_not_checkboxes(browser_page, daemon):
         const box = element.getBoundingClientRect();
         return { clip: style.clipPath, border: style.borderTopStyle, tall: box.height > box.width * 1.15 }; }""")
     assert shape["clip"].startswith("polygon") and shape["border"] == "none" and shape["tall"], shape
+
+
+def tab_to(page, selector, limit=40):
+    """Presses Tab until `selector` has the focus (as a keyboard-only person would)."""
+    for _ in range(limit):
+        page.keyboard.press("Tab")
+        if page.evaluate("(selector) => document.activeElement.matches(selector)", selector):
+            return
+    pytest.fail(f"Tab never reached {selector}")
+
+
+def test_the_main_flow_by_keyboard_alone(browser_page, daemon, tmp_path):
+    page = browser_page("desktop")
+    open_page(page, daemon)
+    source = small_files(tmp_path, 1)[0]
+    tab_to(page, "#dropzone")
+    with page.expect_file_chooser() as chooser:
+        page.keyboard.press("Space")
+    chooser.value.set_files(str(source))
+    expect(page.locator('.upload[data-state="done"]')).to_have_count(1, timeout=30_000)
+
+    tab_to(page, "#text-summary")
+    page.keyboard.press("Enter")
+    tab_to(page, "#text-body")
+    page.keyboard.type("typed with the keyboard")
+    tab_to(page, "#text-name")
+    page.keyboard.press("Control+A")
+    page.keyboard.type("keys.txt")
+    tab_to(page, "#send-text")
+    page.keyboard.press("Enter")
+    expect(page.locator('.upload[data-state="done"]')).to_have_count(2, timeout=30_000)
+    assert (daemon.save_dir / "keys.txt").read_text() == "typed with the keyboard"
+
+    tab_to(page, '#file-list a.entry-name[href^="#folder="]')
+    page.keyboard.press("Enter")
+    expect(page.locator("#breadcrumb [aria-current]")).to_have_text("sub dir")
+    expect(page.locator("#destination")).to_have_text("Files go into All files / sub dir")
+    assert_no_problems(page)
