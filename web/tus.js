@@ -1,8 +1,11 @@
 // A small tus 1.0.0 client (https://tus.io/protocols/resumable-upload) for big files over
 // flaky WiFi: the file goes up in chunks (one PATCH each); a failed chunk is retried with
 // growing pauses after asking the server (HEAD) how much it really has; and the upload URL is
-// remembered in localStorage, keyed by name, size, modification time and folder, so a reload
-// (or a browser restart) resumes where it stopped instead of starting over.
+// remembered in IndexedDB (resume-store.js), keyed by name, size, modification time and the
+// path on the server, so a reload (or a browser restart) resumes where it stopped instead of
+// starting over.
+
+import { uploadKey, rememberUpload, forgetUpload, storedUpload } from './resume-store.js';
 
 export const TUS_ENDPOINT = new URL('files/', document.baseURI).pathname;
 /** Files at least this big go up with tus; smaller ones in one plain request. */
@@ -12,7 +15,6 @@ const VERSION = '1.0.0';
 /** Pauses before retrying a failed chunk; the last one repeats until MAX_FAILURES. */
 const BACKOFF_MS = [1000, 2000, 4000, 8000, 15000, 30000];
 const MAX_FAILURES = 30;
-const STORAGE_PREFIX = 'filedrop-tus:';
 
 /** A failure the server meant (a 4xx other than conflicts): retrying would not help. */
 export class TusRefused extends Error {
@@ -39,19 +41,25 @@ function wait(ms, signal) {
 export class TusUpload {
   /**
    * @param {File} file
-   * @param {{relativePath?: string, onProgress?: (loaded: number) => void,
+   * `targetPath`: where the file goes below /files/ ("folder1/big.bin"). `onProgress`: bytes
+   * sent in this session up to `loaded`; `onOffset`: what the server already had (a resume),
+   * which is no sending speed.
+   * @param {{targetPath?: string, onProgress?: (loaded: number) => void, onOffset?: (offset: number) => void,
    *          onResuming?: (resuming: boolean) => void}} options
    */
-  constructor(file, { relativePath = '', onProgress = () => {}, onResuming = () => {} } = {}) {
+  constructor(file, { targetPath = file.name, onProgress = () => {}, onOffset = () => {}, onResuming = () => {} } = {}) {
     this.file = file;
-    this.relativePath = relativePath;
+    this.targetPath = targetPath;
     this.onProgress = onProgress;
+    this.onOffset = onOffset;
     this.onResuming = onResuming;
     this.url = null;
     this.offset = 0;
     this.xhr = null;
+    /** The stored file's URL when the server said it (not in a drop box). */
+    this.savedAs = null;
     this.controller = new AbortController();
-    this.key = STORAGE_PREFIX + JSON.stringify([file.name, file.size, file.lastModified, relativePath]);
+    this.key = uploadKey(file, targetPath);
   }
 
   async start() {
@@ -95,15 +103,19 @@ export class TusUpload {
   }
 
   forget() {
-    try { localStorage.removeItem(this.key); } catch { /* storage unavailable */ }
+    forgetUpload(this.key);
+  }
+
+  remember() {
+    const { name, size, lastModified } = this.file;
+    rememberUpload({ key: this.key, name, size, lastModified, targetPath: this.targetPath, url: this.url, offset: this.offset });
   }
 
   /** A URL stored by an earlier visit still valid on the server: go on from its offset. */
   async resumeStored() {
-    let stored = null;
-    try { stored = localStorage.getItem(this.key); } catch { return false; }
-    if (!stored) return false;
-    this.url = stored;
+    const stored = await storedUpload(this.key);
+    if (!stored || typeof stored.url !== 'string') return false;
+    this.url = stored.url;
     try {
       await this.refreshOffset();
       return true;
@@ -116,7 +128,7 @@ export class TusUpload {
 
   async create() {
     const metadata = [`filename ${base64(this.file.name)}`];
-    if (this.relativePath) metadata.push(`relativePath ${base64(this.relativePath)}`);
+    if (this.targetPath.includes('/')) metadata.push(`relativePath ${base64(this.targetPath)}`);
     const response = await fetch(TUS_ENDPOINT, {
       method: 'POST',
       headers: { 'Tus-Resumable': VERSION, 'Upload-Length': String(this.file.size), 'Upload-Metadata': metadata.join(',') },
@@ -127,7 +139,7 @@ export class TusUpload {
     }
     this.url = new URL(response.headers.get('Location'), document.baseURI).href;
     this.offset = 0;
-    try { localStorage.setItem(this.key, this.url); } catch { /* resuming after reload is lost, uploading is not */ }
+    this.remember();
   }
 
   /** HEAD: what the server really has. A vanished upload is final (TusRefused 404). */
@@ -138,7 +150,7 @@ export class TusUpload {
     const offset = response.headers.get('Upload-Offset');
     if (!response.ok || offset === null) throw new TusRefused(response.status, '');
     this.offset = Number(offset);
-    this.onProgress(this.offset);
+    this.onOffset(this.offset);
   }
 
   /** One PATCH of up to CHUNK_SIZE bytes from the current offset (XHR for upload progress). */
@@ -158,7 +170,9 @@ export class TusUpload {
         const offset = xhr.getResponseHeader('Upload-Offset');
         if (xhr.status === 204 && offset !== null) {
           this.offset = Number(offset);
+          this.savedAs = xhr.getResponseHeader('Filedrop-Saved-As') || this.savedAs;
           this.onProgress(this.offset);
+          if (this.offset < this.file.size) this.remember();
           resolve();
         } else if (xhr.status >= 500 || xhr.status === 0) {
           reject(new Error(`status ${xhr.status}`));

@@ -16,6 +16,10 @@ final class Daemon {
     private var certificates: TLSCertificates?
     /// The first HTTPS port, which redirects and the QR code point at.
     private var httpsPort: UInt16?
+    /// What a person on the LAN opens (printed at start, in the QR code and the page's link):
+    /// the HTTPS listeners' URLs when HTTPS is on. Read once the sockets are bound; a reload
+    /// reads the interfaces again.
+    private var listenAddresses: (plain: [SocketAddress], secure: [SocketAddress]) = ([], [])
     private var responder: ReloadableResponder?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
@@ -82,6 +86,7 @@ final class Daemon {
         }
         // The app names the HTTPS port actually bound (port 0 in tests) in redirects and the QR code.
         httpsPort = secureListeners.first?.address.port
+        listenAddresses = (listeners.map(\.address), secureListeners.map(\.address))
         let app = try makeApp(configuration, storage: storage, monitor: monitor)
         publishCompleteTusUploads(app)
         let responder = ReloadableResponder(app)
@@ -115,8 +120,7 @@ final class Daemon {
                          message: "filedrop serving \(configuration.saveDirectory) on \(served)",
                          fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
         if let tls { logTLS(tls) }
-        // The printed URLs and the QR code send people to HTTPS when it is on.
-        let urls = secureAddresses.isEmpty ? LANURLs.urls(for: addresses) : LANURLs.urls(for: secureAddresses, scheme: "https")
+        let urls = lanURLs()
         for url in urls {
             log.log(LogEvent(level: .notice, message: "open \(url)"))
         }
@@ -277,7 +281,13 @@ final class Daemon {
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
-                           https: httpsPresentation(configuration))
+                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()))
+    }
+
+    /// The printed URLs and the QR code send people to HTTPS when it is on.
+    private func lanURLs() -> [String] {
+        let (plain, secure) = listenAddresses
+        return secure.isEmpty ? LANURLs.urls(for: plain) : LANURLs.urls(for: secure, scheme: "https")
     }
 
     /// What the app says about HTTPS: the port, what the plain port does, the local CA to install.

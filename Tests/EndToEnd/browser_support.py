@@ -17,12 +17,16 @@ def watched_page(browser, **context_options):
     so a fixture using this must depend on the daemon fixture, whose teardown counts the
     daemon's descriptors."""
     context = browser.new_context(**context_options)
-    page = context.new_page()
+    yield watch_problems(context.new_page())
+    context.close()
+
+
+def watch_problems(page):
+    """`page`, collecting its uncaught errors and console errors in `page.problems`."""
     page.problems = []
     page.on("pageerror", lambda error: page.problems.append(str(error)))
     page.on("console", lambda message: page.problems.append(message.text) if message.type == "error" else None)
-    yield page
-    context.close()
+    return page
 
 
 def random_file(path: Path, size: int) -> Path:

@@ -16,6 +16,7 @@ import pytest
 
 from browser_support import random_file, watched_page
 from http_raw import fetch
+from page_support import wait_until
 from tls_support import file_sha256
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -53,15 +54,6 @@ def stored_files(save_dir):
 def added_files(save_dir, before):
     """Files under save_dir that were not there in the `before` snapshot (the daemon may be shared)."""
     return {name: path for name, path in stored_files(save_dir).items() if name not in before}
-
-
-def wait_until(predicate, timeout=10.0, interval=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(interval)
-    return predicate()
 
 
 def open_page(page, daemon):
@@ -238,8 +230,10 @@ def test_files_dropped_on_the_drop_zone_are_uploaded(page, daemon):
 # Screenshots, weight and origin
 
 SCREENSHOT_DIR = Path(__file__).resolve().parents[2] / ".build" / "screenshots"
-SCREENSHOT_SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
-PAGE_ASSETS = ["/", "/app.js", "/tus.js", "/style.css"]
+SCREENSHOT_SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1440, "height": 900}}
+# The phone is a touch device: the page words its drop zone for tapping there.
+SCREENSHOT_DEVICE = {"phone": {"has_touch": True, "is_mobile": True}, "desktop": {}}
+PAGE_ASSETS = ["/", "/app.js", "/tus.js", "/style.css", "/page.css"]
 MAX_GZIPPED_PAGE_BYTES = 50 * 1024
 
 
@@ -255,7 +249,8 @@ def test_screenshots_phone_and_desktop_light_and_dark(chromium, daemon_factory, 
         (daemon.save_dir / name).write_bytes(content)
     source = tmp_path / "slides.key"
     source.write_bytes(os.urandom(5_000_000))
-    context = chromium.new_context(viewport=SCREENSHOT_SIZES[size], color_scheme=scheme, device_scale_factor=1)
+    context = chromium.new_context(viewport=SCREENSHOT_SIZES[size], color_scheme=scheme, device_scale_factor=1,
+                                   **SCREENSHOT_DEVICE[size])
     try:
         page = context.new_page()
         open_page(page, daemon)

@@ -9,6 +9,7 @@ import time
 import pytest
 
 from browser_support import random_file
+from page_support import cut_patches_from
 from tcp_cutter import CuttingProxy
 from tls_support import file_sha256
 
@@ -114,9 +115,7 @@ def test_200_mb_with_the_network_cut_twice_lands_intact(page, daemon, tmp_path):
 def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):
     open_page(page, daemon)
     # The network dies after three chunks: the upload keeps retrying, the person reloads.
-    page.route("**/files/.tus/**", lambda route: route.abort("internetdisconnected")
-               if route.request.method == "PATCH" and int(route.request.headers["upload-offset"]) >= 3 * CHUNK
-               else route.continue_())
+    cut_patches_from(page, 3 * CHUNK)
     page.set_input_files("#file-input", str(big_file))
     page.wait_for_function("() => window.sawResuming", timeout=60_000)
     page.unroute("**/files/.tus/**")
@@ -137,9 +136,7 @@ def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):
 
 def test_cancel_terminates_the_upload_on_the_server(page, daemon, big_file):
     open_page(page, daemon)
-    page.route("**/files/.tus/**", lambda route: route.abort("internetdisconnected")
-               if route.request.method == "PATCH" and int(route.request.headers["upload-offset"]) >= CHUNK
-               else route.continue_())
+    cut_patches_from(page, CHUNK)
     page.set_input_files("#file-input", str(big_file))
     page.wait_for_function("() => window.sawResuming", timeout=60_000)
     page.locator(".upload").first.get_by_role("button", name="Cancel").click()

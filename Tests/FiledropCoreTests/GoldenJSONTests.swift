@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import FiledropCore
+@testable import FiledropTesting
 
 /// The server's JSON answers are byte for byte the golden files in `Tests/Fixtures/json`,
 /// which the client's and the page's tests decode too: the wire format is declared there once.
@@ -47,11 +48,13 @@ import Testing
     }
 
     @Test func configuration() throws {
-        let (app, _) = FiledropAppUploadTests.makeApp { configuration in
-            configuration.title = "Family \"photos\""
-            configuration.maxUploadSize = 2_000_000_000
-        }
-        let response = FiledropAppUploadTests.send(app, FiledropAppUploadTests.head(.get, "/config.json"))
+        var configuration = Configuration()
+        configuration.title = "Family \"photos\""
+        configuration.maxUploadSize = 2_000_000_000
+        // Opened on the machine itself: the phone is sent to the first LAN address.
+        let lan = PhoneAddress(lanURLs: ["http://192.168.1.5:8080/", "http://[fd00::5]:8080/", "http://127.0.0.1:8080/"])
+        let server = InMemoryServer(configuration: configuration, phoneAddress: lan)
+        let response = server.send(InMemoryServer.head(.get, "/config.json", host: "127.0.0.1:8080"))
         #expect(Self.body(response) == (try Self.golden("config.json")))
     }
 

@@ -12,11 +12,11 @@ struct InMemoryServer {
     /// parts (tus, access control, HTTPS, QR codes) as given.
     init(configuration: Configuration = Configuration(), storage: InMemoryStorage = InMemoryStorage(),
          log: any LogSink = NoLog(), qrEncoder: (any QRCodeEncoder)? = nil, tusUploads: TusUploads? = nil,
-         access: AccessControl? = nil, https: HTTPSPresentation? = nil) {
+         access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
         self.storage = storage
         app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
                           monitor: UploadMonitor(log: log, now: { 0 }), qrEncoder: qrEncoder, tusUploads: tusUploads,
-                          access: access, https: https)
+                          access: access, https: https, phoneAddress: phoneAddress)
     }
 
     static let context = RequestContext(client: "test", wallClockSeconds: 0)

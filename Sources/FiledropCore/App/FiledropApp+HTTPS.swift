@@ -37,14 +37,18 @@ extension FiledropApp {
         return head.headers[.host].map { "http://\($0)/" }
     }
 
-    /// `{"secure":...,"url":...,"localCA":...,"fingerprint":...}` when HTTPS is on: whether
-    /// this request came over it, the page over HTTPS, and the CA to show in the footer
-    /// (`fingerprint` is null without one of filedrop's own).
-    func httpsConfigJSON(_ head: RequestHead, context: RequestContext) -> String? {
-        guard let https else { return nil }
-        let url = HTTPSURL(head: head, port: https.port).map { "\"\($0.root.jsonEscaped)\"" } ?? "null"
-        let fingerprint = https.authority.map { "\"\($0.fingerprintSHA256.jsonEscaped)\"" } ?? "null"
-        return "{\"secure\":\(context.isSecure),\"port\":\(https.port),\"url\":\(url),"
-            + "\"localCA\":\(https.authority != nil),\"fingerprint\":\(fingerprint)}"
+    /// The `https` member, `{"secure":...,"port":...,"url":...,"localCA":...,"fingerprint":...}`,
+    /// when HTTPS is on: whether this request came over it, the page over HTTPS, and the CA to
+    /// show in the footer (`fingerprint` is null without one of filedrop's own).
+    func writeHTTPSConfig(_ head: RequestHead, context: RequestContext, to json: inout JSONWriter) {
+        guard let https else { return }
+        json.key("https")
+        json.object { json in
+            json.member("secure", context.isSecure)
+            json.member("port", https.port)
+            json.member("url", HTTPSURL(head: head, port: https.port)?.root)
+            json.member("localCA", https.authority != nil)
+            json.member("fingerprint", https.authority?.fingerprintSHA256)
+        }
     }
 }

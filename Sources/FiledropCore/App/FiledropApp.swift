@@ -16,6 +16,8 @@ public struct FiledropApp: HTTPResponder {
     public let access: AccessControl
     /// HTTPS as the page presents it (redirects, `/ca.crt`, `/trust`); nil when TLS is off.
     public let https: HTTPSPresentation?
+    /// The daemon's LAN URLs, for the QR code and the page's link when it is opened on loopback.
+    public let phoneAddress: PhoneAddress
     /// Per file version, so repeated downloads of one file reuse its header values.
     private(set) var downloadHeaders = FileHeaderCache()
 
@@ -24,16 +26,20 @@ public struct FiledropApp: HTTPResponder {
     /// `https` is nil when TLS is off: then nothing here knows HTTPS exists.
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
-                tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil) {
+                tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
+                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
         self.qrEncoder = qrEncoder
         self.tusUploads = tusUploads
         self.https = https
+        self.phoneAddress = phoneAddress
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.storage = storage
-        self.store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
+        var store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
+        store.withholdsStoredNames = configuration.access == .drop
+        self.store = store
     }
 
     /// Publishes the resumable uploads that hold all their bytes but were never saved (the
@@ -139,6 +145,10 @@ public struct FiledropApp: HTTPResponder {
             let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
                                      readOnly: configuration.access == .readOnly, admission: admission)
             return handler.route(head, route: tusRoute, context: context)
+        case .methodRefused(let method, .uploadForm) where method == .get || method == .head:
+            // The no-script form's result page reopened (from history, a bookmark, a shared
+            // link): it has no GET of its own to show, so the page to send more files is the answer.
+            return .respond(redirect(to: "/", status: .seeOther))
         case .methodRefused(let method, let refusing):
             throw Route.methodRefusal(method, on: refusing)
         }
@@ -244,7 +254,7 @@ public struct FiledropApp: HTTPResponder {
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {
-            case .success(let pending): .readBody(RawUpload(upload: pending, format: format))
+            case .success(let pending): .readBody(RawUpload(upload: pending, format: format, withholdsStoredNames: store.withholdsStoredNames))
             case .failure(let error): .respond(.error(error, format: format))
             }
         }
@@ -262,16 +272,16 @@ public struct FiledropApp: HTTPResponder {
 
     // MARK: - Helpers
 
-    private func redirect(to location: String) -> Response {
-        Response(status: .movedPermanently, headers: [.location: location, .contentType: ResponseFormat.text.contentType],
+    private func redirect(to location: String, status: HTTPStatus = .movedPermanently) -> Response {
+        Response(status: status, headers: [.location: location, .contentType: ResponseFormat.text.contentType],
                  body: .bytes(Array("Moved to \(location)\n".utf8)))
     }
 
-    /// A QR code of the address the page was opened with (over HTTPS when it is on), so a
-    /// phone can scan it from a laptop's screen. Only rectangles go into the SVG; the Host
-    /// text itself never does.
+    /// A QR code of the address the page was opened with (over HTTPS when it is on), or of the
+    /// machine's LAN address when that was loopback, so a phone can scan it from a laptop's
+    /// screen. Only rectangles go into the SVG; the Host text itself never does.
     private func qrResponse(_ head: RequestHead) throws(HTTPError) -> Response {
-        guard let url = pageURL(head), let encoder = qrEncoder, let code = encoder.encode(url) else {
+        guard let url = phoneAddress.url(forPageURL: pageURL(head)), let encoder = qrEncoder, let code = encoder.encode(url) else {
             throw .notFound
         }
         return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-cache",
@@ -279,13 +289,27 @@ public struct FiledropApp: HTTPResponder {
                         body: .bytes(Array(code.svg.utf8)))
     }
 
+    /// `Tests/Fixtures/json/config.json` (and `config-https.json`): what the page needs to
+    /// follow the server. `phoneURL` is what the QR code says; the page prints it next to it.
     private func configResponse(_ head: RequestHead, context: RequestContext) -> Response {
-        let maxUpload = configuration.maxUploadSize.map(String.init) ?? "null"
-        let httpsField = httpsConfigJSON(head, context: context).map { ",\"https\":" + $0 } ?? ""
-        let body = "{\"title\":\"\(configuration.title.jsonEscaped)\",\"maxUploadSize\":\(maxUpload),"
-            + "\"readOnly\":\(configuration.access == .readOnly),\"tus\":\(tusUploads != nil),"
-            + "\"access\":\"\(configuration.access.rawValue)\"\(httpsField)}\n"
-        return Response(status: .ok, headers: ["Content-Type": "application/json", "Cache-Control": "no-cache"],
-                        body: .bytes(Array(body.utf8)))
+        let body = JSONWriter.document { json in
+            json.object { json in
+                json.member("title", configuration.title)
+                json.member("maxUploadSize", configuration.maxUploadSize)
+                json.member("readOnly", configuration.access == .readOnly)
+                json.member("tus", tusUploads != nil)
+                json.member("access", configuration.access.rawValue)
+                json.member("allowDelete", configuration.allowDelete)
+                json.member("phoneURL", phoneAddress.url(forPageURL: pageURL(head)))
+                json.key("lanURLs")
+                json.array { json in
+                    for url in phoneAddress.reachableURLs { json.string(url) }
+                }
+                json.member("loopbackOnly", phoneAddress.isLoopbackOnly)
+                writeHTTPSConfig(head, context: context, to: &json)
+            }
+        }
+        return Response(status: .ok, headers: [.contentType: ResponseFormat.json.contentType, .cacheControl: "no-cache"],
+                        body: .bytes(body))
     }
 }

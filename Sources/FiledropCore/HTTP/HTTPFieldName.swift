@@ -115,6 +115,9 @@ extension HTTPFieldName {
     /// protocol.md "X-HTTP-Method-Override": the method a client that cannot send PATCH or
     /// DELETE means.
     public static let xHTTPMethodOverride = HTTPFieldName("X-HTTP-Method-Override")
+    /// filedrop's own: the stored file's URL on the PATCH that completes a tus upload, so the
+    /// page can say "saved as" for a renamed file (never in drop mode).
+    public static let filedropSavedAs = HTTPFieldName("Filedrop-Saved-As")
     // Response fields the serializer decides itself or adds by default.
     public static let contentEncoding = HTTPFieldName("Content-Encoding")
     public static let vary = HTTPFieldName("Vary")

@@ -112,6 +112,12 @@ public struct JSONWriter: Sendable {
         integer(value)
     }
 
+    /// An integer, or `null` when there is none (a limit that is not set).
+    public mutating func member(_ name: StaticString, _ value: (some BinaryInteger)?) {
+        key(name)
+        if let value { integer(value) } else { null() }
+    }
+
     public mutating func member(_ name: StaticString, _ value: Bool) {
         key(name)
         bool(value)

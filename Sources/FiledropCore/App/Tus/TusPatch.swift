@@ -108,10 +108,15 @@ final class TusPatch: RequestBodyConsumer {
         }
         let offset = writer.size
         let next = upload.machine.withLock { $0.chunkStored(token, through: offset, now: now) }
-        if next == .publish, case .failure(let error) = uploads.publish(upload, token: token, store: store) {
-            return error.response
+        var savedAs: String?
+        if next == .publish {
+            switch uploads.publish(upload, token: token, store: store) {
+            case .failure(let error): return error.response
+            case .success(let stored): savedAs = store.withholdsStoredNames ? nil : stored.url
+            }
         }
         var headers = TusResponses.baseHeaders()
+        if let savedAs { headers.add(.filedropSavedAs, savedAs) }
         headers.add(.uploadOffset, String(offset))
         if next == .answer {
             headers.add(.uploadExpires, HTTPDate.format(now + expiration.components.seconds))

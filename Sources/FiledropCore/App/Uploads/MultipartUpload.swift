@@ -16,7 +16,7 @@ final class MultipartUpload: RequestBodyConsumer {
     private var current: PendingUpload?
     private var field: (name: String, bytes: [UInt8])?
     private var nextRelativePath: String?
-    private var report = UploadReport()
+    private var report: UploadReport
 
     /// Blocking work the upload waits for, and what to do on the loop once it ran.
     typealias Pause = (work: BlockingWork, then: () throws(HTTPError) -> Void)
@@ -25,6 +25,7 @@ final class MultipartUpload: RequestBodyConsumer {
     private static let relativePathFields: Set<String> = ["relativePath", "relativepath", "path", "webkitRelativePath"]
 
     init(boundary: String, store: UploadStore, baseDirectory: StoragePath, format: ResponseFormat, client: String, maxRequestSize: UInt64?) {
+        report = UploadReport(withholdsStoredNames: store.withholdsStoredNames)
         self.parser = MultipartParser(boundary: boundary)
         self.store = store
         self.baseDirectory = baseDirectory

@@ -3,10 +3,12 @@
 final class RawUpload: RequestBodyConsumer {
     private let upload: PendingUpload
     private let format: ResponseFormat
+    private let withholdsStoredNames: Bool
 
-    init(upload: PendingUpload, format: ResponseFormat) {
+    init(upload: PendingUpload, format: ResponseFormat, withholdsStoredNames: Bool = false) {
         self.upload = upload
         self.format = format
+        self.withholdsStoredNames = withholdsStoredNames
     }
 
     func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
@@ -18,8 +20,9 @@ final class RawUpload: RequestBodyConsumer {
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         let name = upload.requestedName
         let format = format
+        let withholdsStoredNames = withholdsStoredNames
         return upload.commit().map { outcome in
-            var report = UploadReport()
+            var report = UploadReport(withholdsStoredNames: withholdsStoredNames)
             switch outcome {
             case .success(let stored): report.stored.append(stored)
             case .failure(let error): report.failures.append((name, error))

@@ -3,8 +3,12 @@
 public struct UploadReport: Sendable, FormattedAnswer {
     public var stored: [StoredFile] = []
     public var failures: [(name: String, error: HTTPError)] = []
+    /// `UploadStore.withholdsStoredNames`: stored files are reported by size only.
+    public var withholdsStoredNames = false
 
-    public init() {}
+    public init(withholdsStoredNames: Bool = false) {
+        self.withholdsStoredNames = withholdsStoredNames
+    }
 
     public func response(format: ResponseFormat) -> Response {
         if stored.isEmpty, let first = failures.first, failures.count == 1 {
@@ -17,7 +21,7 @@ public struct UploadReport: Sendable, FormattedAnswer {
             : (format == .html ? .ok : .created)
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-store")
-        if stored.count == 1, let only = stored.first, format != .html {
+        if stored.count == 1, let only = stored.first, format != .html, !withholdsStoredNames {
             headers.add(.location, only.url)
         }
         return response(format, status: status, headers: headers)
@@ -25,17 +29,18 @@ public struct UploadReport: Sendable, FormattedAnswer {
 
     public static var pagePolicy: SecurityPolicy { .generatedPage }
 
-    /// `{"files":[...],"errors":[...]}` (`Tests/Fixtures/json/upload.json`).
+    /// `{"files":[...],"errors":[...]}` (`Tests/Fixtures/json/upload.json`); in a drop box a
+    /// stored file is its size (and crc32) alone.
     public func writeJSON(to json: inout JSONWriter) {
         json.object { json in
             json.key("files")
             json.array { json in
                 for file in stored {
                     json.object { json in
-                        json.member("name", file.path.description)
+                        if !withholdsStoredNames { json.member("name", file.path.description) }
                         json.member("size", file.size)
                         if let crc32 = file.crc32 { json.member("crc32", hex8(crc32)) }
-                        json.member("url", file.url)
+                        if !withholdsStoredNames { json.member("url", file.url) }
                     }
                 }
             }
@@ -54,7 +59,7 @@ public struct UploadReport: Sendable, FormattedAnswer {
 
     public func plainText() -> String? {
         var lines = stored.map { file in
-            "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
+            withholdsStoredNames ? "stored \(file.size) bytes\n" : "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
         }
         lines += failures.map { "failed \($0.name.logEscaped): \($0.error.status.code) \($0.error.message)\n" }
         return lines.joined()
@@ -62,7 +67,10 @@ public struct UploadReport: Sendable, FormattedAnswer {
 
     public func htmlPage() -> String {
         var items = ""
-        for file in stored {
+        for file in stored where withholdsStoredNames {
+            items += "<li>A file of <span class=\"size\">\(ByteCount.format(file.size).htmlEscaped)</span></li>\n"
+        }
+        for file in stored where !withholdsStoredNames {
             items += "<li><a href=\"\(file.url.htmlEscaped)\">\(file.path.description.htmlEscaped)</a> "
                 + "<span class=\"size\">\(ByteCount.format(file.size).htmlEscaped)</span></li>\n"
         }

@@ -6,6 +6,9 @@ public struct UploadStore: Sendable {
     private let storage: any Storage
     public let policy: StoragePolicy
     public let monitor: UploadMonitor
+    /// A drop box: the answer to an upload does not say what the file was saved as (a
+    /// renamed "hello (2).txt" would tell an anonymous sender which names exist).
+    public var withholdsStoredNames = false
 
     public init(storage: any Storage, policy: StoragePolicy, monitor: UploadMonitor) {
         self.storage = storage

@@ -1,0 +1,92 @@
+"""The listing (issue 19): sorted by date, name or size, filtered as you type, with the file
+count and total size; images under the size bound get a thumbnail drawn by the browser from
+the file itself, lazily; and the whole first load stays under 40 KiB gzipped."""
+
+import base64
+import os
+
+import pytest
+
+from http_raw import fetch
+from page_support import assert_accessible, assert_no_problems, browser_page, expect, open_page
+
+PIXEL_PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+MAX_FIRST_LOAD_GZIPPED = 40 * 1024
+
+
+@pytest.fixture
+def listed(daemon_factory):
+    daemon = daemon_factory(fill=False)
+    files = {"b-old.txt": (b"b" * 100, 1_600_000_000), "a-new.txt": (b"a" * 3000, 1_700_000_000),
+             "pixel.png": (PIXEL_PNG, 1_650_000_000), "huge.jpg": (os.urandom(5 * 1024 * 1024), 1_640_000_000)}
+    for name, (content, mtime) in files.items():
+        (daemon.save_dir / name).write_bytes(content)
+        os.utime(daemon.save_dir / name, (mtime, mtime))
+    (daemon.save_dir / "zeta").mkdir()
+    (daemon.save_dir / "zeta" / "inside.txt").write_bytes(b"inside")
+    return daemon
+
+
+@pytest.fixture
+def page(browser_page):
+    return browser_page("desktop")
+
+
+def names(page):
+    return page.locator("#file-list .entry-name").all_inner_texts()
+
+
+def test_sort_filter_count_and_total(page, listed):
+    open_page(page, listed)
+    expect(page.locator("#file-list .entry")).to_have_count(5)
+    # Folders first; newest first by default.
+    assert names(page) == ["zeta", "a-new.txt", "pixel.png", "huge.jpg", "b-old.txt"]
+    expect(page.locator("#listing-summary")).to_have_text("1 folder, 4 files, 5 MiB")
+    page.locator("#sort").select_option("name")
+    assert names(page) == ["zeta", "a-new.txt", "b-old.txt", "huge.jpg", "pixel.png"]
+    page.locator("#sort").select_option("size")
+    assert names(page) == ["zeta", "huge.jpg", "a-new.txt", "b-old.txt", "pixel.png"]
+
+    page.locator("#filter").press_sequentially("TXT")
+    assert names(page) == ["a-new.txt", "b-old.txt"]
+    expect(page.locator("#listing-summary")).to_have_text("2 files, 3 KiB (2 of 5 shown)")
+    page.locator("#filter").fill("nothing like it")
+    expect(page.locator("#files-status")).to_have_text("Nothing here matches “nothing like it”.")
+    assert_accessible(page)
+    page.locator("#filter").fill("")
+    expect(page.locator("#file-list .entry")).to_have_count(5)
+    assert_no_problems(page)
+
+
+def test_small_images_get_a_lazy_thumbnail_of_the_file_itself(page, listed):
+    open_page(page, listed)
+    expect(page.locator("#file-list .entry")).to_have_count(5)
+    thumbnails = page.locator("#file-list img")
+    expect(thumbnails).to_have_count(1)
+    thumbnail = thumbnails.first
+    assert thumbnail.get_attribute("loading") == "lazy"
+    assert thumbnail.get_attribute("alt") == ""
+    assert thumbnail.get_attribute("src") == "/files/pixel.png"
+    page.wait_for_function("() => document.querySelector('#file-list img').naturalWidth === 1")
+    # The page's CSP lets it draw images from its own origin.
+    policy = fetch(listed.url + "/").header("Content-Security-Policy")
+    assert "img-src 'self'" in policy
+    # Re-sorting keeps the same element: nothing is loaded again.
+    page.evaluate("() => { window.kept = document.querySelector('#file-list img'); }")
+    page.locator("#sort").select_option("name")
+    assert page.evaluate("() => document.querySelector('#file-list img') === window.kept")
+    assert_no_problems(page)
+
+
+def test_the_first_load_weighs_under_40_kib_gzipped(page, daemon):
+    loaded = []
+    page.on("response", lambda response: loaded.append(response.url))
+    open_page(page, daemon)
+    page.wait_for_load_state("networkidle")
+    total = 0
+    for url in {url for url in loaded if url.startswith(daemon.url) and "format=json" not in url}:
+        response = fetch(url, headers={"Accept-Encoding": "gzip"})
+        assert response.status == 200, url
+        total += len(response.body)
+    print(f"first load: {total} bytes gzipped over {len(set(loaded))} requests")
+    assert total < MAX_FIRST_LOAD_GZIPPED, total

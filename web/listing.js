@@ -1,0 +1,311 @@
+// The shared files: a live listing of one folder, refreshed by polling `?format=json` every
+// 5 s while the page is visible (cheap: an unchanged folder costs a 304). Sorted by date, name
+// or size and filtered as you type, with the count and total size; small images show a
+// thumbnail the browser draws from the file itself, only when scrolled into view.
+//
+// Every name reaches the page through textContent or DOM properties, never innerHTML; links
+// use the server's `url` fields as given.
+
+import { formatBytes, formatTime, plural } from './format.js';
+
+export const ROOT_LISTING_URL = new URL('files/', document.baseURI).pathname;
+const POLL_INTERVAL_MS = 5000;
+/** Images at most this big get a thumbnail: the browser loads the whole file to draw one. */
+const THUMBNAIL_MAX_BYTES = 4 * 1024 * 1024;
+const THUMBNAIL_TYPES = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
+
+const $ = (id) => document.getElementById(id);
+
+/** The folder shown: the server's own URL for it (from a `url` field), never built from names. */
+let currentFolderUrl = ROOT_LISTING_URL;
+/** Its path below /files/ as the server spells it ("" or "a/b/"), for uploads into it. */
+let currentFolderPath = '';
+let listing = null;
+let lastListingText = '';
+// The ETag of lastListingText: each poll sends it, and an unchanged folder costs a 304.
+let lastListingETag = '';
+let listingRequest = null;
+let refreshTimer = 0;
+let pollTimer = 0;
+let focusWhenShown = false;
+const thumbnails = new Map();
+const folderChanged = [];
+
+/** Where uploads go: the folder on screen. */
+export function destinationFolder() {
+  return currentFolderPath;
+}
+
+export function onFolderChange(listener) {
+  folderChanged.push(listener);
+}
+
+function decodedSegments(url) {
+  const rootSegments = ROOT_LISTING_URL.split('/').filter(Boolean).length;
+  return url.split('/').filter(Boolean).slice(rootSegments)
+    .map((segment) => { try { return decodeURIComponent(segment); } catch { return segment; } });
+}
+
+function setFolderPath(path) {
+  if (path === currentFolderPath) return;
+  currentFolderPath = path;
+  for (const listener of folderChanged) listener(path);
+}
+
+export function folderFromHash() {
+  const match = /^#folder=(.+)$/.exec(location.hash);
+  if (!match) return ROOT_LISTING_URL;
+  const url = new URL(decodeURIComponent(match[1]), location.href);
+  const inside = url.origin === location.origin && url.pathname.startsWith(ROOT_LISTING_URL)
+    && url.pathname.endsWith('/');
+  return inside ? url.pathname : ROOT_LISTING_URL;
+}
+
+/** `focus`: a person opened it, so the breadcrumb's "you are here" takes the focus. */
+export function openFolder(url, { push, focus = false }) {
+  currentFolderUrl = url;
+  lastListingText = '';
+  lastListingETag = '';
+  focusWhenShown = focus;
+  const segments = decodedSegments(url);
+  setFolderPath(segments.map((name) => `${name}/`).join(''));
+  if (push) {
+    const hash = url === ROOT_LISTING_URL ? '' : `#folder=${encodeURIComponent(url)}`;
+    history.pushState(null, '', hash || location.pathname + location.search);
+  }
+  refreshListing();
+}
+
+export async function refreshListing() {
+  if (listingRequest) listingRequest.abort();
+  const controller = new AbortController();
+  listingRequest = controller;
+  const folder = currentFolderUrl;
+  const url = new URL(folder, location.href);
+  url.searchParams.set('format', 'json');
+  try {
+    const headers = { Accept: 'application/json' };
+    if (lastListingETag) headers['If-None-Match'] = lastListingETag;
+    // 'no-store' keeps the browser cache out of it, so a 304 reaches this code as it is.
+    const response = await fetch(url, { headers, signal: controller.signal, cache: 'no-store' });
+    if (response.status === 304) return;
+    const text = await response.text();
+    if (!response.ok) {
+      if (response.status === 404 && folder !== ROOT_LISTING_URL) {
+        openFolder(ROOT_LISTING_URL, { push: true, focus: focusWhenShown });
+        return;
+      }
+      const reply = parseJSON(text);
+      showListingStatus(reply && reply.error ? reply.error : `The list could not be loaded (error ${response.status}).`);
+      return;
+    }
+    if (text === lastListingText) return;
+    const parsed = parseJSON(text);
+    if (!parsed || !Array.isArray(parsed.entries)) {
+      showListingStatus('The list could not be read.');
+      return;
+    }
+    lastListingText = text;
+    lastListingETag = response.headers.get('ETag') || '';
+    listing = { folder, path: typeof parsed.path === 'string' ? parsed.path : null, entries: validEntries(parsed.entries) };
+    if (listing.path !== null) setFolderPath(listing.path.replace(/^\/+/, ''));
+    renderListing();
+  } catch (error) {
+    if (error.name !== 'AbortError') showListingStatus('The list could not be loaded: connection lost.');
+  } finally {
+    if (listingRequest === controller) listingRequest = null;
+  }
+}
+
+function parseJSON(text) {
+  try { return JSON.parse(text); } catch { return null; }
+}
+
+function validEntries(entries) {
+  return entries.filter((entry) => entry && typeof entry.name === 'string' && typeof entry.url === 'string');
+}
+
+export function refreshListingSoon() {
+  clearTimeout(refreshTimer);
+  refreshTimer = setTimeout(refreshListing, 250);
+}
+
+function showListingStatus(text) {
+  lastListingText = '';
+  lastListingETag = '';
+  $('files-status').textContent = text;
+}
+
+/** Breadcrumb: ancestors are prefixes of the server's folder URL; labels are the decoded names. */
+function renderBreadcrumb(folder, listingPath) {
+  const urlSegments = folder.split('/').filter(Boolean).slice(ROOT_LISTING_URL.split('/').filter(Boolean).length);
+  const pathNames = typeof listingPath === 'string' ? listingPath.split('/').filter(Boolean) : [];
+  const names = pathNames.length === urlSegments.length ? pathNames : decodedSegments(folder);
+
+  const crumbs = [{ label: 'All files', url: ROOT_LISTING_URL }];
+  let url = ROOT_LISTING_URL;
+  urlSegments.forEach((segment, index) => {
+    url = `${url}${segment}/`;
+    crumbs.push({ label: names[index], url });
+  });
+
+  const items = crumbs.map((crumb, index) => {
+    const li = document.createElement('li');
+    if (index === crumbs.length - 1) {
+      const here = document.createElement('span');
+      here.setAttribute('aria-current', 'page');
+      here.tabIndex = -1;
+      here.textContent = crumb.label;
+      li.append(here);
+    } else {
+      li.append(folderLink(crumb.url, crumb.label));
+    }
+    return li;
+  });
+  $('breadcrumb-list').replaceChildren(...items);
+}
+
+function folderLink(url, label) {
+  const link = document.createElement('a');
+  link.href = `#folder=${encodeURIComponent(url)}`;
+  link.textContent = label;
+  link.addEventListener('click', (event) => {
+    event.preventDefault();
+    openFolder(url, { push: true, focus: true });
+  });
+  return link;
+}
+
+const byName = (a, b) => a.name.localeCompare(b.name, undefined, { numeric: true });
+const SORTS = {
+  date: (a, b) => String(b.mtime || '').localeCompare(String(a.mtime || '')) || byName(a, b),
+  name: byName,
+  size: (a, b) => (Number(b.size) || 0) - (Number(a.size) || 0) || byName(a, b),
+};
+
+/** `listing` as Tests/Fixtures/json/listing.json declares it. */
+function renderListing() {
+  if (!listing) return;
+  const { folder, entries } = listing;
+  renderBreadcrumb(folder, listing.path);
+
+  const zip = new URL(folder, location.href);
+  zip.search = 'zip';
+  $('zip-link').href = zip.pathname + zip.search;
+  $('zip-link').hidden = entries.length === 0;
+
+  const sort = SORTS[$('sort').value] || SORTS.date;
+  const filter = $('filter').value.trim().toLocaleLowerCase();
+  const shown = entries
+    .filter((entry) => !filter || entry.name.toLocaleLowerCase().includes(filter))
+    .sort((a, b) => {
+      const aDir = a.type === 'directory';
+      const bDir = b.type === 'directory';
+      if (aDir !== bDir) return aDir ? -1 : 1;
+      return aDir && $('sort').value === 'size' ? byName(a, b) : sort(a, b);
+    });
+
+  $('listing-tools').hidden = entries.length === 0;
+  $('files-status').textContent = entries.length === 0
+    ? (folder === ROOT_LISTING_URL ? 'No files yet. Files you send appear here.' : 'This folder is empty.')
+    : (shown.length === 0 ? `Nothing here matches “${$('filter').value.trim()}”.` : '');
+  $('listing-summary').textContent = entries.length === 0 ? '' : summary(entries, shown, filter !== '');
+  $('file-list').replaceChildren(...shown.map(renderEntry));
+
+  if (focusWhenShown) {
+    focusWhenShown = false;
+    $('breadcrumb-list').querySelector('[aria-current]').focus();
+  }
+}
+
+/** "2 folders, 5 files, 12.5 MiB" (of what the filter lets through, when one is typed). */
+function summary(entries, shown, filtered) {
+  const files = shown.filter((entry) => entry.type !== 'directory');
+  const folders = shown.length - files.length;
+  const bytes = files.reduce((sum, entry) => sum + (Number(entry.size) || 0), 0);
+  const parts = [];
+  if (folders > 0) parts.push(plural(folders, 'folder', 'folders'));
+  parts.push(`${plural(files.length, 'file', 'files')}, ${formatBytes(bytes)}`);
+  const text = parts.join(', ');
+  return filtered ? `${text} (${shown.length} of ${entries.length} shown)` : text;
+}
+
+function renderEntry(entry) {
+  const li = document.createElement('li');
+  li.className = `entry ${entry.type === 'directory' ? 'entry-folder' : 'entry-file'}`;
+  li.append(entry.type === 'directory' ? icon() : thumbnail(entry) || icon());
+
+  let link;
+  if (entry.type === 'directory') {
+    link = folderLink(entry.url, entry.name);
+  } else {
+    link = document.createElement('a');
+    link.href = entry.url;
+    link.download = '';
+    link.textContent = entry.name;
+  }
+  link.className = 'entry-name';
+
+  const details = document.createElement('span');
+  details.className = 'entry-details';
+  if (entry.type === 'directory') {
+    details.textContent = 'Folder';
+  } else {
+    const size = document.createElement('span');
+    size.textContent = formatBytes(Number(entry.size));
+    const time = document.createElement('time');
+    if (entry.mtime) time.dateTime = entry.mtime;
+    time.textContent = formatTime(entry.mtime);
+    details.append(size, time);
+  }
+  li.append(link, details);
+  return li;
+}
+
+function icon() {
+  const span = document.createElement('span');
+  span.className = 'entry-icon';
+  span.setAttribute('aria-hidden', 'true');
+  return span;
+}
+
+/** The file itself as a lazy <img>, kept across re-renders so a sort or a poll loads nothing again. */
+function thumbnail(entry) {
+  if (!THUMBNAIL_TYPES.test(entry.name) || !(Number(entry.size) <= THUMBNAIL_MAX_BYTES)) return null;
+  const key = `${entry.url} ${entry.mtime || ''}`;
+  let img = thumbnails.get(key);
+  if (!img) {
+    img = document.createElement('img');
+    img.className = 'entry-thumbnail';
+    img.alt = '';
+    img.loading = 'lazy';
+    img.decoding = 'async';
+    img.width = 40;
+    img.height = 40;
+    img.src = entry.url;
+    thumbnails.set(key, img);
+  }
+  return img;
+}
+
+/** Polls while the page is visible; a hidden tab costs the server nothing. */
+export function startListing() {
+  $('sort').addEventListener('change', renderListing);
+  $('filter').addEventListener('input', renderListing);
+  const startPolling = () => {
+    clearInterval(pollTimer);
+    pollTimer = setInterval(refreshListing, POLL_INTERVAL_MS);
+  };
+  document.addEventListener('visibilitychange', () => {
+    if (document.visibilityState === 'visible') {
+      refreshListing();
+      startPolling();
+    } else {
+      clearInterval(pollTimer);
+      pollTimer = 0;
+    }
+  });
+  window.addEventListener('popstate', () => openFolder(folderFromHash(), { push: false }));
+  if (document.visibilityState === 'visible') startPolling();
+  openFolder(folderFromHash(), { push: false });
+}
