@@ -23,6 +23,10 @@ def watched_page(browser, **context_options):
 
 def watch_problems(page):
     """`page`, collecting its uncaught errors and console errors in `page.problems`."""
+    # Playwright turns file-chooser interception on when the first listener comes, without
+    # waiting for Chromium, so a chooser opened right after `expect_file_chooser` could be
+    # missed: a listener from the start.
+    page.on("filechooser", lambda chooser: None)
     page.problems = []
     page.on("pageerror", lambda error: page.problems.append(str(error)))
     page.on("console", lambda message: page.problems.append(message.text) if message.type == "error" else None)

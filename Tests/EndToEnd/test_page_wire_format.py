@@ -42,6 +42,11 @@ def is_listing(url):
     return "/files/" in url and "format=json" in url
 
 
+def is_upload(url):
+    # The page posts into the folder being viewed: /upload.html?path=...
+    return "/upload.html" in url
+
+
 def open_page(page, daemon, config="config.json"):
     serve_json(page, "**/config.json", config)
     serve_json(page, is_listing, "listing.json")
@@ -52,7 +57,7 @@ def open_page(page, daemon, config="config.json"):
 def test_the_configuration_sets_title_and_limit(page, daemon):
     open_page(page, daemon)
     expect(page.locator("#title")).to_have_text('Family "photos"')
-    expect(page.locator("#limit-note")).to_have_text("Up to 2.0 GB per file")
+    expect(page.locator("#limit-note")).to_have_text("Up to 1.8 GiB per file")
     assert page.title() == 'Family "photos"'
     assert not page.problems, page.problems
 
@@ -80,14 +85,14 @@ def test_the_listing_renders_every_entry(page, daemon):
     older = entries.nth(2)
     expect(older.locator("a.entry-name")).to_have_text("Grüße 😀.txt")
     expect(older.locator("a.entry-name")).to_have_attribute("href", "/files/photos/Gr%C3%BC%C3%9Fe%20%F0%9F%98%80.txt")
-    expect(older.locator(".entry-details")).to_contain_text("1.2 MB")
+    expect(older.locator(".entry-details")).to_contain_text("1.1 MiB")
     assert older.locator("time").get_attribute("datetime") == "2023-11-14T22:13:20Z"
     assert not page.problems, page.problems
 
 
 def test_the_upload_report_names_the_stored_file(page, daemon, tmp_path):
     open_page(page, daemon)
-    serve_json(page, "**/upload.html", "upload.json", status=201, method="POST")
+    serve_json(page, is_upload, "upload.json", status=201, method="POST")
     source = tmp_path / "sent.txt"
     source.write_bytes(b"hello\n")
     page.set_input_files("#file-input", [str(source)])
@@ -98,7 +103,7 @@ def test_the_upload_report_names_the_stored_file(page, daemon, tmp_path):
 
 def test_an_error_answer_shows_the_servers_sentence(page, daemon, tmp_path):
     open_page(page, daemon)
-    serve_json(page, "**/upload.html", "error-400.json", status=400, method="POST")
+    serve_json(page, is_upload, "error-400.json", status=400, method="POST")
     source = tmp_path / "refused.txt"
     source.write_bytes(b"hello\n")
     page.set_input_files("#file-input", [str(source)])
