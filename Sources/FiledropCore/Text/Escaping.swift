@@ -110,16 +110,7 @@ public func contentDispositionValue(filename: String, disposition: DispositionTy
     }
     value.append(contentsOf: "\"; filename*=UTF-8''".utf8)
     // RFC 8187 §3.2.1: attr-char is ALPHA / DIGIT / "!#$&+-.^_`|~"; everything else is %XX of UTF-8.
-    let hexDigits = Array("0123456789ABCDEF".utf8)
-    for byte in filename.utf8 {
-        if isRFC8187AttrChar(byte) {
-            value.append(byte)
-        } else {
-            value.append(UInt8(ascii: "%"))
-            value.append(hexDigits[Int(byte >> 4)])
-            value.append(hexDigits[Int(byte & 0x0F)])
-        }
-    }
+    appendPercentEncoded(filename, keeping: isRFC8187AttrChar, to: &value)
     return String(decoding: value, as: UTF8.self)
 }
 

@@ -36,19 +36,25 @@ public func percentDecoded(_ text: some StringProtocol) -> String? {
 /// Escapes everything but RFC 3986 §2.3 unreserved characters (`A-Z a-z 0-9 - . _ ~`), so
 /// the result is safe as one path segment of a URL, including `/`, `?`, `#`, `%` and spaces.
 public func percentEncodedPathComponent(_ text: some StringProtocol) -> String {
-    let hexDigits: [UInt8] = Array("0123456789ABCDEF".utf8)
     var out: [UInt8] = []
     out.reserveCapacity(text.utf8.count)
+    appendPercentEncoded(text, keeping: isUnreservedByte, to: &out)
+    return String(decoding: out, as: UTF8.self)
+}
+
+/// `text`'s UTF-8 with every byte `keeping` refuses written as `%XX` (upper-case hex): the
+/// one percent-encoder, for URL path segments here and RFC 8187 `filename*` values.
+func appendPercentEncoded(_ text: some StringProtocol, keeping: (UInt8) -> Bool, to out: inout [UInt8]) {
+    let hexDigits: StaticString = "0123456789ABCDEF"
     for byte in text.utf8 {
-        if isUnreservedByte(byte) {
+        if keeping(byte) {
             out.append(byte)
         } else {
             out.append(UInt8(ascii: "%"))
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0x0F)])
+            out.append(hexDigits.utf8Start[Int(byte >> 4)])
+            out.append(hexDigits.utf8Start[Int(byte & 0x0F)])
         }
     }
-    return String(decoding: out, as: UTF8.self)
 }
 
 private func isUnreservedByte(_ byte: UInt8) -> Bool {
