@@ -82,6 +82,7 @@ import Testing
         ("photo.JPG", "image/jpeg"), ("a.tar.gz", "application/gzip"), ("noextension", "application/octet-stream"),
         (".png", "application/octet-stream"), ("a.", "application/octet-stream"), ("a.é", "application/octet-stream"),
         ("film.m\u{212A}v", "video/x-matroska"), ("x.png\u{301}", "application/octet-stream"), ("page.HTML", "text/html; charset=utf-8"),
+        ("manifest.webmanifest", "application/manifest+json"),
     ])
     func mediaType(name: String, type: String) {
         #expect(MediaTypes.type(forFileName: name) == type)

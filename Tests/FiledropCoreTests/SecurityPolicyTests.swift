@@ -7,7 +7,8 @@ import Testing
     @Test(arguments: [
         (SecurityPolicy.nothing, "default-src 'none'; frame-ancestors 'none'"),
         (.uploadPage, "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-            + "connect-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'; object-src 'none'"),
+            + "connect-src 'self'; worker-src 'self'; manifest-src 'self'; frame-ancestors 'none'; form-action 'self'; "
+            + "base-uri 'none'; object-src 'none'"),
         (.generatedPage, "default-src 'none'; style-src 'self'; img-src 'self'"),
         (.inlineStyledDocument, "default-src 'none'; style-src 'unsafe-inline'"),
         (.trustPage, "default-src 'none'; style-src 'self'; img-src 'self' data:; frame-ancestors 'none'; "

@@ -4,13 +4,14 @@ import Testing
 /// The page's own files: what `Accept-Ranges: bytes` promises holds (206, 416, If-Range),
 /// and every variant of a compressible file names Accept-Encoding in Vary.
 @Suite struct StaticSiteTests {
-    /// A web root of one file, `app.js`, of `size` bytes.
+    /// A web root of one file, `name` (`app.js` unless said), of 4096 bytes.
     struct OneFileWebRoot: Storage {
         static let metadata = FileMetadata(name: "app.js", kind: .file, size: 4096, modified: 1_700_000_000_000_000_000, inode: 9)
+        var name = "app.js"
 
         func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile { throw .notAllowed }
         func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
-            guard path.components == ["app.js"] else { throw .notFound }
+            guard path.components == [name] else { throw .notFound }
             return OpenedFile(handle: FileDownloadTests.FakeHandle(), metadata: Self.metadata)
         }
         func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata? { nil }
@@ -21,12 +22,24 @@ import Testing
 
     static let etag = FileResponse.etag(for: OneFileWebRoot.metadata)
 
-    static func response(_ extra: HTTPHeaders) throws -> Response {
+    static func response(_ extra: HTTPHeaders, name: String = "app.js") throws -> Response {
         var headers: HTTPHeaders = ["Host": "127.0.0.1:8080"]
-        for (name, value) in extra { headers.add(name: name, value: value) }
-        let head = RequestHead(method: .get, target: "/app.js", version: .http1_1, headers: headers)
+        for (field, value) in extra { headers.add(name: field, value: value) }
+        let head = RequestHead(method: .get, target: "/" + name, version: .http1_1, headers: headers)
         let compression = ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head)
-        return try StaticSite.response(for: "app.js", head: head, webRoot: OneFileWebRoot(), compression: compression)
+        return try StaticSite.response(for: Substring(name), head: head, webRoot: OneFileWebRoot(name: name), compression: compression)
+    }
+
+    /// The installable page: the manifest under its own type (W3C Application Manifest), gzipped
+    /// like the page's other text, and the service worker under the page's policy, which lets
+    /// the page start a worker from our origin.
+    @Test func theManifestAndTheServiceWorker() throws {
+        let manifest = try Self.response(["Accept-Encoding": "gzip"], name: "manifest.webmanifest")
+        #expect(manifest.headers["Content-Type"] == "application/manifest+json")
+        #expect(manifest.headers["Content-Encoding"] == "gzip")
+        let worker = try Self.response([:], name: "sw.js")
+        #expect(worker.headers["Content-Type"] == "text/javascript; charset=utf-8")
+        #expect(worker.headers["Content-Security-Policy"]?.contains("worker-src 'self'") == true)
     }
 
     @Test func aRangeOfAPageFileIsPartialContent() throws {

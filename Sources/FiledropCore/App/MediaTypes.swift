@@ -5,6 +5,7 @@ public enum MediaTypes {
         "html": "text/html; charset=utf-8", "htm": "text/html; charset=utf-8",
         "css": "text/css; charset=utf-8", "js": "text/javascript; charset=utf-8", "mjs": "text/javascript; charset=utf-8",
         "json": "application/json", "txt": "text/plain; charset=utf-8", "md": "text/markdown; charset=utf-8",
+        "webmanifest": "application/manifest+json",
         "csv": "text/csv; charset=utf-8", "xml": "application/xml", "svg": "image/svg+xml",
         "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp",
         "avif": "image/avif", "heic": "image/heic", "heif": "image/heif", "ico": "image/x-icon", "bmp": "image/bmp",
@@ -102,11 +103,11 @@ public enum MediaTypes {
         return answer ?? nil
     }
 
-    /// Already compressed: gzip would waste CPU for nothing.
+    /// Text worth gzipping (anything else is already compressed: gzip would waste CPU for nothing).
     public static func isCompressible(_ type: String) -> Bool {
         let base = baseType(type)
-        return base.hasPrefix("text/") || base == "application/json" || base == "application/xml"
-            || base == "image/svg+xml" || base == "application/wasm"
+        return base.hasPrefix("text/") || base == "application/json" || base == "application/manifest+json"
+            || base == "application/xml" || base == "image/svg+xml" || base == "application/wasm"
     }
 
     /// Formats that carry their own compression (images, audio, video, archives, office

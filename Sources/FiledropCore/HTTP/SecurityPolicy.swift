@@ -49,6 +49,11 @@ public struct SecurityPolicy: Sendable, Equatable {
         static func styleSrc(_ sources: Source...) -> Directive { Directive("style-src", sources) }
         static func scriptSrc(_ sources: Source...) -> Directive { Directive("script-src", sources) }
         static func connectSrc(_ sources: Source...) -> Directive { Directive("connect-src", sources) }
+        /// Service workers (CSP3 `worker-src`); said outright rather than left to the fallback
+        /// through `child-src` and `script-src` to `default-src`.
+        static func workerSrc(_ sources: Source...) -> Directive { Directive("worker-src", sources) }
+        /// The web app manifest (CSP3 `manifest-src`).
+        static func manifestSrc(_ sources: Source...) -> Directive { Directive("manifest-src", sources) }
         static func mediaSrc(_ sources: Source...) -> Directive { Directive("media-src", sources) }
         static func objectSrc(_ sources: Source...) -> Directive { Directive("object-src", sources) }
         /// Who may frame the response (CSP3 §6.4.2; `X-Frame-Options` for older browsers).
@@ -63,11 +68,12 @@ extension SecurityPolicy {
     /// be framed by nobody, should a browser ever render one as a document.
     public static let nothing = SecurityPolicy(.defaultSrc(.nothing), .frameAncestors(.nothing))
 
-    /// The upload page and its assets: everything from our origin, no inline script, no
-    /// framing, forms only to us.
+    /// The upload page and its assets: everything from our origin (its service worker and
+    /// manifest too), no inline script, no framing, forms only to us.
     public static let uploadPage = SecurityPolicy(
         .defaultSrc(.sameOrigin), .imgSrc(.sameOrigin, .dataURLs), .styleSrc(.sameOrigin), .scriptSrc(.sameOrigin),
-        .connectSrc(.sameOrigin), .frameAncestors(.nothing), .formAction(.sameOrigin), .baseURI(.nothing), .objectSrc(.nothing))
+        .connectSrc(.sameOrigin), .workerSrc(.sameOrigin), .manifestSrc(.sameOrigin), .frameAncestors(.nothing),
+        .formAction(.sameOrigin), .baseURI(.nothing), .objectSrc(.nothing))
 
     /// Pages built here with the page's stylesheet and no script: listings, upload reports.
     public static let generatedPage = SecurityPolicy(.defaultSrc(.nothing), .styleSrc(.sameOrigin), .imgSrc(.sameOrigin))
