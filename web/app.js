@@ -147,6 +147,30 @@ function showConnectionNote() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Installing as an app (manifest.webmanifest, sw.js)
+
+/** A service worker, hence installing and the share target, needs a secure context: HTTPS, or
+ *  localhost on this computer. Over plain HTTP the page works as before and says so in the
+ *  footer, with the way to HTTPS when the server has it. */
+function setUpInstall() {
+  if (window.isSecureContext && 'serviceWorker' in navigator) {
+    // Not installable then, and the page works without it: nothing to tell anyone.
+    navigator.serviceWorker.register('sw.js').catch(() => {});
+    return;
+  }
+  const note = $('install-note');
+  if (config.https) {
+    const link = document.createElement('a');
+    link.href = 'trust';
+    link.textContent = 'how to set it up';
+    note.replaceChildren('Installing this page as an app needs HTTPS (', link, ').');
+  } else {
+    note.textContent = 'Installing this page as an app needs HTTPS.';
+  }
+  note.hidden = false;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Start-up
 
 onQueueEvents({ uploaded: () => { if (listsFiles()) refreshListingSoon(); }, busyChanged: updateWakeLock });
@@ -164,6 +188,7 @@ loadConfig().finally(() => {
   followMode();
   showPhoneAddress();
   showConnectionNote();
+  setUpInstall();
   if (listsFiles()) startListing();
   if (takesUploads() && config.tus) showUnfinished();
 });

@@ -81,7 +81,7 @@ public struct UploadReport: Sendable, FormattedAnswer {
         return """
             <!doctype html>
             <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(heading)</title><link rel="stylesheet" href="/style.css"></head>
+            <title>\(heading)</title><link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="/style.css"></head>
             <body><main class="report"><h1>\(heading)</h1>
             <ul>
             \(items)</ul>

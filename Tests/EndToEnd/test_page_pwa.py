@@ -1,0 +1,244 @@
+"""The page as an installable web app (issue 19): its manifest with the share target, the service
+worker that keeps the page shell and never a file, the share POST, and the page over plain HTTP,
+where browsers allow no service worker, saying why it cannot be installed.
+
+`http://127.0.0.1:PORT` (the daemon fixture's URL) is a secure context to Chromium, as localhost
+is. The non-secure origin is a name, `filedrop.test`, that a browser of this module's own maps
+to 127.0.0.1 (`--host-resolver-rules`) and the daemon accepts (`--allowed-hosts`).
+"""
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import CHROMIUM
+from http_raw import fetch
+from page_support import assert_accessible, assert_no_problems, browser_page, new_page, open_page  # noqa: F401 (fixture)
+
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+
+WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
+SHELL_CACHE = "filedrop-shell-v1"
+INSECURE_HOST = "filedrop.test"
+SHARE_TARGET = {"action": "/upload.html", "method": "POST", "enctype": "multipart/form-data",
+                "params": {"files": [{"name": "file", "accept": ["*/*"]}]}}
+# What the page prints while it cannot reach the server: config.json, the listing and the QR
+# code fail to load, which Chromium logs as console errors.
+OFFLINE_ERRORS = ("net::ERR_INTERNET_DISCONNECTED", "net::ERR_CONNECTION_REFUSED", "Failed to load resource")
+
+
+def shell_paths():
+    """The paths sw.js keeps (its SHELL array)."""
+    source = (WEB_ROOT / "sw.js").read_text()
+    array = re.search(r"const SHELL = \[(.*?)\];", source, re.S).group(1)
+    return re.findall(r"'([^']+)'", array)
+
+
+def wait_for_control(page):
+    """Waits for the worker to be active, then reloads: the page is controlled from then on."""
+    page.evaluate("() => navigator.serviceWorker.ready.then(() => true)")
+    page.reload()
+    page.wait_for_function("() => navigator.serviceWorker.controller !== null")
+
+
+def cached_paths(page):
+    return page.evaluate("""async (name) => {
+        const names = await caches.keys();
+        const paths = [];
+        for (const cacheName of names) {
+            for (const request of await (await caches.open(cacheName)).keys()) paths.push(new URL(request.url).pathname + new URL(request.url).search);
+        }
+        return { names, paths };
+    }""", SHELL_CACHE)
+
+
+@pytest.fixture
+def page(browser_page):
+    return browser_page()
+
+
+def test_the_manifest_has_its_type_icons_and_the_share_target(daemon):
+    response = fetch(daemon.url + "/manifest.webmanifest")
+    assert response.status == 200
+    assert response.header("Content-Type") == "application/manifest+json"
+    manifest = json.loads(response.body)
+    assert manifest["share_target"] == SHARE_TARGET
+    assert manifest["start_url"] == "/" and manifest["display"] == "standalone"
+    for icon in manifest["icons"]:
+        answer = fetch(daemon.url + icon["src"])
+        assert answer.status == 200 and answer.header("Content-Type") == icon["type"], icon
+        if icon["type"] == "image/png":
+            # The PNG header's IHDR chunk: width and height, big-endian, at bytes 16-24.
+            width, height = (int.from_bytes(answer.body[offset:offset + 4], "big") for offset in (16, 20))
+            assert f"{width}x{height}" == icon["sizes"], icon
+    # The page links it; so does the worker's shell.
+    assert b'<link rel="manifest" href="manifest.webmanifest">' in fetch(daemon.url + "/").body
+    assert "/manifest.webmanifest" in shell_paths()
+
+
+def test_chromium_parses_the_manifest_without_errors(page, daemon):
+    open_page(page, daemon)
+    session = page.context.new_cdp_session(page)
+    answer = session.send("Page.getAppManifest")
+    assert answer["url"] == daemon.url + "/manifest.webmanifest"
+    assert answer["errors"] == [], answer["errors"]
+    assert json.loads(answer["data"])["share_target"] == SHARE_TARGET
+    assert_no_problems(page)
+
+
+def test_chromium_finds_the_page_installable(chromium, daemon, tmp_path):
+    """Chromium's own installability check (manifest, icons, a worker with a fetch handler). A
+    persistent profile: in the incognito-like contexts of the other tests it says `in-incognito`."""
+    context = chromium.browser_type.launch_persistent_context(str(tmp_path / "profile"), executable_path=CHROMIUM)
+    try:
+        page = context.pages[0] if context.pages else context.new_page()
+        open_page(page, daemon)
+        wait_for_control(page)
+        answer = page.context.new_cdp_session(page).send("Page.getInstallabilityErrors")
+        assert answer["installabilityErrors"] == [], answer
+    finally:
+        context.close()
+
+
+def test_the_shell_lists_every_file_of_the_web_root():
+    """Nothing the page loads is left to the network when offline, and nothing else is kept
+    (`/` is index.html; the worker itself and the manifest's PNG icons are not the page's)."""
+    served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file()}
+    assert set(shell_paths()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png"} | {"/"}
+
+
+def test_the_worker_controls_the_page_and_keeps_the_shell_only(page, daemon):
+    (daemon.save_dir / "kept-out.txt").write_bytes(b"never in a cache\n")
+    open_page(page, daemon)
+    wait_for_control(page)
+    expect(page.locator("#file-list")).to_contain_text("kept-out.txt")
+    # What the page asks for besides its shell goes to the network, never into a cache.
+    page.evaluate("() => Promise.all(['files/kept-out.txt', 'config.json', 'files/?zip', 'qr.svg']"
+                  ".map((url) => fetch(url).then((response) => response.arrayBuffer())))")
+    kept = cached_paths(page)
+    assert kept["names"] == [SHELL_CACHE]
+    assert sorted(kept["paths"]) == sorted(shell_paths())
+    assert not [path for path in kept["paths"] if path.startswith("/files") or "config.json" in path or "?" in path]
+    assert page.evaluate("() => document.getElementById('install-note').hidden")
+    assert_no_problems(page)
+
+
+def test_the_shell_opens_offline(page, daemon_factory):
+    daemon = daemon_factory()
+    open_page(page, daemon)
+    wait_for_control(page)
+    page.context.set_offline(True)
+    # The daemon gone too: whatever Playwright's offline mode lets a worker do, nothing answers.
+    daemon.stop()
+    try:
+        page.reload()
+        expect(page.locator("#dropzone")).to_be_visible()
+        expect(page.locator("#title")).to_have_text("filedrop")
+        assert page.evaluate("() => navigator.serviceWorker.controller !== null")
+    finally:
+        page.context.set_offline(False)
+    assert_no_problems(page, allowed=OFFLINE_ERRORS)
+
+
+def test_a_share_lands_through_the_upload_form(page, daemon, tmp_path):
+    """What Chromium does for "Share -> filedrop": a navigation POSTing multipart/form-data to
+    the manifest's action, the shared files in the field `file`, from the page's own origin."""
+    shared = tmp_path / "shared photo.jpg"
+    shared.write_bytes(b"\xff\xd8\xff shared from the gallery\n")
+    open_page(page, daemon)
+    wait_for_control(page)
+    page.evaluate("""(target) => {
+        const form = document.createElement('form');
+        form.id = 'share-form';
+        form.method = target.method;
+        form.action = target.action;
+        form.enctype = target.enctype;
+        const input = document.createElement('input');
+        input.type = 'file';
+        input.name = target.params.files[0].name;
+        input.id = 'share-input';
+        form.append(input);
+        document.body.append(form);
+    }""", SHARE_TARGET)
+    page.set_input_files("#share-input", str(shared))
+    with page.expect_request(lambda request: request.url.endswith("/upload.html")) as posted, \
+            page.expect_navigation():
+        page.evaluate("() => document.getElementById('share-form').submit()")
+    request = posted.value
+    assert request.method == "POST"
+    assert request.headers["content-type"].startswith("multipart/form-data; boundary=")
+    assert request.all_headers().get("sec-fetch-site") == "same-origin"
+    response = request.response()
+    assert response.status == 200, response.status
+    assert response.headers["content-type"].startswith("text/html")
+    expect(page.locator("body")).to_contain_text("shared photo.jpg")
+    assert (daemon.save_dir / "shared photo.jpg").read_bytes() == shared.read_bytes()
+    assert_no_problems(page)
+
+
+@pytest.fixture(scope="module")
+def insecure_browser(chromium):
+    """A second Chromium (from the same Playwright) that resolves `filedrop.test` to
+    127.0.0.1: an origin that is neither HTTPS nor loopback by name, so not a secure context."""
+    browser = chromium.browser_type.launch(executable_path=CHROMIUM,
+                                           args=[f"--host-resolver-rules=MAP {INSECURE_HOST} 127.0.0.1"])
+    yield browser
+    browser.close()
+
+
+@pytest.fixture
+def insecure_page(insecure_browser, daemon_factory):
+    pages = []
+
+    def make(scheme="light"):
+        page = new_page(insecure_browser, "phone", scheme)
+        pages.append(page)
+        return page
+
+    yield make
+    for page in pages:
+        page.context.close()
+
+
+def insecure_url(daemon):
+    return f"http://{INSECURE_HOST}:{daemon.port}"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_over_plain_http_no_worker_and_the_page_says_why(insecure_page, daemon_factory, tmp_path, scheme):
+    daemon = daemon_factory("--allowed-hosts", INSECURE_HOST)
+    page = insecure_page(scheme)
+    page.goto(insecure_url(daemon) + "/")
+    page.wait_for_function("() => document.getElementById('phone-url').textContent !== ''")
+    assert page.evaluate("() => window.isSecureContext") is False
+    assert page.evaluate("() => 'serviceWorker' in navigator") is False
+    note = page.locator("#install-note")
+    expect(note).to_be_visible()
+    expect(note).to_have_text("Installing this page as an app needs HTTPS.")
+    # The page works as before: a file still goes up.
+    source = tmp_path / f"plain-{scheme}.txt"
+    source.write_bytes(b"sent over plain HTTP\n")
+    page.set_input_files("#file-input", str(source))
+    expect(page.locator('.upload[data-state="done"]')).to_have_count(1, timeout=30_000)
+    assert (daemon.save_dir / source.name).read_bytes() == source.read_bytes()
+    assert_accessible(page)
+    assert_no_problems(page)
+
+
+def test_over_plain_http_with_https_on_the_note_links_to_trust(insecure_page, daemon_factory):
+    daemon = daemon_factory("--allowed-hosts", INSECURE_HOST)
+    page = insecure_page()
+    config = json.loads(fetch(daemon.url + "/config.json").body)
+    config["https"] = {"secure": False, "port": 8443, "url": "https://192.168.1.5:8443/", "localCA": True}
+    page.route("**/config.json", lambda route: route.fulfill(status=200, content_type="application/json",
+                                                             body=json.dumps(config)))
+    page.goto(insecure_url(daemon) + "/")
+    note = page.locator("#install-note")
+    expect(note).to_be_visible()
+    expect(note).to_have_text("Installing this page as an app needs HTTPS (how to set it up).")
+    expect(note.locator("a")).to_have_attribute("href", "trust")
+    assert_accessible(page)
+    assert_no_problems(page)
