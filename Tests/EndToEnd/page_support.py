@@ -8,7 +8,9 @@ axe-playwright-python, which bundles its own copy of axe.min.js (no network).
 
 from __future__ import annotations
 
+import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -22,6 +24,15 @@ DESKTOP = {"viewport": {"width": 1440, "height": 900}, "device_scale_factor": 1}
 DEVICES = {"phone": PHONE, "desktop": DESKTOP}
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]
 UPLOAD_TIMEOUT_MS = 120_000
+
+
+WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
+
+
+def service_worker_shell():
+    """The paths web/sw.js keeps for offline use (its SHELL array): the page's first load."""
+    source = (WEB_ROOT / "sw.js").read_text()
+    return re.findall(r"'([^']+)'", re.search(r"const SHELL = \[(.*?)\];", source, re.S).group(1))
 
 
 def new_page(chromium, device="phone", scheme="light", **options):

@@ -16,7 +16,7 @@ import pytest
 
 from browser_support import random_file, watched_page
 from http_raw import fetch
-from page_support import wait_until
+from page_support import service_worker_shell, wait_until
 from tls_support import file_sha256
 
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -238,11 +238,6 @@ SCREENSHOT_DEVICE = {"phone": {"has_touch": True, "is_mobile": True}, "desktop":
 MAX_GZIPPED_PAGE_BYTES = 40 * 1024
 
 
-def page_assets():
-    source = (Path(__file__).resolve().parents[2] / "web" / "sw.js").read_text()
-    return re.findall(r"'([^']+)'", re.search(r"const SHELL = \[(.*?)\];", source, re.S).group(1)) + ["/sw.js"]
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("size", sorted(SCREENSHOT_SIZES))
 def test_screenshots_phone_and_desktop_light_and_dark(chromium, daemon_factory, tmp_path, size, scheme):
@@ -278,7 +273,7 @@ def test_screenshots_phone_and_desktop_light_and_dark(chromium, daemon_factory, 
 
 def test_page_weighs_under_40_kib_gzipped(daemon):
     total = 0
-    assets = page_assets()
+    assets = service_worker_shell() + ["/sw.js"]
     assert {"/", "/app.js", "/style.css", "/manifest.webmanifest", "/sw.js"} <= set(assets), assets
     for path in assets:
         response = fetch(daemon.url + path, headers={"Accept-Encoding": "gzip"})

@@ -8,19 +8,17 @@ to 127.0.0.1 (`--host-resolver-rules`) and the daemon accepts (`--allowed-hosts`
 """
 
 import json
-import re
-from pathlib import Path
 
 import pytest
 
 from conftest import CHROMIUM
 from http_raw import fetch
-from page_support import assert_accessible, assert_no_problems, browser_page, new_page, open_page  # noqa: F401 (fixture)
+from page_support import (WEB_ROOT, assert_accessible, assert_no_problems, browser_page,  # noqa: F401 (fixture)
+                          new_page, open_page, service_worker_shell)
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-WEB_ROOT = Path(__file__).resolve().parents[2] / "web"
 SHELL_CACHE = "filedrop-shell-v1"
 INSECURE_HOST = "filedrop.test"
 SHARE_TARGET = {"action": "/upload.html", "method": "POST", "enctype": "multipart/form-data",
@@ -28,13 +26,6 @@ SHARE_TARGET = {"action": "/upload.html", "method": "POST", "enctype": "multipar
 # What the page prints while it cannot reach the server: config.json, the listing and the QR
 # code fail to load, which Chromium logs as console errors.
 OFFLINE_ERRORS = ("net::ERR_INTERNET_DISCONNECTED", "net::ERR_CONNECTION_REFUSED", "Failed to load resource")
-
-
-def shell_paths():
-    """The paths sw.js keeps (its SHELL array)."""
-    source = (WEB_ROOT / "sw.js").read_text()
-    array = re.search(r"const SHELL = \[(.*?)\];", source, re.S).group(1)
-    return re.findall(r"'([^']+)'", array)
 
 
 def wait_for_control(page):
@@ -45,14 +36,18 @@ def wait_for_control(page):
 
 
 def cached_paths(page):
-    return page.evaluate("""async (name) => {
+    """Every cache of the origin by name, and the path (with its query) of every entry in them."""
+    return page.evaluate("""async () => {
         const names = await caches.keys();
         const paths = [];
-        for (const cacheName of names) {
-            for (const request of await (await caches.open(cacheName)).keys()) paths.push(new URL(request.url).pathname + new URL(request.url).search);
+        for (const name of names) {
+            for (const request of await (await caches.open(name)).keys()) {
+                const url = new URL(request.url);
+                paths.push(url.pathname + url.search);
+            }
         }
         return { names, paths };
-    }""", SHELL_CACHE)
+    }""")
 
 
 @pytest.fixture
@@ -76,7 +71,7 @@ def test_the_manifest_has_its_type_icons_and_the_share_target(daemon):
             assert f"{width}x{height}" == icon["sizes"], icon
     # The page links it; so does the worker's shell.
     assert b'<link rel="manifest" href="manifest.webmanifest">' in fetch(daemon.url + "/").body
-    assert "/manifest.webmanifest" in shell_paths()
+    assert "/manifest.webmanifest" in service_worker_shell()
 
 
 def test_chromium_parses_the_manifest_without_errors(page, daemon):
@@ -107,7 +102,7 @@ def test_the_shell_lists_every_file_of_the_web_root():
     """Nothing the page loads is left to the network when offline, and nothing else is kept
     (`/` is index.html; the worker itself and the manifest's PNG icons are not the page's)."""
     served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file()}
-    assert set(shell_paths()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png"} | {"/"}
+    assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png"} | {"/"}
 
 
 def test_the_worker_controls_the_page_and_keeps_the_shell_only(page, daemon):
@@ -120,7 +115,7 @@ def test_the_worker_controls_the_page_and_keeps_the_shell_only(page, daemon):
                   ".map((url) => fetch(url).then((response) => response.arrayBuffer())))")
     kept = cached_paths(page)
     assert kept["names"] == [SHELL_CACHE]
-    assert sorted(kept["paths"]) == sorted(shell_paths())
+    assert sorted(kept["paths"]) == sorted(service_worker_shell())
     assert not [path for path in kept["paths"] if path.startswith("/files") or "config.json" in path or "?" in path]
     assert page.evaluate("() => document.getElementById('install-note').hidden")
     assert_no_problems(page)
