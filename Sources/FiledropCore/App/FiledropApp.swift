@@ -243,9 +243,6 @@ public struct FiledropApp: HTTPResponder {
                            admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
         try writable()
         let length = declaredLength(head)
-        if let length {
-            try store.policy.checkSize(length)
-        }
         let format = ResponseFormat(head: head)
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
                                   checksummed: format == .json)

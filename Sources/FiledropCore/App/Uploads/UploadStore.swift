@@ -19,14 +19,14 @@ public struct UploadStore: Sendable {
     /// The name policy, for the routes that turn URLs and metadata into storage paths.
     public var names: FileNamePolicy { policy.names }
 
-    /// Checks what can be checked before any byte arrives (the name, the declared size); the
-    /// plan's `open()` then makes the invisible file. `expectedSize` is the Content-Length
+    /// Checks what can be checked before any byte arrives (the declared size, then the name);
+    /// the plan's `open()` then makes the invisible file. `expectedSize` is the Content-Length
     /// when the client sent one. `checksummed`: keep a CRC-32 while streaming (for clients
     /// that asked for JSON).
     public func plan(directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String,
                      checksummed: Bool) throws(HTTPError) -> UploadPlan {
-        let name = try names.storedName(from: clientName)
         try policy.checkSize(expectedSize ?? 0)
+        let name = try names.storedName(from: clientName)
         return UploadPlan(store: self, directory: directory, name: name, expectedSize: expectedSize, client: client,
                           checksummed: checksummed)
     }
