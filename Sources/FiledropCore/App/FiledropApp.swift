@@ -251,7 +251,7 @@ public struct FiledropApp: HTTPResponder {
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {
-            case .success(let pending): .readBody(RawUpload(upload: pending, format: format, withholdsStoredNames: store.withholdsStoredNames))
+            case .success(let pending): .readBody(RawUpload(upload: pending, format: format))
             case .failure(let error): .respond(.error(error, format: format))
             }
         }

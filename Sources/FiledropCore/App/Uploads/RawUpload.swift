@@ -3,12 +3,10 @@
 final class RawUpload: RequestBodyConsumer {
     private let upload: PendingUpload
     private let format: ResponseFormat
-    private let withholdsStoredNames: Bool
 
-    init(upload: PendingUpload, format: ResponseFormat, withholdsStoredNames: Bool = false) {
+    init(upload: PendingUpload, format: ResponseFormat) {
         self.upload = upload
         self.format = format
-        self.withholdsStoredNames = withholdsStoredNames
     }
 
     func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
@@ -20,7 +18,7 @@ final class RawUpload: RequestBodyConsumer {
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         let name = upload.requestedName
         let format = format
-        let withholdsStoredNames = withholdsStoredNames
+        let withholdsStoredNames = upload.withholdsStoredNames
         return upload.commit().map { outcome in
             var report = UploadReport(withholdsStoredNames: withholdsStoredNames)
             switch outcome {

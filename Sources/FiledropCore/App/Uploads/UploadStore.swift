@@ -97,6 +97,8 @@ public final class PendingUpload {
     public let directory: StoragePath
     public let requestedName: String
     private let expectedSize: UInt64?
+    /// The store's drop-box rule, for the answer to this upload.
+    var withholdsStoredNames: Bool { store.withholdsStoredNames }
     private let progress: UploadProgress
     private var finished = false
 
