@@ -6,12 +6,16 @@ import Testing
     typealias R = RouteTests
 
     static let pageLike: [Route] = [.page(name: "index.html"), .config, .qrCode, .trust(.page), .uploadForm]
+    /// MKCOL is here: its answer (201 or 405) says whether a name exists.
     static let reading: [Route] = [R.stored("a", .download(attachment: false)), R.stored("", .listing(zip: true), directory: true),
-                                   .filesRedirect]
+                                   R.stored("", .zipSelection(names: ["a"]), directory: true),
+                                   R.stored("new/", .makeFolder(hasBody: false), directory: true), .filesRedirect]
     static let uploading: [Route] = [.uploadForm, R.stored("a", .upload), R.stored("a", .options), .tus(.options), .tus(.creation),
                                      .tus(.upload(id: "abc", .status)), .tus(.upload(id: "abc", .append)),
                                      .tus(.upload(id: "abc", .terminate))]
-    static let deleting: [Route] = [R.stored("a", .delete), .methodRefused(.delete, on: .config)]
+    /// MOVE is here: a rename removes the old name.
+    static let deleting: [Route] = [R.stored("a", .delete), .methodRefused(.delete, on: .config),
+                                    R.stored("a", .move(destination: "/files/b")), .methodRefused(.move, on: .config)]
 
     static func requirements(_ policy: AccessPolicy, _ routes: [Route]) -> Set<AccessPolicy.Requirement> {
         Set(routes.map(policy.requirement(for:)))

@@ -19,7 +19,7 @@ import Testing
         func gzip(_ bytes: [UInt8]) -> [UInt8] { bytes }
         func cachedGzip(of region: FileRegion, cacheKey: String) -> [UInt8]? { nil }
         func gzipStream(of region: FileRegion) -> any ResponseBodySource { NoBody() }
-        func zipStream(of directory: StoragePath, in storage: any Storage) -> any ResponseBodySource { NoBody() }
+        func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage) -> any ResponseBodySource { NoBody() }
     }
 
     static let modified: Int64 = 1_700_000_000_123_456_789

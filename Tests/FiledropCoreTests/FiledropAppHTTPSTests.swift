@@ -37,7 +37,7 @@ import Testing
         let (app, _) = FiledropAppUploadTests.makeApp()
         let text = FiledropAppUploadTests.bodyText(FiledropAppUploadTests.send(app, FiledropAppUploadTests.head(.get, "/config.json")))
         #expect(text == "{\"title\":\"filedrop\",\"maxUploadSize\":null,\"readOnly\":false,\"tus\":false,\"access\":\"open\","
-            + "\"allowDelete\":false,\"phoneURL\":\"http://localhost/\",\"lanURLs\":[],\"loopbackOnly\":false}\n")
+            + "\"allowDelete\":false,\"allowRename\":false,\"phoneURL\":\"http://localhost/\",\"lanURLs\":[],\"loopbackOnly\":false}\n")
     }
 
     @Test(arguments: [(true, "192.168.1.5:8443"), (false, "192.168.1.5:8080")])

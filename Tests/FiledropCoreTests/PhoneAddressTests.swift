@@ -58,7 +58,7 @@ import Testing
     @Test func theConfigurationNamesThePhoneAddressTheLANURLsAndWhetherDeletingIsAllowed() {
         let app = Self.app { $0.allowDelete = true }
         let text = FiledropAppUploadTests.bodyText(FiledropAppUploadTests.send(app, Self.head(.get, "/config.json", host: "localhost:8080")))
-        #expect(text.contains("\"allowDelete\":true,\"phoneURL\":\"http://192.168.1.5:8080/\","
+        #expect(text.contains("\"allowDelete\":true,\"allowRename\":true,\"phoneURL\":\"http://192.168.1.5:8080/\","
             + "\"lanURLs\":[\"http://192.168.1.5:8080/\",\"http://[fd00::5]:8080/\"],\"loopbackOnly\":false}"))
     }
 

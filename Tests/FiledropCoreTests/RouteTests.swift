@@ -74,6 +74,24 @@ import Testing
         }
     }
 
+    /// The file operations: WebDAV MOVE and MKCOL, and the multi-select ZIP (every `select`
+    /// value, decoded, in order; `?zip` alone stays the whole folder).
+    @Test func fileOperations() {
+        #expect(Self.route(.move, "/files/a.txt", ["Destination": "/files/b%20c.txt"])
+                == Self.stored("a.txt", .move(destination: "/files/b%20c.txt")))
+        #expect(Self.route(.move, "/files/d/") == Self.stored("d/", .move(destination: nil), directory: true))
+        #expect(Self.route(.mkcol, "/files/new/") == Self.stored("new/", .makeFolder(hasBody: false), directory: true))
+        #expect(Self.route(.mkcol, "/files/new", ["Content-Length": "0"]) == Self.stored("new", .makeFolder(hasBody: false)))
+        #expect(Self.route(.mkcol, "/files/new", ["Content-Length": "3"]) == Self.stored("new", .makeFolder(hasBody: true)))
+        #expect(Self.route(.mkcol, "/files/new", ["Transfer-Encoding": "chunked"]) == Self.stored("new", .makeFolder(hasBody: true)))
+        #expect(Self.route(.get, "/files/d/?zip&select=a.txt&select=sub%2F&select=b+c")
+                == Self.stored("d/", .zipSelection(names: ["a.txt", "sub/", "b c"]), directory: true))
+        #expect(Self.route(.get, "/files/d/?select=a.txt") == Self.stored("d/", .listing(zip: false), directory: true))
+        #expect(Self.route(.get, "/files/a.txt?zip&select=a") == Self.stored("a.txt", .download(attachment: false)))
+        #expect(HTTPMethod(token: "MOVE") == .move && HTTPMethod.move.description == "MOVE")
+        #expect(HTTPMethod(token: "MKCOL") == .mkcol && HTTPMethod.mkcol.description == "MKCOL")
+    }
+
     @Test func withoutTusTheFilesRouteTakesEverything() {
         #expect(Self.route(.options, "/files/", tus: false) == Self.stored("", .options, directory: true))
         #expect(Self.route(.post, "/files/", tus: false)

@@ -17,6 +17,8 @@ import Testing
         func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata? { nil }
         func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata] { [] }
         func remove(_ path: StoragePath) throws(StorageError) { throw .notAllowed }
+        func move(_ source: StoragePath, to destination: StoragePath, durable: Bool) throws(StorageError) { throw .notAllowed }
+        func makeDirectory(_ path: StoragePath, durable: Bool) throws(StorageError) { throw .notAllowed }
         func availableSpace() -> UInt64? { nil }
     }
 

@@ -13,8 +13,9 @@ import Testing
         try Data(bytes).write(to: url)
     }
 
-    static func archive(_ directory: StoragePath = .root, in fixture: SaveDirectoryFixture) throws -> [UInt8] {
-        let stream = ZlibCompressor().zipStream(of: directory, in: fixture.storage)
+    static func archive(_ directory: StoragePath = .root, selecting names: Set<String>? = nil,
+                        in fixture: SaveDirectoryFixture) throws -> [UInt8] {
+        let stream = ZlibCompressor().zipStream(of: directory, selecting: names, in: fixture.storage)
         #expect(stream.knownLength == nil)
         var bytes: [UInt8] = []
         while let chunk = try stream.nextChunk() {
@@ -51,6 +52,20 @@ import Testing
         #expect(byName["nothing here/"]?.contents == [])
         #expect(!zip.usedZip64EndRecord)
         #expect(zip.entries.allSatisfy { !$0.usedZip64 })
+    }
+
+    /// A multi-select download: only the chosen entries of the folder, a chosen folder whole,
+    /// and a same-named entry deeper down (`album/notes.txt`) stays in with its folder.
+    @Test func selectionKeepsOnlyTheChosenEntries() throws {
+        let fixture = try SaveDirectoryFixture()
+        try Self.write(Array("a".utf8), "notes.txt", in: fixture)
+        try Self.write(Array("b".utf8), "other.txt", in: fixture)
+        try Self.write(Array("c".utf8), "album/notes.txt", in: fixture)
+        try Self.write(Array("d".utf8), "skipped/x.txt", in: fixture)
+
+        let zip = try ZipReader(Self.archive(selecting: ["notes.txt", "album"], in: fixture))
+        #expect(zip.entries.map(\.name) == ["album/", "album/notes.txt", "notes.txt"])
+        #expect(zip.entries.last?.contents == Array("a".utf8))
     }
 
     @Test func incompressibleUnknownTypesAreStored() throws {

@@ -11,11 +11,13 @@ struct InMemoryServer {
     /// The app as the daemon builds it, with in-memory storage and web root; the optional
     /// parts (tus, access control, HTTPS, QR codes) as given.
     init(configuration: Configuration = Configuration(), storage: InMemoryStorage = InMemoryStorage(),
-         log: any LogSink = NoLog(), qrEncoder: (any QRCodeEncoder)? = nil, tusUploads: TusUploads? = nil,
+         log: any LogSink = NoLog(), compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
+         tusUploads: TusUploads? = nil,
          access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
         self.storage = storage
         app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
-                          monitor: UploadMonitor(log: log, now: { 0 }), qrEncoder: qrEncoder, tusUploads: tusUploads,
+                          monitor: UploadMonitor(log: log, now: { 0 }), compressor: compressor, qrEncoder: qrEncoder,
+                          tusUploads: tusUploads,
                           access: access, https: https, phoneAddress: phoneAddress)
     }
 

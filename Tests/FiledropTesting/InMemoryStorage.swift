@@ -71,6 +71,37 @@ final class InMemoryStorage: Storage, Sendable {
         guard state.withLock({ $0.files.removeValue(forKey: path) }) != nil else { throw .notFound }
     }
 
+    /// Moves a file, or a folder with everything below it, as renameat2(RENAME_NOREPLACE) does.
+    func move(_ source: StoragePath, to destination: StoragePath, durable: Bool) throws(StorageError) {
+        let failure: StorageError? = state.withLock { state in
+            guard state.directories.contains(destination.parent) else { return .notFound }
+            if state.files[destination] != nil || state.directories.contains(destination) { return .exists }
+            if let bytes = state.files.removeValue(forKey: source) {
+                state.files[destination] = bytes
+                return nil
+            }
+            guard !source.isRoot, state.directories.contains(source) else { return .notFound }
+            func moved(_ path: StoragePath) -> StoragePath? {
+                guard path.components.starts(with: source.components) else { return nil }
+                return StoragePath(checkedComponents: destination.components + path.components.dropFirst(source.components.count))
+            }
+            state.directories = Set(state.directories.map { moved($0) ?? $0 })
+            state.files = Dictionary(uniqueKeysWithValues: state.files.map { (moved($0.key) ?? $0.key, $0.value) })
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
+    func makeDirectory(_ path: StoragePath, durable: Bool) throws(StorageError) {
+        let failure: StorageError? = state.withLock { state in
+            if state.files[path] != nil || state.directories.contains(path) { return .exists }
+            guard state.directories.contains(path.parent) else { return .notFound }
+            state.directories.insert(path)
+            return nil
+        }
+        if let failure { throw failure }
+    }
+
     func availableSpace() -> UInt64? {
         state.withLock { state in
             state.spaceQueries.append(state.written)
@@ -84,6 +115,7 @@ final class InMemoryStorage: Storage, Sendable {
     }
 
     var files: [StoragePath: [UInt8]] { state.withLock { $0.files } }
+    var directories: Set<StoragePath> { state.withLock { $0.directories } }
     var pendingUploads: Int { state.withLock { $0.pendingUploads } }
 }
 

@@ -1,13 +1,17 @@
 /// Which requests need the password, by access mode (`access`):
 ///
 /// ```
-///             page, config.json   uploads (POST /upload, PUT /files/..,   listing, downloads   DELETE
-///                                 tus under /files/ and /files/.tus/)
+///             page, config.json   uploads (POST /upload, PUT /files/..,   listing, downloads,  DELETE, MOVE
+///                                 tus under /files/ and /files/.tus/)     ZIP, MKCOL
 /// open        anyone              anyone                                  anyone               password if one is set
 /// drop        anyone              anyone                                  password             password
 /// private     password            password                                password             password
-/// read-only   anyone              refused (403, by the upload routes)     anyone               refused
+/// read-only   anyone              refused (403, by the upload routes)     anyone (MKCOL 403)   refused
 /// ```
+///
+/// MKCOL goes with the listing because its answer (201, or 405 for a name that exists) tells
+/// which names exist, which drop mode hides from anyone without the password; MOVE goes with
+/// DELETE because a rename removes the old name (and needs `allow-delete` too).
 ///
 /// The columns are `Route`s: page-like routes, `.uploadForm`, `.storedFile` operations and
 /// `.tus`; `/files` (the redirect to the listing) goes as the listing. Outside private mode, a
@@ -52,12 +56,12 @@ public struct AccessPolicy: Sendable, Equatable {
         case .filesRedirect:
             return mode == .drop ? .password : .anyone
         case .methodRefused(let method, _):
-            return method == .delete ? deleting : .anyone
+            return method == .delete || method == .move ? deleting : .anyone
         case .storedFile(let file):
             switch file.operation {
-            case .download, .listing: return mode == .drop ? .password : .anyone
+            case .download, .listing, .zipSelection, .makeFolder: return mode == .drop ? .password : .anyone
             case .upload, .options: return .anyone
-            case .delete: return deleting
+            case .delete, .move: return deleting
             // Refused by the route: a POST or PUT the drop box takes elsewhere, anything else
             // as a read.
             case .methodRefused(let method, _): return mode == .drop && method != .post && method != .put ? .password : .anyone

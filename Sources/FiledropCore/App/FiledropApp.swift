@@ -164,6 +164,9 @@ public struct FiledropApp: HTTPResponder {
             return try download(path, head: head, attachment: attachment, compression: compression)
         case .listing(let zip):
             return listing(path, head: head, zip: zip, compression: compression)
+        case .zipSelection(let names):
+            let selection = try selectedNames(names)
+            return listing(path, head: head, zip: true, selection: selection, compression: compression)
         case .upload:
             guard let name = path.name else { throw .methodNotAllowed(allowed: [.get, .head]) }
             return try rawUpload(head, directory: path.parent, name: name, context: context, admission: admission)
@@ -184,6 +187,10 @@ public struct FiledropApp: HTTPResponder {
                 guard let failure else { return .respond(Response(status: .noContent)) }
                 return .respond(.error(failure.httpError, format: ResponseFormat(head: head)))
             }
+        case .move(let destination):
+            return try move(path, destinationField: destination, head: head)
+        case .makeFolder(let hasBody):
+            return try makeFolder(path, hasBody: hasBody, head: head)
         case .options:
             return .respond(Response(status: .noContent, headers: [.allow: "GET, HEAD, PUT, OPTIONS"]))
         case .methodRefused(_, let allowed):
@@ -207,8 +214,9 @@ public struct FiledropApp: HTTPResponder {
 
     /// A directory is read, and its listing built and compressed, by a worker: a folder of
     /// 100,000 files takes a second.
-    private func listing(_ path: StoragePath, head: RequestHead, zip: Bool, compression: ResponseCompression) -> RouteDecision {
-        let listing = DirectoryRead(path: path, zip: zip, head: head, app: self, compression: compression)
+    private func listing(_ path: StoragePath, head: RequestHead, zip: Bool, selection: Set<String>? = nil,
+                         compression: ResponseCompression) -> RouteDecision {
+        let listing = DirectoryRead(path: path, zip: zip, selection: selection, head: head, app: self, compression: compression)
         return .blocking("listing", { listing.response() }) { .respond($0) }
     }
 
@@ -263,7 +271,7 @@ public struct FiledropApp: HTTPResponder {
         return UInt64(value)
     }
 
-    private func writable() throws(HTTPError) {
+    func writable() throws(HTTPError) {
         if configuration.access == .readOnly { throw .readOnlyServer }
     }
 
@@ -297,6 +305,7 @@ public struct FiledropApp: HTTPResponder {
                 json.member("tus", tusUploads != nil)
                 json.member("access", configuration.access.rawValue)
                 json.member("allowDelete", configuration.allowDelete)
+                json.member("allowRename", configuration.allowDelete && configuration.access != .readOnly)
                 json.member("phoneURL", phoneAddress.url(forPageURL: pageURL(head)))
                 json.key("lanURLs")
                 json.array { json in

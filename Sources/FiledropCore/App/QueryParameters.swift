@@ -16,6 +16,11 @@ struct QueryParameters {
         pairs.first { $0.0 == key }?.1
     }
 
+    /// Every value of a repeated key, in order (`select=a&select=b`).
+    func values(for key: String) -> [String] {
+        pairs.filter { $0.0 == key }.map(\.1)
+    }
+
     func contains(_ key: String) -> Bool {
         pairs.contains { $0.0 == key }
     }

@@ -165,7 +165,7 @@ public struct ConfigKey: Sendable {
                     meaning: "An unfinished resumable (tus) upload idle this long is deleted.", \.tusExpiration),
         booleanKey("fsync", default: true, meaning: "Flush each upload to disk before it becomes visible.", \.fsync),
         booleanKey("allow-hidden", default: false, meaning: "List, serve and accept names starting with a dot.", \.allowHidden),
-        booleanKey("allow-delete", default: false, meaning: "Let clients delete files (subject to access).", \.allowDelete),
+        booleanKey("allow-delete", default: false, meaning: "Let clients delete and rename (MOVE) files and folders (subject to access).", \.allowDelete),
         ConfigKey(name: "max-connections", kind: .value(placeholder: "N"), defaultText: "1024",
                   meaning: "Connections served at once; at the limit new ones wait in the listen backlog and idle keep-alive ones are closed to make room.",
                   expected: "a whole number from 1 to 1000000") { configuration, value in

@@ -39,6 +39,9 @@ extension Response {
         if case .methodNotAllowed(let allowed) = error {
             headers.add(.allow, allowed.map(\.description).joined(separator: ", "))
         }
+        if case .methodNotAllowedBecause(_, let allowed) = error {
+            headers.add(.allow, allowed.map(\.description).joined(separator: ", "))
+        }
         if case .rangeNotSatisfiable(let size) = error {
             headers.add(.contentRange, "bytes */\(size)")
         }

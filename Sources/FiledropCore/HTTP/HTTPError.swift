@@ -23,6 +23,8 @@ public enum HTTPError: Error, Equatable, Sendable {
     /// (`/ca.crt` when filedrop has no certificate authority of its own).
     case notFoundBecause(String)
     case methodNotAllowed(allowed: [HTTPMethod])
+    /// 405 with the reason (RFC 4918 §9.3.1: MKCOL of a name that exists).
+    case methodNotAllowedBecause(String, allowed: [HTTPMethod])
     case notImplemented(String)
     case unsupportedMediaType(String)
     case expectationFailed
@@ -40,6 +42,8 @@ public enum HTTPError: Error, Equatable, Sendable {
     case insufficientStorage(String)
     /// RFC 9110 §15.6.4: overloaded or stopping; sent with `Retry-After` when known.
     case serviceUnavailable(String, retryAfterSeconds: UInt64?)
+    /// RFC 4918 §9.9.4: a MOVE whose Destination is on another server.
+    case badGateway(String)
     case internalError(String)
 
     public var status: HTTPStatus {
@@ -54,7 +58,7 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .lengthRequired: .lengthRequired
         case .timeout: .requestTimeout
         case .notFound, .notFoundBecause: .notFound
-        case .methodNotAllowed: .methodNotAllowed
+        case .methodNotAllowed, .methodNotAllowedBecause: .methodNotAllowed
         case .unsupportedMediaType: .unsupportedMediaType
         case .expectationFailed: .expectationFailed
         case .contentTooLarge: .contentTooLarge
@@ -67,6 +71,7 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .rangeNotSatisfiable: .rangeNotSatisfiable
         case .insufficientStorage: .insufficientStorage
         case .serviceUnavailable: .serviceUnavailable
+        case .badGateway: .badGateway
         case .internalError: .internalServerError
         }
     }
@@ -91,6 +96,7 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .notFound: "Nothing is here."
         case .notFoundBecause(let why): why
         case .methodNotAllowed: "That method is not allowed here."
+        case .methodNotAllowedBecause(let why, _): why
         case .notImplemented(let what): "\(what) is not implemented."
         case .unsupportedMediaType(let why): why
         case .expectationFailed: "Only \"Expect: 100-continue\" is understood."
@@ -104,6 +110,7 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .rangeNotSatisfiable: "The requested range is outside the file."
         case .insufficientStorage(let why): why
         case .serviceUnavailable(let why, _): why
+        case .badGateway(let why): why
         case .internalError(let why): "The server failed: \(why)."
         }
     }

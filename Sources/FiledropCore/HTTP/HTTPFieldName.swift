@@ -100,6 +100,9 @@ extension HTTPFieldName {
     public static let allow = HTTPFieldName("Allow")
     public static let wwwAuthenticate = HTTPFieldName("WWW-Authenticate")
     public static let retryAfter = HTTPFieldName("Retry-After")
+    /// RFC 4918 §10.3, §10.6: where a MOVE goes, and whether it may replace what is there.
+    public static let destination = HTTPFieldName("Destination")
+    public static let overwrite = HTTPFieldName("Overwrite")
     // The tus 1.0.0 protocol's fields, requests and responses alike.
     public static let tusResumable = HTTPFieldName("Tus-Resumable")
     public static let tusVersion = HTTPFieldName("Tus-Version")

@@ -2,6 +2,8 @@
 /// anything else keeps its token so it can be logged and answered with 501.
 public enum HTTPMethod: Equatable, Hashable, Sendable, CustomStringConvertible {
     case get, head, post, put, delete, options, patch
+    /// WebDAV (RFC 4918 §9.9, §9.3): renaming and making folders, as dufs takes them.
+    case move, mkcol
     case other(String)
 
     public init(token: String) {
@@ -13,6 +15,8 @@ public enum HTTPMethod: Equatable, Hashable, Sendable, CustomStringConvertible {
         case "DELETE": self = .delete
         case "OPTIONS": self = .options
         case "PATCH": self = .patch
+        case "MOVE": self = .move
+        case "MKCOL": self = .mkcol
         default: self = .other(token)
         }
     }
@@ -26,6 +30,8 @@ public enum HTTPMethod: Equatable, Hashable, Sendable, CustomStringConvertible {
         case .delete: "DELETE"
         case .options: "OPTIONS"
         case .patch: "PATCH"
+        case .move: "MOVE"
+        case .mkcol: "MKCOL"
         case .other(let token): token
         }
     }

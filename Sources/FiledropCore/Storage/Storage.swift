@@ -14,6 +14,13 @@ public protocol Storage: Sendable {
     /// The visible entries of a directory (temporary and hidden state excluded).
     func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata]
     func remove(_ path: StoragePath) throws(StorageError)
+    /// Renames a file or folder to `destination` (any folder below the save directory) without
+    /// ever replacing: an existing destination fails with `.exists` and nothing changes. With
+    /// `durable`, both folders are synced before it returns. Blocking.
+    func move(_ source: StoragePath, to destination: StoragePath, durable: Bool) throws(StorageError)
+    /// Makes one empty folder whose parent exists (`.notFound` otherwise; `.exists` when the
+    /// name is taken); with `durable`, synced into its parent. Blocking.
+    func makeDirectory(_ path: StoragePath, durable: Bool) throws(StorageError)
     /// Bytes available to us on the save directory's file system: a fact, reported; whether
     /// it is enough is `StoragePolicy.hasRoom`'s decision. May block (statvfs): on a worker.
     func availableSpace() -> UInt64?

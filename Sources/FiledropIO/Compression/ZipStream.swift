@@ -36,6 +36,8 @@ final class ZipStream: ResponseBodySource, @unchecked Sendable {
 
     private let storage: any Storage
     private let root: StoragePath
+    /// The entries of `root` the archive holds (a multi-select download); nil for all.
+    private let selection: Set<String>?
     private var pending: [PendingDirectory] = []
     private var entries: [ZipRecords.Entry] = []
     private var phase = Phase.walking
@@ -44,8 +46,9 @@ final class ZipStream: ResponseBodySource, @unchecked Sendable {
     /// Where the central directory begins, set when the walk is over.
     private var directoryStart: UInt64 = 0
 
-    init(directory: StoragePath, storage: any Storage) {
+    init(directory: StoragePath, selecting selection: Set<String>? = nil, storage: any Storage) {
         self.root = directory
+        self.selection = selection
         self.storage = storage
     }
 
@@ -79,7 +82,10 @@ final class ZipStream: ResponseBodySource, @unchecked Sendable {
 
     private func push(_ directory: StoragePath, prefix: [UInt8]) {
         // A folder that vanished or cannot be read mid-walk contributes nothing more.
-        let listed = (try? storage.list(directory)) ?? []
+        var listed = (try? storage.list(directory)) ?? []
+        if let selection, directory == root {
+            listed.removeAll { !selection.contains($0.name) }
+        }
         pending.append(PendingDirectory(path: directory, prefix: prefix, entries: listed.sorted { $0.name < $1.name }))
     }
 

@@ -37,7 +37,7 @@ public final class ZlibCompressor: ContentCompressor {
         GzipFileStream(region)
     }
 
-    public func zipStream(of directory: StoragePath, in storage: any Storage) -> any ResponseBodySource {
-        ZipStream(directory: directory, storage: storage)
+    public func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage) -> any ResponseBodySource {
+        ZipStream(directory: directory, selecting: names, storage: storage)
     }
 }

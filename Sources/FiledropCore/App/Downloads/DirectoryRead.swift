@@ -4,6 +4,8 @@
 struct DirectoryRead: Sendable {
     let path: StoragePath
     let zip: Bool
+    /// With `zip`: only these entries of the folder (a multi-select download); nil for all.
+    let selection: Set<String>?
     let head: RequestHead
     let app: FiledropApp
     let compression: ResponseCompression
@@ -28,7 +30,9 @@ struct DirectoryRead: Sendable {
         guard let metadata, metadata.kind == .directory else { throw .notFound }
         if zip {
             guard let compressor = app.compressor else { throw .notImplemented("ZIP downloads") }
-            return ZipDownload.response(directory: path, storage: storage, title: app.configuration.title, compressor: compressor)
+            try checkSelectionExists()
+            return ZipDownload.response(directory: path, selecting: selection, storage: storage, title: app.configuration.title,
+                                        compressor: compressor)
         }
         let entries: [FileMetadata]
         do {
@@ -41,5 +45,21 @@ struct DirectoryRead: Sendable {
         }
         return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified)
             .response(format: ResponseFormat(head: head), head: head, compression: compression)
+    }
+
+    /// Every selected name is there (and is a file or folder), before the first byte goes out:
+    /// once the archive has started, a status can no longer say what is missing.
+    private func checkSelectionExists() throws(HTTPError) {
+        for name in (selection ?? []).sorted() {
+            let found: FileMetadata?
+            do {
+                found = try app.storage.metadata(path.appending(checkedName: name))
+            } catch {
+                throw error.httpError
+            }
+            guard found != nil else {
+                throw .notFoundBecause("There is no file or folder \(FileNamePolicy.quotedForMessage(name)) in this folder to put into the ZIP.")
+            }
+        }
     }
 }

@@ -2,13 +2,15 @@
 /// file, no length ahead, so it goes chunked). The archive walks the same `Storage.list`
 /// the listings use, so whatever a listing hides the archive leaves out too.
 enum ZipDownload {
-    static func response(directory: StoragePath, storage: any Storage, title: String, compressor: any ContentCompressor) -> Response {
+    /// `selecting`: only those entries of `directory` (already checked to exist), nil for all.
+    static func response(directory: StoragePath, selecting names: Set<String>? = nil, storage: any Storage, title: String,
+                         compressor: any ContentCompressor) -> Response {
         var headers = HTTPHeaders()
         headers.add(.contentType, "application/zip")
         headers.add(.contentDisposition, contentDispositionValue(filename: archiveName(directory: directory, title: title)))
         // The bytes depend on the moment they are written: never cache or resume them.
         headers.add(.cacheControl, "no-store")
-        return Response(status: .ok, headers: headers, body: .stream(compressor.zipStream(of: directory, in: storage)))
+        return Response(status: .ok, headers: headers, body: .stream(compressor.zipStream(of: directory, selecting: names, in: storage)))
     }
 
     /// `<folder>.zip`, or `<title>.zip` for the whole drop.

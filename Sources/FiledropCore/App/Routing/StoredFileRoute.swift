@@ -8,10 +8,18 @@ public struct StoredFileRoute: Sendable, Equatable {
         case download(attachment: Bool)
         /// GET, HEAD of a folder URL (ending in `/`): the listing, or with `?zip` the archive.
         case listing(zip: Bool)
+        /// GET, HEAD of a folder URL with `?zip&select=a.txt&select=sub/`: an archive of only
+        /// those entries of the folder (each value decoded, checked in dispatch).
+        case zipSelection(names: [String])
         /// PUT of a file URL: a raw body.
         case upload
         /// Only with allow-delete (dispatch checks the configuration).
         case delete
+        /// WebDAV MOVE (RFC 4918 §9.9): rename to the `Destination` field's path, never
+        /// replacing; only with allow-delete, as a rename removes the old name.
+        case move(destination: String?)
+        /// WebDAV MKCOL (RFC 4918 §9.3): a new, empty folder; `hasBody` is refused with 415.
+        case makeFolder(hasBody: Bool)
         case options
         /// 405 with `allowed`, once the path has been checked.
         case methodRefused(HTTPMethod, allowed: [HTTPMethod])
@@ -38,11 +46,22 @@ public struct StoredFileRoute: Sendable, Equatable {
         switch head.method {
         case .get, .head:
             let query = QueryParameters(head.query)
-            operation = isDirectoryURL ? .listing(zip: query.contains("zip")) : .download(attachment: query.contains("download"))
+            if !isDirectoryURL {
+                operation = .download(attachment: query.contains("download"))
+            } else if query.contains("zip"), query.contains("select") {
+                operation = .zipSelection(names: query.values(for: "select"))
+            } else {
+                operation = .listing(zip: query.contains("zip"))
+            }
         case .put:
             operation = isDirectoryURL ? .methodRefused(.put, allowed: [.get, .head]) : .upload
         case .delete:
             operation = .delete
+        case .move:
+            operation = .move(destination: head.headers[.destination])
+        case .mkcol:
+            operation = .makeFolder(hasBody: head.headers.contains(.transferEncoding)
+                || (head.headers[.contentLength].map { $0 != "0" } ?? false))
         case .options:
             operation = .options
         default:
