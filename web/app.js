@@ -13,6 +13,7 @@ import { config, loadConfig, listsFiles, takesUploads } from './config.js';
 import { enqueue, clearFinished, isBusy, onQueueEvents } from './queue.js';
 import { setUpPickers } from './collect.js';
 import { startListing, refreshListingSoon, destinationFolder, onFolderChange } from './listing.js';
+import { startFileOps } from './file-ops.js';
 import { showUnfinished, claimUnfinished } from './unfinished.js';
 import { formatBytes } from './format.js';
 
@@ -189,6 +190,9 @@ loadConfig().finally(() => {
   showPhoneAddress();
   showConnectionNote();
   setUpInstall();
-  if (listsFiles()) startListing();
+  if (listsFiles()) {
+    startFileOps();
+    startListing();
+  }
   if (takesUploads() && config.tus) showUnfinished();
 });

@@ -7,7 +7,7 @@ const CONFIG_URL = 'config.json';
  *  address when the page was opened on loopback). `https`: whether this page came over HTTPS,
  *  its HTTPS address and its CA. */
 export const config = {
-  title: 'filedrop', maxUploadSize: null, tus: false, access: 'open', readOnly: false, allowDelete: false,
+  title: 'filedrop', maxUploadSize: null, tus: false, access: 'open', readOnly: false, allowDelete: false, allowRename: false,
   phoneURL: null, lanURLs: [], loopbackOnly: false, https: null,
 };
 
@@ -23,6 +23,7 @@ export async function loadConfig() {
     if (typeof reply.access === 'string') config.access = reply.access;
     config.readOnly = reply.readOnly === true || config.access === 'read-only';
     config.allowDelete = reply.allowDelete === true;
+    config.allowRename = reply.allowRename === true;
     if (typeof reply.phoneURL === 'string' && /^https?:\/\//.test(reply.phoneURL)) config.phoneURL = reply.phoneURL;
     if (Array.isArray(reply.lanURLs)) config.lanURLs = reply.lanURLs.filter((url) => typeof url === 'string');
     config.loopbackOnly = reply.loopbackOnly === true;

@@ -30,6 +30,30 @@ let pollTimer = 0;
 let focusWhenShown = false;
 const thumbnails = new Map();
 const folderChanged = [];
+// file-ops.js: controls added to each row, told of each render, and a hold on re-rendering
+// while a person edits a row (a poll must not wipe a rename half typed).
+const entryDecorators = [];
+const renderedListeners = [];
+let renderingHeld = false;
+let renderPending = false;
+
+export function decorateEntries(decorator) {
+  entryDecorators.push(decorator);
+}
+
+export function onListingRendered(listener) {
+  renderedListeners.push(listener);
+}
+
+export function holdRendering(hold) {
+  renderingHeld = hold;
+  if (!hold && renderPending) renderListing();
+}
+
+/** The server's URL of the folder on screen. */
+export function currentFolder() {
+  return currentFolderUrl;
+}
 
 /** Where uploads go: the folder on screen. */
 export function destinationFolder() {
@@ -186,6 +210,8 @@ const SORTS = {
 /** `listing` as Tests/Fixtures/json/listing.json declares it. */
 function renderListing() {
   if (!listing) return;
+  renderPending = renderingHeld;
+  if (renderingHeld) return;
   const { folder, entries } = listing;
   renderBreadcrumb(folder, listing.path);
 
@@ -211,6 +237,7 @@ function renderListing() {
     : (shown.length === 0 ? `Nothing here matches “${$('filter').value.trim()}”.` : '');
   $('listing-summary').textContent = entries.length === 0 ? '' : summary(entries, shown, filter !== '');
   $('file-list').replaceChildren(...shown.map(renderEntry));
+  for (const listener of renderedListeners) listener(entries);
 
   if (focusWhenShown) {
     focusWhenShown = false;
@@ -259,6 +286,7 @@ function renderEntry(entry) {
     details.append(size, time);
   }
   li.append(link, details);
+  for (const decorate of entryDecorators) decorate(li, entry);
   return li;
 }
 
