@@ -80,7 +80,6 @@ async function refreshAndFocus(name, selector = '.entry-name') {
 
 function decorate(li, entry) {
   li.dataset.name = entry.name;
-  li.classList.add('entry-with-ops');
   const box = document.createElement('input');
   box.type = 'checkbox';
   box.className = 'entry-select';
@@ -161,6 +160,7 @@ function confirmDelete(li, entry, actions) {
   const error = alertLine();
   const cancel = () => {
     actions.replaceChildren(...kept);
+    actions.classList.remove('entry-confirm');
     actions.removeAttribute('role');
     holdRendering(false);
     (row(entry.name)?.querySelector('.op-delete') || $('files-heading')).focus();
@@ -180,6 +180,7 @@ function confirmDelete(li, entry, actions) {
     announce(TEXT.deleted(entry.name));
     await refreshAndFocus(neighbour ? neighbour.dataset.name : null);
   });
+  actions.classList.add('entry-confirm');
   actions.setAttribute('role', 'group');
   actions.setAttribute('aria-label', question.textContent);
   actions.replaceChildren(question, no, yes, error);
@@ -199,7 +200,7 @@ function updateZipSelected() {
 function setUpNewFolder() {
   const open = button(TEXT.newFolder, 'ghost');
   open.id = 'new-folder';
-  $('zip-link').before(open);
+  $('zip-selected').after(open);
   const form = document.createElement('form');
   form.id = 'new-folder-form';
   form.className = 'entry-form';
@@ -251,6 +252,7 @@ export function startFileOps() {
   zip.download = '';
   zip.hidden = true;
   $('zip-link').after(zip);
+  $('file-list').classList.add('with-ops');
   decorateEntries(decorate);
   onListingRendered((entries) => {
     const names = new Set(entries.map((entry) => entry.name));
@@ -258,6 +260,8 @@ export function startFileOps() {
     updateZipSelected();
   });
   onFolderChange(() => {
+    // A rename or a confirm step left open in the folder left behind must not hold the new one.
+    holdRendering(false);
     selected.clear();
     updateZipSelected();
   });
