@@ -13,7 +13,6 @@ import os
 import subprocess
 import urllib.parse
 import zipfile
-from pathlib import Path
 
 import pytest
 
@@ -195,6 +194,13 @@ def test_zip_of_a_selection_matches_the_files(deleting, tmp_path):
     assert sorted(archive.namelist()) == ["a.txt", "sub/", "sub/c.txt"]
     assert archive.read("a.txt") == (deleting.save_dir / "a.txt").read_bytes()
     assert archive.read("sub/c.txt") == (deleting.save_dir / "sub" / "c.txt").read_bytes()
+    # Inside a subfolder, by a name that is not ASCII, as http.client sends it.
+    (deleting.save_dir / "sub" / "Grüße 😀.txt").write_bytes(b"hello")
+    query = urllib.parse.urlencode([("zip", ""), ("select", "Grüße 😀.txt")])
+    status, headers, body = request(deleting, "GET", f"/files/sub/?{query}")
+    assert status == 200 and headers["content-disposition"].startswith("attachment") and "sub.zip" in headers["content-disposition"]
+    inner = zipfile.ZipFile(io.BytesIO(body))
+    assert inner.namelist() == ["Grüße 😀.txt"] and inner.read("Grüße 😀.txt") == b"hello"
 
 
 @pytest.mark.parametrize("query,status", [

@@ -72,7 +72,7 @@ import Testing
         ("/files/.tus/x", .badRequest), ("/files/.hidden", .badRequest), ("/files/.filedrop-tmp-1", .badRequest),
         ("/etc/passwd", .badRequest), ("/files/", .badRequest), ("/files/x?y", .badRequest),
         ("http://evil.example/files/x.txt", .badGateway), ("https://localhost:8443/files/x.txt", .badGateway),
-        ("/files/a.txt", .forbidden), ("/files/missing/x.txt", .conflict),
+        ("/files/a.txt", .forbidden), ("/files/missing/x.txt", .conflict), ("/files/b.txt/x.txt", .conflict),
     ])
     func refusesBadDestinations(destination: String, status: HTTPStatus) {
         let server = Self.server()

@@ -128,7 +128,12 @@ extension FiledropApp {
             guard let found = try storage.metadata(source) else {
                 return .failure(.notFoundBecause("There is no file or folder \(FileNamePolicy.quotedForMessage("/" + source.description)) to rename."))
             }
-            guard try storage.metadata(destination.parent)?.kind == .directory else {
+            switch try storage.metadata(destination.parent)?.kind {
+            case .directory?:
+                break
+            case .file?:
+                return .failure(.conflict("\(FileNamePolicy.quotedForMessage("/" + destination.parent.description)) is a file, so nothing can be moved into it."))
+            case nil:
                 return .failure(.conflict("The folder to move it into, \(FileNamePolicy.quotedForMessage("/" + destination.parent.description)), does not exist; make that first."))
             }
             try storage.move(source, to: destination, durable: durable)

@@ -9,7 +9,7 @@
 /// GET  /ca.crt  /ca.mobileconfig  /trust .trust           installing the HTTPS CA
 /// POST /upload.html  /upload             .uploadForm      multipart/form-data, or a raw body with ?name=
 /// *    /files                            .filesRedirect   301 to /files/
-/// *    /files/<path>                     .storedFile      download, listing, ZIP, PUT, DELETE, OPTIONS
+/// *    /files/<path>                     .storedFile      download, listing, ZIP, PUT, DELETE, MOVE, MKCOL, OPTIONS
 /// OPTIONS, POST /files/; /files/.tus/<id> .tus            resumable uploads (tus 1.0)
 /// ```
 ///

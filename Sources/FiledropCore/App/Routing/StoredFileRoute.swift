@@ -31,7 +31,7 @@ public struct StoredFileRoute: Sendable, Equatable {
     public let isDirectoryURL: Bool
     public let operation: Operation
 
-    /// What a stored file takes, besides DELETE with allow-delete and OPTIONS.
+    /// What a stored file takes, besides DELETE and MOVE with allow-delete, MKCOL and OPTIONS.
     static let allowedMethods: [HTTPMethod] = [.get, .head, .put]
 
     public init(urlPath: Substring, isDirectoryURL: Bool, operation: Operation) {
