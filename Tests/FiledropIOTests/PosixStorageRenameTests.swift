@@ -1,0 +1,65 @@
+import Foundation
+import Glibc
+import Testing
+@testable import FiledropCore
+@testable import FiledropIO
+
+/// MOVE and MKCOL on a real file system: renameat2(RENAME_NOREPLACE) never replaces, and
+/// neither end of a rename, nor a new folder, is ever reached through a symlink.
+@Suite struct PosixStorageRenameTests {
+    static func path(_ text: String) -> StoragePath {
+        StoragePath(checkedComponents: text.split(separator: "/").map(String.init))
+    }
+
+    static func write(_ text: String, _ relative: String, in fixture: SaveDirectoryFixture) throws {
+        let url = URL(fileURLWithPath: fixture.path + "/" + relative)
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(text.utf8).write(to: url)
+    }
+
+    @Test(arguments: [false, true])
+    func movesFilesAndFolders(durable: Bool) throws {
+        let fixture = try SaveDirectoryFixture()
+        try Self.write("a", "a.txt", in: fixture)
+        try Self.write("c", "sub/c.txt", in: fixture)
+        try fixture.storage.move(Self.path("a.txt"), to: Self.path("sub/b.txt"), durable: durable)
+        try fixture.storage.move(Self.path("sub"), to: Self.path("renamed"), durable: durable)
+        #expect(try fixture.entriesOnDisk() == ["renamed"])
+        #expect(fixture.contents("renamed/b.txt") == Array("a".utf8))
+        #expect(fixture.contents("renamed/c.txt") == Array("c".utf8))
+    }
+
+    @Test func neverReplaces() throws {
+        let fixture = try SaveDirectoryFixture()
+        try Self.write("a", "a.txt", in: fixture)
+        try Self.write("b", "b.txt", in: fixture)
+        #expect(throws: StorageError.exists) { try fixture.storage.move(Self.path("a.txt"), to: Self.path("b.txt"), durable: false) }
+        #expect(throws: StorageError.notFound) { try fixture.storage.move(Self.path("gone"), to: Self.path("x"), durable: false) }
+        #expect(throws: StorageError.notFound) { try fixture.storage.move(Self.path("a.txt"), to: Self.path("no/x"), durable: false) }
+        #expect(fixture.contents("a.txt") == Array("a".utf8) && fixture.contents("b.txt") == Array("b".utf8))
+    }
+
+    @Test func symlinksAreNeitherMovedNorFollowed() throws {
+        let fixture = try SaveDirectoryFixture()
+        let outside = try SaveDirectoryFixture()
+        try Self.write("a", "a.txt", in: fixture)
+        #expect(symlink(outside.path, fixture.path + "/out") == 0)
+        #expect(symlink("/etc/hostname", fixture.path + "/host") == 0)
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.move(Self.path("a.txt"), to: Self.path("out/a.txt"), durable: false) }
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.move(Self.path("host"), to: Self.path("mine"), durable: false) }
+        #expect(throws: StorageError.notAllowed) { try fixture.storage.makeDirectory(Self.path("out/new"), durable: false) }
+        #expect(try outside.entriesOnDisk().isEmpty)
+        #expect(try fixture.entriesOnDisk() == ["a.txt", "out", "host"])
+    }
+
+    @Test func makesOneFolder() throws {
+        let fixture = try SaveDirectoryFixture()
+        try Self.write("a", "a.txt", in: fixture)
+        try fixture.storage.makeDirectory(Self.path("new"), durable: true)
+        #expect(try fixture.storage.metadata(Self.path("new"))?.kind == .directory)
+        #expect(throws: StorageError.exists) { try fixture.storage.makeDirectory(Self.path("new"), durable: false) }
+        #expect(throws: StorageError.exists) { try fixture.storage.makeDirectory(Self.path("a.txt"), durable: false) }
+        #expect(throws: StorageError.notFound) { try fixture.storage.makeDirectory(Self.path("no/such"), durable: false) }
+        #expect(throws: StorageError.notADirectory) { try fixture.storage.makeDirectory(Self.path("a.txt/x"), durable: false) }
+    }
+}
