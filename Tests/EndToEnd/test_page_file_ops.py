@@ -176,3 +176,29 @@ def test_the_controls_follow_the_server(browser_page, daemon_factory, flags, ren
     expect(page.get_by_role("button", name="New folder")).to_have_count(1 if new_folder else 0)
     assert_accessible(page)
     assert_no_problems(page)
+
+
+def test_a_refresh_waits_for_the_rename_being_typed(browser_page, seeded, tmp_path):
+    """An upload finishing (which refreshes the list) must not wipe a name half typed; the
+    new file shows once the rename is done with."""
+    page = browser_page("phone")
+    open_page(page, seeded)
+    expect(page.locator("#file-list .entry")).to_have_count(3)
+    page.get_by_role("button", name="Rename a.txt").click()
+    field = page.get_by_role("textbox", name="New name for a.txt")
+    field.fill("half typ")
+    source = tmp_path / "arrived.txt"
+    source.write_bytes(b"new file\n")
+    # The listing the finished upload asks for, with the new file in it.
+    with page.expect_response(lambda response: "format=json" in response.url and response.status == 200
+                              and b"arrived.txt" in response.body()):
+        page.set_input_files("#file-input", str(source))
+    expect(page.locator('.upload[data-state="done"]')).to_have_count(1)
+    # Two frames: the reply has been read and any render has run.
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    expect(field).to_have_value("half typ")
+    expect(field).to_be_focused()
+    page.keyboard.press("Escape")
+    expect(page.locator("#file-list .entry-name", has_text="arrived.txt")).to_have_count(1)
+    expect(page.get_by_role("button", name="Rename a.txt")).to_be_focused()
+    assert_no_problems(page)
