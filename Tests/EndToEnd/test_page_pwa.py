@@ -100,9 +100,11 @@ def test_chromium_finds_the_page_installable(chromium, daemon, tmp_path):
 
 def test_the_shell_lists_every_file_of_the_web_root():
     """Nothing the page loads is left to the network when offline, and nothing else is kept
-    (`/` is index.html; the worker itself and the manifest's PNG icons are not the page's)."""
+    (`/` is index.html; the worker itself, the manifest's PNG icons and the server pages'
+    favicon.ico are not the page's)."""
     served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file()}
-    assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png"} | {"/"}
+    assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png",
+                                                    "/favicon.ico"} | {"/"}
 
 
 def test_the_worker_controls_the_page_and_keeps_the_shell_only(page, daemon):
