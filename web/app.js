@@ -195,4 +195,13 @@ loadConfig().finally(() => {
     startListing();
   }
   if (takesUploads() && config.tus) showUnfinished();
+  if (new URLSearchParams(location.search).has('shared')) sendShared();
 });
+
+/** A share handed over by the service worker (share.js): sent like dropped files, and the
+ *  address loses its `?shared` so a reload does not look for the share again. */
+async function sendShared() {
+  history.replaceState(null, '', location.pathname);
+  const { takeSharedFiles } = await import('./share.js');
+  send((await takeSharedFiles()).map((file) => ({ file, relativePath: '' })));
+}

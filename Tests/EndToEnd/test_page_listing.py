@@ -90,3 +90,13 @@ def test_the_first_load_weighs_under_40_kib_gzipped(page, daemon):
         total += len(response.body)
     print(f"first load: {total} bytes gzipped over {len(set(loaded))} requests")
     assert total < MAX_FIRST_LOAD_GZIPPED, total
+
+
+def test_the_servers_own_listing_page_loads_without_a_problem(page, listed):
+    """The HTML listing (what a browser without JavaScript browses) asks for /favicon.ico, as
+    every page without an icon link does: it is there, so no 404 reaches the console."""
+    page.goto(listed.url + "/files/")
+    expect(page.locator("body")).to_contain_text("a-new.txt")
+    icon = fetch(listed.url + "/favicon.ico")
+    assert icon.status == 200 and icon.header("Content-Type") == "image/x-icon"
+    assert_no_problems(page)

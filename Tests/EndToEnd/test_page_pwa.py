@@ -19,9 +19,9 @@ from page_support import (WEB_ROOT, assert_accessible, assert_no_problems, brows
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-SHELL_CACHE = "filedrop-shell-v2"
+SHELL_CACHE = "filedrop-shell-v3"
 INSECURE_HOST = "filedrop.test"
-SHARE_TARGET = {"action": "/upload.html", "method": "POST", "enctype": "multipart/form-data",
+SHARE_TARGET = {"action": "/upload.html?share", "method": "POST", "enctype": "multipart/form-data",
                 "params": {"files": [{"name": "file", "accept": ["*/*"]}]}}
 # What the page prints while it cannot reach the server: config.json, the listing and the QR
 # code fail to load, which Chromium logs as console errors.
@@ -100,9 +100,11 @@ def test_chromium_finds_the_page_installable(chromium, daemon, tmp_path):
 
 def test_the_shell_lists_every_file_of_the_web_root():
     """Nothing the page loads is left to the network when offline, and nothing else is kept
-    (`/` is index.html; the worker itself and the manifest's PNG icons are not the page's)."""
+    (`/` is index.html; the worker itself, the manifest's PNG icons and the server pages'
+    favicon.ico are not the page's)."""
     served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file()}
-    assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png"} | {"/"}
+    assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png",
+                                                    "/favicon.ico"} | {"/"}
 
 
 def test_the_worker_controls_the_page_and_keeps_the_shell_only(page, daemon):
@@ -138,13 +140,9 @@ def test_the_shell_opens_offline(page, daemon_factory):
     assert_no_problems(page, allowed=OFFLINE_ERRORS)
 
 
-def test_a_share_lands_through_the_upload_form(page, daemon, tmp_path):
-    """What Chromium does for "Share -> filedrop": a navigation POSTing multipart/form-data to
-    the manifest's action, the shared files in the field `file`, from the page's own origin."""
-    shared = tmp_path / "shared photo.jpg"
-    shared.write_bytes(b"\xff\xd8\xff shared from the gallery\n")
-    open_page(page, daemon)
-    wait_for_control(page)
+def add_share_form(page):
+    """The form Chromium submits for "Share -> filedrop": a navigation POSTing
+    multipart/form-data to the manifest's action, the shared files in the field `file`."""
     page.evaluate("""(target) => {
         const form = document.createElement('form');
         form.id = 'share-form';
@@ -155,11 +153,53 @@ def test_a_share_lands_through_the_upload_form(page, daemon, tmp_path):
         input.type = 'file';
         input.name = target.params.files[0].name;
         input.id = 'share-input';
+        input.multiple = true;
         form.append(input);
         document.body.append(form);
     }""", SHARE_TARGET)
+
+
+def test_a_share_goes_through_the_pages_queue(page, daemon, tmp_path):
+    """With the worker in control, the share shows in the page's own queue: progress, the
+    result, the listing; the files were kept by the worker, not posted to the server."""
+    shared = [tmp_path / "shared photo.jpg", tmp_path / "second.png"]
+    for number, path in enumerate(shared):
+        path.write_bytes(b"\xff\xd8\xff shared from the gallery %d\n" % number)
+    before = {path.name for path in daemon.save_dir.iterdir()}
+    open_page(page, daemon)
+    wait_for_control(page)
+    add_share_form(page)
+    page.set_input_files("#share-input", [str(path) for path in shared])
+    with page.expect_request(lambda request: request.url.endswith("/upload.html?share")) as posted, \
+            page.expect_navigation(url=lambda url: url.endswith("/?shared")):
+        page.evaluate("() => document.getElementById('share-form').submit()")
+    # The worker answered the share (with the redirect to the page); the server never saw it.
+    assert posted.value.response().from_service_worker
+    expect(page.locator('.upload[data-state="done"]')).to_have_count(2, timeout=30_000)
+    expect(page.locator("#queue")).to_contain_text("shared photo.jpg")
+    expect(page.locator("#file-list")).to_contain_text("second.png", timeout=10_000)
+    for path in shared:
+        assert (daemon.save_dir / path.name).read_bytes() == path.read_bytes()
+    # The address lost `?shared`: a reload sends nothing again.
+    assert page.evaluate("() => location.search") == ""
+    page.reload()
+    page.wait_for_function("() => document.getElementById('phone-url').textContent !== ''")
+    expect(page.locator(".upload")).to_have_count(0)
+    assert {path.name for path in daemon.save_dir.iterdir()} - before == {path.name for path in shared}
+    assert_accessible(page)
+    assert_no_problems(page)
+
+
+def test_a_share_without_the_worker_lands_through_the_form(browser_page, daemon, tmp_path):
+    """Before the worker runs (or in between updates) the share's POST reaches the server's
+    form handler, whose result page lists what was saved."""
+    page = browser_page(service_workers="block")
+    shared = tmp_path / "shared photo.jpg"
+    shared.write_bytes(b"\xff\xd8\xff shared from the gallery\n")
+    open_page(page, daemon)
+    add_share_form(page)
     page.set_input_files("#share-input", str(shared))
-    with page.expect_request(lambda request: request.url.endswith("/upload.html")) as posted, \
+    with page.expect_request(lambda request: request.url.endswith("/upload.html?share")) as posted, \
             page.expect_navigation():
         page.evaluate("() => document.getElementById('share-form').submit()")
     request = posted.value
@@ -172,6 +212,19 @@ def test_a_share_lands_through_the_upload_form(page, daemon, tmp_path):
     expect(page.locator("body")).to_contain_text("shared photo.jpg")
     assert (daemon.save_dir / "shared photo.jpg").read_bytes() == shared.read_bytes()
     assert_no_problems(page)
+
+
+def test_a_share_started_by_the_browser_itself_is_accepted(daemon):
+    """An installed app's share, posted by the browser with no page behind it, says
+    `Sec-Fetch-Site: none` and `Origin: null` (no website can send that pair)."""
+    boundary = "share-boundary"
+    body = (f"--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"from-gallery.jpg\"\r\n"
+            f"Content-Type: image/jpeg\r\n\r\nshared bytes\r\n--{boundary}--\r\n").encode()
+    response = fetch(daemon.url + "/upload.html?share", method="POST", body=body,
+                     headers={"Content-Type": f"multipart/form-data; boundary={boundary}",
+                              "Sec-Fetch-Site": "none", "Origin": "null", "Accept": "text/html"})
+    assert response.status == 200, response.body
+    assert (daemon.save_dir / "from-gallery.jpg").read_bytes() == b"shared bytes"
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,6 @@ import Testing
         ["Origin": "http://192.168.1.20"],
         ["Origin": "null"],
         ["Origin": "null", "Sec-Fetch-Site": "same-site"],
-        ["Origin": "null", "Sec-Fetch-Site": "none"],
         ["Origin": "file://"],
         ["Origin": "http://192.168.1.20:8080.evil.example"],
         ["Origin": "http://user@192.168.1.20:8080"],
@@ -41,6 +40,8 @@ import Testing
         ["Origin": "HTTP://192.168.1.20:8080", "Sec-Fetch-Site": "same-origin"],
         // Our own form under Referrer-Policy: no-referrer.
         ["Origin": "null", "Sec-Fetch-Site": "same-origin"],
+        // A share target's POST, started by the browser itself.
+        ["Origin": "null", "Sec-Fetch-Site": "none"],
     ]
 
     @Test(arguments: [HTTPMethod.post, .put, .delete], accepted)

@@ -23,8 +23,10 @@ public enum OriginCheck {
         }
         // Fetch §3.1 (serializing a request origin): under `Referrer-Policy: no-referrer`, which
         // we send, a browser's form POST says `Origin: null` even on our own page; then only
-        // the browser's own `Sec-Fetch-Site: same-origin` vouches for it.
-        if let origin = head.headers[.origin]?.trimmingOWS(), !(origin == "null" && site == "same-origin") {
+        // the browser's own `Sec-Fetch-Site` vouches for it: `same-origin`, or `none` for a POST
+        // the browser starts itself with no page behind it (an installed app's share target:
+        // "Share -> filedrop"), which no website can cause.
+        if let origin = head.headers[.origin]?.trimmingOWS(), !(origin == "null" && (site == "same-origin" || site == "none")) {
             guard matches(origin: origin, host: head.headers[.host]) else {
                 throw .forbidden("This request was sent by another website (Origin: \(String(origin.prefix(100)).logEscaped)). "
                     + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
