@@ -196,6 +196,7 @@ def test_pending_resumable_upload_shows_in_the_gauges(daemon):
     assert value(samples, "filedrop_tus_pending_uploads") == 1
     assert value(samples, "filedrop_tus_pending_bytes") == 20_000
     assert value(samples, "filedrop_tus_reserved_bytes") == len(content)
+    assert value(samples, "filedrop_active_uploads") == 1
     assert value(samples, "filedrop_uploads_total", method="tus", result="stored") == 0
 
 

@@ -50,7 +50,7 @@ public enum MetricsPage {
             out.family("filedrop_active_connections", .gauge, help: "Open client connections.")
             out.sample("filedrop_active_connections", connections)
         }
-        out.family("filedrop_active_uploads", .gauge, help: "Uploads receiving bytes now (each file of a form upload counts).")
+        out.family("filedrop_active_uploads", .gauge, help: "Uploads started and not yet stored or failed, one per file; a resumable one from its first PATCH until it is saved, terminated or expires.")
         out.sample("filedrop_active_uploads", max(0, metrics.activeUploads))
         if let pending = readings.tusPending {
             out.family("filedrop_tus_pending_uploads", .gauge, help: "Unfinished resumable (tus) uploads kept for resuming.")

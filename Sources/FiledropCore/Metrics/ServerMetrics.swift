@@ -114,10 +114,17 @@ public final class ServerMetrics: Sendable {
         (hookRuns.value, hookFailures.value, hookTimeouts.value)
     }
 
-    /// Where `label`'s counters sit in the tables, which follow `allCases`.
-    private static func index<Label: CaseIterable & Equatable>(of label: Label) -> Int where Label.AllCases == [Label] {
-        Label.allCases.firstIndex(of: label)!
-    }
+    /// The labels in table order, made once: `allCases` builds a new array at every call,
+    /// and a lookup runs for every request.
+    private static let methods = UploadMethod.allCases
+    private static let results = UploadResult.allCases
+    private static let reasons = RefusalReason.allCases
+    private static let kinds = RequestKind.allCases
+
+    private static func index(of method: UploadMethod) -> Int { methods.firstIndex(of: method)! }
+    private static func index(of result: UploadResult) -> Int { results.firstIndex(of: result)! }
+    private static func index(of reason: RefusalReason) -> Int { reasons.firstIndex(of: reason)! }
+    private static func index(of kind: RequestKind) -> Int { kinds.firstIndex(of: kind)! }
 }
 
 /// One monotonically growing count.
