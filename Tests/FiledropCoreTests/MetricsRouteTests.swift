@@ -44,6 +44,18 @@ import Testing
         #expect(Self.status(password, Self.lan, [.authorization: AccessControlTests.good]) == 200)
     }
 
+    /// With HTTPS on, the plain port serves /metrics to a scraper without the CA, but never
+    /// takes its password in the clear.
+    @Test func plainPortServesMetricsButNotItsPassword() {
+        let loopback = HTTPSFixture()
+        #expect(loopback.server.answer(HTTPSFixture.head(.get, "/metrics"), context: Self.loopback)?.status.code == 200)
+        #expect(loopback.server.answer(HTTPSFixture.head(.get, "/"), context: Self.loopback)?.status.code == 308)
+        let password = HTTPSFixture { $0.metricsAccess = .password; $0.passwordHash = "$y$fake" }
+        let sent = password.server.answer(HTTPSFixture.head(.get, "/metrics", [.authorization: AccessControlTests.good]),
+                                          context: Self.loopback)
+        #expect(sent?.status.code == 403)
+    }
+
     @Test func pageIsPrometheusText() throws {
         let server = Self.server()
         let response = try #require(server.answer(InMemoryServer.head(.get, "/metrics"), context: Self.loopback))
