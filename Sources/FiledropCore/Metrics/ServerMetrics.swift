@@ -62,10 +62,12 @@ public final class ServerMetrics: Sendable {
     /// upload the request carried was not refused (it started, or failed on its own terms).
     public func requestFinished(_ kind: RequestKind, status: HTTPStatus, refusal: RefusalReason?, readBody: Bool,
                                 durationNanoseconds: UInt64) {
+        // The duration last: a scrape that sees the request's duration sees its refusal too.
+        if let reason = refusal ?? RefusalReason(status: status) {
+            refused(reason)
+            if !readBody, let method = kind.uploadMethod { uploadRefused(method) }
+        }
         durations[Self.index(of: kind)].observe(nanoseconds: durationNanoseconds)
-        guard let reason = refusal ?? RefusalReason(status: status) else { return }
-        refused(reason)
-        if !readBody, let method = kind.uploadMethod { uploadRefused(method) }
     }
 
     /// A refusal outside any request: a connection answered 503 as it was accepted.
