@@ -33,6 +33,8 @@ final class Daemon {
     private var statusNote: String?
     /// Login failures and upload slots per client, kept across reloads.
     private let clientRecords = AccessControl.ClientRecords()
+    /// The counters of `/metrics`, from the start on and across reloads.
+    private let metrics = ServerMetrics(startTime: Clock.wallClockSeconds())
 
     /// SIGHUP reloads, SIGTERM and SIGINT stop.
     private static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
@@ -72,7 +74,7 @@ final class Daemon {
         if removed > 0 {
             log.log(LogEvent(level: .notice, message: "removed \(removed) unfinished upload(s) left by an earlier run"))
         }
-        let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() })
+        let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() }, metrics: metrics)
         self.monitor = monitor
         tusUploads = makeTusUploads(storage)
         let certificates = configuration.tls == .off ? nil : TLSCertificates(configuration: configuration)
@@ -95,6 +97,7 @@ final class Daemon {
         let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners, tls: tls,
                                     configuration: serverConfiguration(configuration), responder: responder, log: log)
         self.server = server
+        metrics.observeConnections { [unowned server] in server.activeConnections }
         try server.handleSignals(Self.handledSignals) { [unowned self] signal in
             if signal == SIGHUP { self.reload() } else { self.stop() }
         }
@@ -281,7 +284,8 @@ final class Daemon {
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
-                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()))
+                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
+                           processProbe: ProcSelfProbe())
     }
 
     /// The printed URLs and the QR code send people to HTTPS when it is on.
@@ -302,6 +306,10 @@ final class Daemon {
     /// The checker for password-hash; drop and private access cannot run without one.
     private func passwordVerifier(_ configuration: Configuration) throws -> CryptPassword? {
         guard let hash = configuration.passwordHash else {
+            if configuration.metricsAccess == .password {
+                throw StartupError(message: "metrics-access \"password\" needs a password: "
+                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
+            }
             if configuration.access == .drop || configuration.access == .private {
                 throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs a password: "
                     + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
@@ -389,6 +397,7 @@ final class Daemon {
         server.connection.minSendRate = configuration.minSendRate
         // Below the access log's level, records would be built only for the sink to drop.
         server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
+        server.connection.metrics = metrics
         return server
     }
 }

@@ -21,8 +21,8 @@ final class ReloadableResponder: PerLoopResponder {
             self.generation = generation
         }
 
-        func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
-            app.route(head, context: context)
+        func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision {
+            app.route(head, context: context, kind: &kind)
         }
     }
 
@@ -47,7 +47,8 @@ final class ReloadableResponder: PerLoopResponder {
 
     /// Through the box's `let`: reading `app` out first would copy the struct (a retain per field).
     func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
-        current.withLock { $0 }.route(head, context: context)
+        var kind = RequestKind.other
+        return current.withLock { $0 }.route(head, context: context, kind: &kind)
     }
 
     func responder(forLoop index: Int) -> any HTTPResponder {
@@ -66,10 +67,15 @@ final class ReloadableResponder: PerLoopResponder {
         }
 
         func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+            var kind = RequestKind.other
+            return route(head, context: context, kind: &kind)
+        }
+
+        func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision {
             if source.generation.load(ordering: .acquiring) != box.generation {
                 box = Self.ownCopy(of: source.current.withLock { $0 })
             }
-            return box.route(head, context: context)
+            return box.route(head, context: context, kind: &kind)
         }
 
         private static func ownCopy(of shared: Box) -> Box {

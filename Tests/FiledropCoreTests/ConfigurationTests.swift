@@ -142,6 +142,8 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         .init(key: "tus-max-pending", value: "unlimited") { $0.tusMaxPending == nil },
         .init(key: "tus-max-per-client", value: "100000") { $0.tusMaxPerClient == 100_000 },
         .init(key: "tus-expiration", value: "30m") { $0.tusExpiration == .seconds(1800) },
+        .init(key: "metrics-access", value: "password") { $0.metricsAccess == .password },
+        .init(key: "metrics-access", value: "off") { $0.metricsAccess == .off },
     ]
 
     /// The same setting given as a flag (both spellings), a variable and a file line must agree.
@@ -175,6 +177,7 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         ("upload-quota-per-hour", "lots"), ("allowed-hosts", "evil.example/x"), ("allowed-hosts", "-bad.lan"),
         ("allowed-hosts", "a..b"), ("allowed-hosts", "nas.lan:8080"), ("allowed-hosts", "über.lan"),
         ("tus-max-pending", "10X"), ("tus-max-per-client", "0"), ("tus-max-per-client", "100001"), ("tus-expiration", "0s"),
+        ("metrics-access", "public"), ("metrics-access", "Loopback"),
     ])
     func invalidValueIsRefusedFromEverySource(key name: String, value: String) throws {
         let key = try #require(ConfigKey.named(name))

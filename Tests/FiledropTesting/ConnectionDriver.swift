@@ -10,6 +10,9 @@ struct ConnectionDriver {
     var sent: [String] = []
     /// The final responses as the machine handed them out, in order.
     var responses: [ConnectionStateMachine.OutboundResponse] = []
+    /// The request each final response answered, as the machine knew it when it was sent
+    /// (kind, refusal, whether the body was read): what `Connection` counts in the metrics.
+    var answered: [ConnectionStateMachine.RequestInfo] = []
     var closed = false
     var now: UInt64 = 0
     /// Keeps blocking work in `held` instead of running it, as a busy worker would.
@@ -69,6 +72,7 @@ struct ConnectionDriver {
             if case .bytes(let body) = response.body { text += String(decoding: body, as: UTF8.self) }
             sent.append(text)
             responses.append(response)
+            if let request = machine.currentRequest { answered.append(request) }
             return carryOut(machine.responseSent(now: now))
         case .close:
             closed = true

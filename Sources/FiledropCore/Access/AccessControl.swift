@@ -45,7 +45,7 @@ public struct AccessControl: Sendable {
                 records: ClientRecords = ClientRecords(), cache: CredentialCache = CredentialCache(),
                 now: @escaping @Sendable () -> UInt64) {
         policy = AccessPolicy(mode: configuration.access, hasPassword: configuration.passwordHash != nil,
-                              publishesTrustRoutes: configuration.tls != .off)
+                              publishesTrustRoutes: configuration.tls != .off, metricsAccess: configuration.metricsAccess)
         hosts = HostValidator(names: configuration.allowedHosts + machineNames)
         maxUploadsPerClient = configuration.maxUploadsPerClient
         hourlyUploadQuota = configuration.uploadQuotaPerHour
@@ -55,14 +55,30 @@ public struct AccessControl: Sendable {
         self.now = now
     }
 
-    /// Throws the refusal (421, 403, 401, 429 or 503) when the request may not proceed;
+    /// Throws the refusal (421, 403, 401, 404, 429 or 503) when the request may not proceed;
     /// returns the password check still to run when the answer needs the slow hash.
     /// `route`: what `head` asks for, as `Route` parsed it.
     public func check(_ head: RequestHead, route: Route, _ context: RequestContext) throws(HTTPError) -> PasswordCheck? {
         try hosts.check(head)
         try OriginCheck.check(head)
-        guard policy.requirement(for: route) == .password else { return nil }
-        return try authenticate(head.headers[.authorization], client: context.client)
+        switch policy.requirement(for: route) {
+        case .anyone:
+            return nil
+        case .password:
+            return try authenticate(head.headers[.authorization], client: context.client)
+        case .loopbackPeer:
+            guard Self.isLoopback(client: context.client) else {
+                throw .forbidden("Only this machine may read this (metrics-access = loopback).")
+            }
+            return nil
+        case .nobody:
+            throw .notFound
+        }
+    }
+
+    /// 127.0.0.0/8 or ::1, as the socket layer writes peers (IPv4-mapped ones as IPv4).
+    static func isLoopback(client: String) -> Bool {
+        client.hasPrefix("127.") || client == "::1"
     }
 
     /// Takes an upload slot for the client, or throws 429 (`UploadAdmission` calls this

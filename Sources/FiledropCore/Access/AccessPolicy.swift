@@ -24,30 +24,47 @@
 /// With HTTPS on, the trust routes (`/ca.crt`, `/ca.mobileconfig`, `/trust`) and the
 /// stylesheet `/trust` uses need no password in any mode: a device needs them before it can
 /// trust HTTPS, and a 401 there would have a browser send the password over plain HTTP.
+///
+/// `/metrics` follows `metrics-access` alone, in every mode: `off` hides it (404), `loopback`
+/// lets only this machine's peers in (403 for others), `password` and `open` as they say.
 public struct AccessPolicy: Sendable, Equatable {
     public enum Requirement: Sendable, Equatable {
         case anyone
         case password
+        /// A peer on this machine (127.0.0.0/8, ::1).
+        case loopbackPeer
+        /// Nobody: the route is off and answers 404.
+        case nobody
     }
 
     public var mode: AccessMode
     public var hasPassword: Bool
     /// HTTPS is on, so the trust routes are public.
     public var publishesTrustRoutes: Bool
+    public var metricsAccess: MetricsAccess
 
-    public init(mode: AccessMode, hasPassword: Bool, publishesTrustRoutes: Bool = false) {
+    public init(mode: AccessMode, hasPassword: Bool, publishesTrustRoutes: Bool = false, metricsAccess: MetricsAccess = .loopback) {
         self.mode = mode
         self.hasPassword = hasPassword
         self.publishesTrustRoutes = publishesTrustRoutes
+        self.metricsAccess = metricsAccess
     }
 
     /// The whole table, over what the request asks for.
     public func requirement(for route: Route) -> Requirement {
+        if route == .metrics {
+            switch metricsAccess {
+            case .off: return .nobody
+            case .loopback: return .loopbackPeer
+            case .password: return .password
+            case .open: return .anyone
+            }
+        }
         if mode == .private {
             return publishesTrustRoutes && route.isNeededBeforeTrust ? .anyone : .password
         }
         switch route {
-        case .page, .config, .qrCode, .trust, .uploadForm:
+        case .page, .config, .qrCode, .trust, .uploadForm, .metrics:
             return .anyone
         // Resumable uploads are uploads: each random id is the capability of whoever created
         // it, and terminating one removes no stored file.

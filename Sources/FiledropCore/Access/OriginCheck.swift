@@ -9,6 +9,9 @@
 /// served from another port of the same machine, or a sibling name under the same domain, is
 /// same-site and no more trustworthy than any other website.
 public enum OriginCheck {
+    /// How each refusal's sentence begins, so the metrics can tell it from other 403s.
+    static let refusalOpening = "This request was sent by another website"
+
     /// Throws 403 when the request changes state and a browser says it comes from elsewhere.
     public static func check(_ head: RequestHead) throws(HTTPError) {
         // RFC 9110 §9.2.1: GET, HEAD, OPTIONS and TRACE are safe; everything else may change state.
@@ -18,7 +21,7 @@ public enum OriginCheck {
         }
         let site = head.headers[.secFetchSite]?.trimmingOWS().lowercased()
         if let site, site != "same-origin", site != "none" {
-            throw .forbidden("This request was sent by another website (Sec-Fetch-Site: \(String(site.prefix(40)).logEscaped)). "
+            throw .forbidden(refusalOpening + " (Sec-Fetch-Site: \(String(site.prefix(40)).logEscaped)). "
                 + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
         }
         // Fetch §3.1 (serializing a request origin): under `Referrer-Policy: no-referrer`, which
@@ -28,7 +31,7 @@ public enum OriginCheck {
         // "Share -> filedrop"), which no website can cause.
         if let origin = head.headers[.origin]?.trimmingOWS(), !(origin == "null" && (site == "same-origin" || site == "none")) {
             guard matches(origin: origin, host: head.headers[.host]) else {
-                throw .forbidden("This request was sent by another website (Origin: \(String(origin.prefix(100)).logEscaped)). "
+                throw .forbidden(refusalOpening + " (Origin: \(String(origin.prefix(100)).logEscaped)). "
                     + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
             }
         }

@@ -18,6 +18,8 @@ public struct FiledropApp: HTTPResponder {
     public let https: HTTPSPresentation?
     /// The daemon's LAN URLs, for the QR code and the page's link when it is opened on loopback.
     public let phoneAddress: PhoneAddress
+    /// Open descriptors and resident memory for `/metrics`; nil leaves them out.
+    public let processProbe: (any ProcessProbe)?
     /// Per file version, so repeated downloads of one file reuse its header values.
     private(set) var downloadHeaders = FileHeaderCache()
 
@@ -27,7 +29,7 @@ public struct FiledropApp: HTTPResponder {
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
                 tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
-                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
+                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []), processProbe: (any ProcessProbe)? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
@@ -35,6 +37,7 @@ public struct FiledropApp: HTTPResponder {
         self.tusUploads = tusUploads
         self.https = https
         self.phoneAddress = phoneAddress
+        self.processProbe = processProbe
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.storage = storage
         var store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
@@ -57,7 +60,13 @@ public struct FiledropApp: HTTPResponder {
     }
 
     public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
+        var kind = RequestKind.other
+        return route(head, context: context, kind: &kind)
+    }
+
+    public func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision {
         let route = Route(head, servesTus: tusUploads != nil)
+        kind = route.requestKind(head)
         let compression = ResponseCompression(compressor: compressor, head: head)
         return compressed(deciding(head) { () throws(HTTPError) in
             try dispatch(head, route: route, context: context, compression: compression)
@@ -145,6 +154,8 @@ public struct FiledropApp: HTTPResponder {
             let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
                                      readOnly: configuration.access == .readOnly, admission: admission)
             return handler.route(head, route: tusRoute, context: context)
+        case .metrics:
+            return metricsPage()
         case .methodRefused(let method, .uploadForm) where method == .get || method == .head:
             // The no-script form's result page reopened (from history, a bookmark, a shared
             // link): it has no GET of its own to show, so the page to send more files is the answer.
@@ -253,7 +264,7 @@ public struct FiledropApp: HTTPResponder {
         let length = declaredLength(head)
         let format = ResponseFormat(head: head)
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
-                                  checksummed: format == .json)
+                                  checksummed: format == .json, method: .put)
         // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
         try admission.admit(name: directory.appending(checkedName: plan.name).description)
         // Opening may make folders (each fsync'ed into its parent): a worker does it.

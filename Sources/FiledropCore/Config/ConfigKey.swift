@@ -147,6 +147,13 @@ public struct ConfigKey: Sendable {
             configuration.access = mode
             return true
         },
+        ConfigKey(name: "metrics-access", kind: .value(placeholder: "MODE"), defaultText: "loopback",
+                  meaning: "Who may read GET /metrics: off (404), loopback (this machine only), password (the access password, from anywhere) or open.",
+                  expected: "off, loopback, password or open") { configuration, value in
+            guard let mode = MetricsAccess(rawValue: value) else { return false }
+            configuration.metricsAccess = mode
+            return true
+        },
         ConfigKey(name: "tus-max-pending", kind: .value(placeholder: "SIZE"), defaultText: "10G",
                   meaning: "Space all unfinished resumable (tus) uploads may hold together; 0 or unlimited for no limit.",
                   expected: "a size such as 10G, or unlimited") { configuration, value in

@@ -60,6 +60,8 @@ public struct Configuration: Sendable, Equatable {
     public var tusMaxPerClient: Int = 20
     /// An unfinished resumable upload nobody writes to for this long is deleted.
     public var tusExpiration: Duration = .seconds(24 * 3600)
+    /// Who may read `GET /metrics`.
+    public var metricsAccess: MetricsAccess = .loopback
     /// The configuration file that was read, for messages; nil when none was.
     public var configFile: String? = nil
 

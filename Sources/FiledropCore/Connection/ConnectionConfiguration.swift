@@ -22,6 +22,8 @@ public struct ConnectionConfiguration: Sendable {
     /// False for a connection that answers one request and closes (`Connection: close`):
     /// plain HTTP that reached the HTTPS port.
     public var keepAlive = true
+    /// Where each finished request is counted (`/metrics`); nil counts nothing.
+    public var metrics: ServerMetrics?
 
     public init() {}
 }

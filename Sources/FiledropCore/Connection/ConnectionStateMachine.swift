@@ -37,13 +37,19 @@ public struct ConnectionStateMachine {
     @usableFromInline
     enum AfterResponse { case keepAlive, close, lingeringClose }
 
-    /// The request being served, kept for the access log and for the response.
+    /// The request being served, kept for the access log, the metrics and the response.
     public struct RequestInfo: Sendable {
         public var method: HTTPMethod
         public var target: String
         public var version: HTTPVersion
         public var format: ResponseFormat
         public var bodyBytes: UInt64 = 0
+        /// What the route said the request is; `.other` until routed.
+        public var kind = RequestKind.other
+        /// The route took the body (an upload started or was under way).
+        public var readBody = false
+        /// Why the response refuses the request, when it was built from an `HTTPError`.
+        public var refusal: RefusalReason?
     }
 
     /// Kept small and trivial on purpose (the body in progress lives in `body`): the I/O
@@ -297,7 +303,10 @@ public struct ConnectionStateMachine {
         let pending = PendingBody(framing: framing, keepAlive: keepAlive,
                                   expectsContinue: head.expectsContinue && head.version == .http1_1)
         let requestContext = RequestContext(client: context.client, wallClockSeconds: wallClock, isSecure: context.isSecure)
-        return carryOut(responder.route(head, context: requestContext), pending, now: now, wallClock: wallClock)
+        var kind = RequestKind.other
+        let decision = responder.route(head, context: requestContext, kind: &kind)
+        currentRequest?.kind = kind
+        return carryOut(decision, pending, now: now, wallClock: wallClock)
     }
 
     /// Acts on what the route decided about the request whose head just arrived (or whose
@@ -312,6 +321,7 @@ public struct ConnectionStateMachine {
                 ? (keepAlive ? .keepAlive : .close) : .lingeringClose
             return send(response, after: after, now: now, wallClock: wallClock)
         case .readBody(let consumer):
+            currentRequest?.readBody = true
             let after: AfterResponse = keepAlive ? .keepAlive : .close
             let body = BodyInProgress(decoder: BodyDecoder(framing: framing, limits: configuration.limits), consumer: consumer,
                                       after: after, lastActivity: now)
@@ -357,6 +367,7 @@ public struct ConnectionStateMachine {
         if after == .keepAlive && (shuttingDown || framing == .untilClose) { after = .close }
         var body = response.body
         if currentRequest?.method == .head || framing == .none { body = .empty }
+        currentRequest?.refusal = response.refusal
         state = .writing(after: after, lastProgress: now)
         sendRateWindowStart = now
         sentInWindow = 0

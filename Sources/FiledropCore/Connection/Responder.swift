@@ -2,6 +2,15 @@
 /// take the body. Implemented by `FiledropApp`; tests plug in their own.
 public protocol HTTPResponder: Sendable {
     func route(_ head: RequestHead, context: RequestContext) -> RouteDecision
+    /// `route`, also saying what kind of request `head` is (for the request-duration
+    /// histogram), from the route it parsed anyway. By default the kind stays `.other`.
+    func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision
+}
+
+extension HTTPResponder {
+    public func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision {
+        route(head, context: context)
+    }
 }
 
 /// What a route wants after seeing the head. Deciding before any body byte is read is what

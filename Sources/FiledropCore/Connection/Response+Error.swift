@@ -56,6 +56,7 @@ extension Response {
         }
         var response = ErrorAnswer(status: error.status, message: error.message).response(format, status: error.status, headers: headers)
         response.headers.add(.cacheControl, "no-store")
+        response.refusal = RefusalReason(error)
         return response
     }
 }

@@ -10,6 +10,9 @@ public struct Response: Sendable {
     /// came ready with their bytes (`SerializedHeaders`): the serializer copies these instead
     /// of writing the fields one by one. Valid for the exact `headers` it came with only.
     public private(set) var fieldBlock: [UInt8]?
+    /// Why an error response refuses its request, for the metrics (`Response.error` sets it);
+    /// nil leaves the reason to the status.
+    public var refusal: RefusalReason?
 
     public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: ResponseBody = .empty) {
         self.status = status

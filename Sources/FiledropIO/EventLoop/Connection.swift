@@ -34,6 +34,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     private let log: any LogSink
     /// Whether finished requests are logged (`access-log`).
     private let accessLog: Bool
+    private let metrics: ServerMetrics?
     private let workers: WorkerPool
     /// Tells the workers this connection is gone, so questions it asked are not worked out.
     private let ticket = WorkTicket()
@@ -71,6 +72,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         handshakeDeadline = now &+ configuration.headTimeout
         self.limits = configuration.limits
         self.accessLog = configuration.accessLog
+        self.metrics = configuration.metrics
         self.workers = workers
         self.log = log
         self.onClose = onClose
@@ -417,13 +419,18 @@ final class Connection: EventHandler, @unchecked Sendable {
         onClose(self)
     }
 
+    /// Logs and counts the request whose response was written or cut.
     private func logRequest(failed: Bool) {
         guard let request = machine.currentRequest, let status = responseStatus else { return }
         responseStatus = nil
+        guard accessLog || metrics != nil else { return }
+        let duration = Clock.monotonicNanoseconds() &- requestStart
+        metrics?.requestFinished(request.kind, status: status, refusal: request.refusal, readBody: request.readBody,
+                                 durationNanoseconds: duration)
         guard accessLog else { return }
         log.logRequest(AccessLogRecord(
             method: request.method, target: request.target, status: status.code, bytesSent: writer.bodyBytesSent,
-            bytesReceived: request.bodyBytes, durationMicroseconds: (Clock.monotonicNanoseconds() &- requestStart) / 1000,
+            bytesReceived: request.bodyBytes, durationMicroseconds: duration / 1000,
             client: peer, responseCut: failed))
     }
 }

@@ -222,6 +222,7 @@ public final class HTTPServer: @unchecked Sendable {
     private func refuse(_ fd: Int32, client: String, decision: ConnectionAdmission.Decision, open: Int, secure: Bool, loop: EventLoop) {
         let refusal: Refusal
         let reason: String
+        if decision != .admit { configuration.connection.metrics?.refused(.connectionLimit) }
         switch decision {
         case .admit:
             return

@@ -8,6 +8,9 @@
 ///   read: the connection then closes rather than read an upload nobody stores.
 /// - The trust routes (`/ca.crt`, `/ca.mobileconfig`, `/trust` and its stylesheet) are
 ///   served as usual: a device needs them before it can trust HTTPS.
+/// - `/metrics` without a password is served as usual (`metrics-access` decides), so a
+///   scraper on this machine needs no CA; with `metrics-access = password` it is refused
+///   here like any request that carries one.
 /// - Any other GET or HEAD is redirected to the same path and query over HTTPS.
 ///
 /// No `Strict-Transport-Security` is sent, over either port. RFC 6797 §8.1.1: browsers
@@ -28,7 +31,7 @@ struct PlainHTTPGate: Sendable {
         if sendsSecret(head) {
             return refusal(head, https: https)
         }
-        if route.isNeededBeforeTrust { return nil }
+        if route.isNeededBeforeTrust || route == .metrics { return nil }
         guard let https else {
             return .error(.badRequest("This port sends browsers to HTTPS on port \(httpsPort), but the request names no "
                                       + "host (no Host header) to send them to."), format: ResponseFormat(head: head))

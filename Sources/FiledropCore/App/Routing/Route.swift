@@ -11,6 +11,7 @@
 /// *    /files                            .filesRedirect   301 to /files/
 /// *    /files/<path>                     .storedFile      download, listing, ZIP, PUT, DELETE, MOVE, MKCOL, OPTIONS
 /// OPTIONS, POST /files/; /files/.tus/<id> .tus            resumable uploads (tus 1.0)
+/// GET  /metrics                          .metrics         counters in the Prometheus text format
 /// ```
 ///
 /// A method a page-like route does not take is `.methodRefused` (405, or 501 for a method
@@ -27,6 +28,7 @@ public enum Route: Sendable, Equatable {
     case filesRedirect
     case storedFile(StoredFileRoute)
     case tus(TusRoute)
+    case metrics
     /// `method` on `route`, which does not take it.
     indirect case methodRefused(HTTPMethod, on: Route)
 
@@ -62,6 +64,8 @@ public enum Route: Sendable, Equatable {
             self = Self.reading(head.method, .trust(.profile))
         case "/trust":
             self = Self.reading(head.method, .trust(.page))
+        case "/metrics":
+            self = Self.reading(head.method, .metrics)
         default:
             self = Self.reading(head.method, .page(name: path == "/" ? "index.html" : path.dropFirst()))
         }

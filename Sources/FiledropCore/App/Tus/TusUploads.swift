@@ -45,6 +45,14 @@ public final class TusUploads: Sendable {
 
     public var count: Int { registry.withLock { $0.count } }
 
+    /// What the unfinished uploads hold, for the metrics: how many, the bytes received and
+    /// kept, and the space reserved against `tus-max-pending`. Takes every upload's lock in
+    /// turn: off the event loops.
+    public var pending: (uploads: Int, receivedBytes: UInt64, reservedBytes: UInt64) {
+        let states = registry.withLock { all in all.values.map { $0.machine.withLock { ($0.offset, $0.reserved) } } }
+        return (states.count, states.reduce(0) { $0 + $1.0 }, states.reduce(0) { $0 + $1.1 })
+    }
+
     func upload(_ id: String) -> TusUpload? {
         registry.withLock { $0[id] }
     }

@@ -19,11 +19,14 @@ public final class UploadMonitor: Sendable {
     private let active = Mutex<[ObjectIdentifier: UploadProgress]>([:])
     private let storedCount = Atomic<Int>(0)
     private let failedCount = Atomic<Int>(0)
+    /// Counts every upload's start and end for `/metrics`.
+    public let metrics: ServerMetrics
 
     /// `now` returns monotonic nanoseconds.
-    public init(log: any LogSink, now: @escaping @Sendable () -> UInt64) {
+    public init(log: any LogSink, now: @escaping @Sendable () -> UInt64, metrics: ServerMetrics = ServerMetrics(startTime: 0)) {
         self.log = log
         self.now = now
+        self.metrics = metrics
     }
 
     public var filesStored: Int { storedCount.load(ordering: .relaxed) }
@@ -34,9 +37,10 @@ public final class UploadMonitor: Sendable {
         return active.withLock { Array($0.values) }.map { $0.snapshot(now: time) }.sorted { $0.name < $1.name }
     }
 
-    func started(name: String, expectedSize: UInt64?, client: String) -> UploadProgress {
-        let progress = UploadProgress(monitor: self, name: name, client: client, expected: expectedSize, started: now())
+    func started(name: String, expectedSize: UInt64?, client: String, method: UploadMethod) -> UploadProgress {
+        let progress = UploadProgress(monitor: self, name: name, client: client, expected: expectedSize, started: now(), method: method)
         active.withLock { $0[ObjectIdentifier(progress)] = progress }
+        metrics.uploadStarted()
         log.log(LogEvent(level: .info, kind: .uploadStarted, message: "upload started: \(name)",
                          fields: fields(progress) + (expectedSize.map { [("expected", String($0))] } ?? [])))
         return progress
@@ -53,6 +57,7 @@ public final class UploadMonitor: Sendable {
         active.withLock { $0[ObjectIdentifier(progress)] = nil }
         let snapshot = progress.snapshot(now: now())
         let rate = [("rate", "\(ByteCount.format(snapshot.rate))/s")]
+        metrics.uploadEnded(progress.method, stored: stored != nil, bytes: stored?.size ?? snapshot.received)
         if let stored {
             storedCount.add(1, ordering: .relaxed)
             log.log(LogEvent(level: .info, kind: .uploadFinished,
@@ -79,15 +84,17 @@ final class UploadProgress: Sendable {
     let client: String
     let expected: UInt64?
     let started: UInt64
+    let method: UploadMethod
     private let received = Atomic<UInt64>(0)
     private let done = Atomic<Bool>(false)
 
-    init(monitor: UploadMonitor, name: String, client: String, expected: UInt64?, started: UInt64) {
+    init(monitor: UploadMonitor, name: String, client: String, expected: UInt64?, started: UInt64, method: UploadMethod) {
         self.monitor = monitor
         self.name = name
         self.client = client
         self.expected = expected
         self.started = started
+        self.method = method
     }
 
     func advance(to bytes: UInt64) {

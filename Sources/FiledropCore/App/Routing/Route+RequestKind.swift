@@ -1,0 +1,28 @@
+extension Route {
+    /// The route's label in the request-duration histogram. `head` tells a form upload from
+    /// a raw body POSTed with `?name=`, which the upload route serves too.
+    func requestKind(_ head: RequestHead) -> RequestKind {
+        switch self {
+        case .page, .config, .qrCode, .trust, .filesRedirect:
+            return .page
+        case .uploadForm:
+            return QueryParameters(head.query)["name"] == nil ? .formUpload : .putUpload
+        case .storedFile(let file):
+            switch file.operation {
+            case .download: return .download
+            case .listing: return .listing
+            case .upload: return .putUpload
+            case .delete: return .delete
+            case .options, .methodRefused: return .other
+            }
+        case .tus(.creation), .tus(.upload(_, .append)):
+            return .tusUpload
+        case .tus:
+            return .tusControl
+        case .metrics:
+            return .metrics
+        case .methodRefused:
+            return .other
+        }
+    }
+}
