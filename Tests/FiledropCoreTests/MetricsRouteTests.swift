@@ -76,6 +76,8 @@ import Testing
         ("POST /upload HTTP/1.1\r\nContent-Type: text/plain\r\nContent-Length: 2", .formUpload, .unsupportedMediaType, false),
         ("POST /upload HTTP/1.1\r\nContent-Length: 2\r\nContent-Type: multipart/form-data; boundary=x\r\nOrigin: http://evil.example", .formUpload, .forbiddenOrigin, false),
         ("DELETE /files/a.txt HTTP/1.1", .delete, .unauthorized, false),
+        ("MOVE /files/a.txt HTTP/1.1\r\nDestination: /files/b.txt", .fileOperation, .unauthorized, false),
+        ("MKCOL /files/new/ HTTP/1.1", .fileOperation, nil, false),
         ("GET /metrics HTTP/1.1", .metrics, nil, false),
         ("BREW /metrics HTTP/1.1", .other, .notImplemented, false),
     ])

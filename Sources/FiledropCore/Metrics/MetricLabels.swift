@@ -42,6 +42,8 @@ public enum RequestKind: String, Sendable, CaseIterable {
     /// tus OPTIONS, HEAD and DELETE.
     case tusControl = "tus_control"
     case delete
+    /// MOVE (rename) and MKCOL (new folder).
+    case fileOperation = "file_operation"
     case metrics
     /// A refused method, or a request that never got as far as a route (malformed, timed out).
     case other

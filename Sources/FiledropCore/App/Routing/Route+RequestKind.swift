@@ -10,9 +10,10 @@ extension Route {
         case .storedFile(let file):
             switch file.operation {
             case .download: return .download
-            case .listing: return .listing
+            case .listing, .zipSelection: return .listing
             case .upload: return .putUpload
             case .delete: return .delete
+            case .move, .makeFolder: return .fileOperation
             case .options, .methodRefused: return .other
             }
         case .tus(.creation), .tus(.upload(_, .append)):
