@@ -153,7 +153,7 @@ struct PosixStorageTests {
     func minFreeSpace() throws {
         let fixture = try SaveDirectoryFixture()
         let store = UploadStore(storage: fixture.storage, policy: .testing(minFreeSpace: .max), monitor: UploadMonitor(log: NoLog(), now: { 0 }))
-        let plan = try store.plan(directory: .root, clientName: "a.bin", expectedSize: nil, client: "test", checksummed: false)
+        let plan = try store.plan(directory: .root, clientName: "a.bin", expectedSize: nil, client: "test", checksummed: false, method: .put)
         guard case .failure(let refusal) = plan.open() else {
             Issue.record("opened below minFreeSpace")
             return

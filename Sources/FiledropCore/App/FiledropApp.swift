@@ -173,9 +173,10 @@ public struct FiledropApp: HTTPResponder {
             }
             try writable()
             // unlink(2) of a big file frees its blocks, which takes a while: a worker does it.
-            return .blocking("delete", skippableWhenAbandoned: false, { [storage] () -> StorageError? in
+            return .blocking("delete", skippableWhenAbandoned: false, { [storage, store] () -> StorageError? in
                 do throws(StorageError) {
                     try storage.remove(path)
+                    store.monitor.deleted(path: path, client: context.client)
                     return nil
                 } catch {
                     return error
@@ -245,7 +246,7 @@ public struct FiledropApp: HTTPResponder {
         let length = declaredLength(head)
         let format = ResponseFormat(head: head)
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
-                                  checksummed: format == .json)
+                                  checksummed: format == .json, method: .put)
         // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
         try admission.admit(name: directory.appending(checkedName: plan.name).description)
         // Opening may make folders (each fsync'ed into its parent): a worker does it.

@@ -60,6 +60,16 @@ public struct Configuration: Sendable, Equatable {
     public var tusMaxPerClient: Int = 20
     /// An unfinished resumable upload nobody writes to for this long is deleted.
     public var tusExpiration: Duration = .seconds(24 * 3600)
+    /// The on-upload hook: a program run for every finished file (never through a shell); nil for none.
+    public var onUpload: String? = nil
+    /// Hook runs at once, at most.
+    public var onUploadConcurrency: Int = 2
+    /// A hook still running after this gets SIGTERM, then SIGKILL.
+    public var onUploadTimeout: Duration = .seconds(60)
+    /// The webhook that gets a POST per finished file; nil for none.
+    public var notifyURL: NotifyTarget? = nil
+    /// JSON or ntfy's format for `notifyURL`.
+    public var notifyFormat: NotifyTarget.Format = .auto
     /// The configuration file that was read, for messages; nil when none was.
     public var configFile: String? = nil
 

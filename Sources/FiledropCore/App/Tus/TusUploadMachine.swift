@@ -133,7 +133,7 @@ struct TusUploadMachine {
     /// Opens the log entry of the first PATCH (or of the publish after a restart).
     mutating func startProgress(on monitor: UploadMonitor) {
         if progress == nil {
-            progress = monitor.started(name: record.displayName, expectedSize: record.length, client: record.client)
+            progress = monitor.started(name: record.displayName, expectedSize: record.length, client: record.client, method: .tus)
         }
     }
 

@@ -103,7 +103,7 @@ final class MultipartUpload: RequestBodyConsumer {
         do {
             let (directory, name) = try placement(filename: filename, relativePath: relativePath)
             plan = try store.plan(directory: directory, clientName: name, expectedSize: nil, client: client,
-                                  checksummed: format == .json)
+                                  checksummed: format == .json, method: .form)
         } catch {
             try recordFailure(name: reportedName, error)
             return nil

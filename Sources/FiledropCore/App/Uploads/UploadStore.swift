@@ -24,11 +24,11 @@ public struct UploadStore: Sendable {
     /// when the client sent one. `checksummed`: keep a CRC-32 while streaming (for clients
     /// that asked for JSON).
     public func plan(directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String,
-                     checksummed: Bool) throws(HTTPError) -> UploadPlan {
+                     checksummed: Bool, method: UploadMethod) throws(HTTPError) -> UploadPlan {
         try policy.checkSize(expectedSize ?? 0)
         let name = try names.storedName(from: clientName)
         return UploadPlan(store: self, directory: directory, name: name, expectedSize: expectedSize, client: client,
-                          checksummed: checksummed)
+                          checksummed: checksummed, method: method)
     }
 
     /// The guard before an upload's file is opened, the same for every kind: `expected`
@@ -57,6 +57,8 @@ public struct UploadPlan: Sendable {
     let expectedSize: UInt64?
     let client: String
     let checksummed: Bool
+    /// How the file comes in, for the event stream.
+    let method: UploadMethod
 
     /// Blocking, for a worker thread: checks free space, makes missing folders (fsync'ed
     /// into their parents), opens the invisible file, and logs that the upload started.
@@ -73,7 +75,7 @@ public struct UploadPlan: Sendable {
             return .failure(error)
         }
         let progress = store.monitor.started(name: directory.appending(checkedName: name).description, expectedSize: expectedSize,
-                                             client: client)
+                                             client: client, method: method)
         return .success(PendingUpload(store: store, file: file, directory: directory, name: name, expectedSize: expectedSize,
                                       progress: progress))
     }
