@@ -69,11 +69,13 @@ public final class WebhookSender: UploadEventConsumer, @unchecked Sendable {
                 giveUp(event, attempt: attempt, reason: "HTTP \(status ?? 0)")
                 return
             case .retry:
+                let reason = status.map { "HTTP \($0)" } ?? (result.failureReason ?? "no answer")
                 guard let delay = schedule.delay(after: attempt, random: Double.random(in: 0..<1)) else {
-                    let reason = status.map { "HTTP \($0)" } ?? (result.failureReason ?? "no answer")
                     giveUp(event, attempt: attempt, reason: reason)
                     return
                 }
+                log.log(LogEvent(level: .info, message: "notify-url attempt \(attempt) for \(event.path) failed: \(reason); "
+                    + "trying again in \(delay) ms", fields: [("file", event.path), ("attempt", String(attempt))]))
                 usleep(UInt32(min(delay, 60_000) * 1000))
                 attempt += 1
             }
