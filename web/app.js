@@ -13,6 +13,7 @@ import { config, loadConfig, listsFiles, takesUploads } from './config.js';
 import { enqueue, clearFinished, isBusy, onQueueEvents } from './queue.js';
 import { setUpPickers } from './collect.js';
 import { startListing, refreshListingSoon, destinationFolder, onFolderChange } from './listing.js';
+import { noteOwnUpload } from './arrivals.js';
 import { showUnfinished, claimUnfinished } from './unfinished.js';
 import { formatBytes } from './format.js';
 
@@ -173,7 +174,13 @@ function setUpInstall() {
 // ---------------------------------------------------------------------------------------------
 // Start-up
 
-onQueueEvents({ uploaded: () => { if (listsFiles()) refreshListingSoon(); }, busyChanged: updateWakeLock });
+onQueueEvents({
+  uploaded: (path) => {
+    noteOwnUpload(path);
+    if (listsFiles()) refreshListingSoon();
+  },
+  busyChanged: updateWakeLock,
+});
 document.addEventListener('visibilitychange', updateWakeLock);
 window.addEventListener('beforeunload', (event) => {
   if (isBusy()) event.preventDefault();
