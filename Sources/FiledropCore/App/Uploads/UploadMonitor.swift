@@ -140,8 +140,10 @@ final class UploadProgress: Sendable {
         guard monitor.events != nil else { return }
         let time = monitor.monotonicNow()
         let last = lastReported.load(ordering: .relaxed)
-        // One writer per upload (its connection's loop), so the exchange cannot race itself.
-        if time &- last >= UploadMonitor.progressInterval, lastReported.compareExchange(expected: last, desired: time, ordering: .relaxed).exchanged {
+        // One writer per upload (its connection's loop, or the worker tus hands it to in turn):
+        // a plain load and store suffice.
+        if time &- last >= UploadMonitor.progressInterval {
+            lastReported.store(time, ordering: .relaxed)
             monitor.progressed(self, received: bytes)
         }
     }
