@@ -39,6 +39,8 @@ final class Daemon {
     private var webhook: WebhookSender?
     /// The on-upload hook's runs, failures and timeouts since the start (for /metrics).
     let hookCounters = HookCounters()
+    /// Uploads' SHA-256 and its hashing threads, made once and kept across reloads.
+    private let hashing = PipelinedSHA256()
 
     /// SIGHUP reloads, SIGTERM and SIGINT stop.
     private static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
@@ -324,7 +326,8 @@ final class Daemon {
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
-                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()))
+                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
+                           hashing: hashing)
     }
 
     /// The printed URLs and the QR code send people to HTTPS when it is on.

@@ -10,6 +10,7 @@ Every receiver is a Python http.server on loopback port 0; every wait is bounded
 from __future__ import annotations
 
 import base64
+import hashlib
 import http.client
 import http.server
 import json
@@ -105,10 +106,11 @@ def test_hook_runs_once_per_file_with_its_details(daemon_factory, tmp_path):
     hook = write_hook(tmp_path, RECORDING_HOOK)
     daemon = daemon_factory("--on-upload", str(hook), fill=False,
                             env={"FILEDROP_TITLE": "lab drop", "LANG": "C.UTF-8", "SECRET_OF_THE_DAEMON": "x"})
-    form = curl("-F", "file=@-;filename=form file.txt", f"{daemon.url}/upload.html", stdin=b"from a form\n")
+    contents = {"form file.txt": b"from a form\n", "puté.bin": b"\x00" * 1000, "resumable.dat": b"tus bytes" * 100}
+    form = curl("-F", "file=@-;filename=form file.txt", f"{daemon.url}/upload.html", stdin=contents["form file.txt"])
     assert form.returncode == 0, form.stderr
-    assert put(daemon, "put%C3%A9.bin", b"\x00" * 1000) == 201
-    tus_upload(daemon, "resumable.dat", b"tus bytes" * 100)
+    assert put(daemon, "put%C3%A9.bin", contents["puté.bin"]) == 201
+    tus_upload(daemon, "resumable.dat", contents["resumable.dat"])
 
     found = {record["env"]["FILEDROP_NAME"]: record for record in records(tmp_path, 3)}
     assert set(found) == {"form file.txt", "puté.bin", "resumable.dat"}
@@ -124,6 +126,7 @@ def test_hook_runs_once_per_file_with_its_details(daemon_factory, tmp_path):
         assert env["FILEDROP_PATH"] == str(save_dir / name)
         assert Path(env["FILEDROP_PATH"]).stat().st_size == size
         assert env["FILEDROP_SIZE"] == str(size)
+        assert env["FILEDROP_SHA256"] == hashlib.sha256(contents[name]).hexdigest()
         assert env["FILEDROP_CLIENT"] in ("127.0.0.1", "::ffff:127.0.0.1")
         assert env["FILEDROP_METHOD"] == method
         assert env["FILEDROP_URL"].endswith("/files/" + {"form file.txt": "form%20file.txt",
@@ -134,7 +137,7 @@ def test_hook_runs_once_per_file_with_its_details(daemon_factory, tmp_path):
         assert stdin["event"] == "upload.finished"
         assert (stdin["name"], stdin["path"], stdin["size"], stdin["method"]) == (name, str(save_dir / name), size, method)
         assert stdin["url"] == env["FILEDROP_URL"] and stdin["time"] == env["FILEDROP_TIME"]
-        assert stdin["client"] == env["FILEDROP_CLIENT"]
+        assert stdin["client"] == env["FILEDROP_CLIENT"] and stdin["sha256"] == env["FILEDROP_SHA256"]
     # Output and exit status reach the log with the hook's pid.
     pid = found["resumable.dat"]["pid"]
     daemon.wait_for_log_lines(f"on-upload[{pid}] stdout: recorded resumable.dat")
@@ -257,7 +260,8 @@ def test_webhook_gets_one_json_post_per_file(daemon_factory, receivers):
         assert post["headers"]["Content-Type"] == "application/json"
     body = bodies["two.txt"]
     assert body["event"] == "upload.finished" and body["size"] == 2 and body["method"] == "put"
-    assert body["url"].endswith("/files/two.txt") and "sha256" in body and "path" not in body
+    assert body["url"].endswith("/files/two.txt") and "path" not in body
+    assert body["sha256"] == hashlib.sha256(b"22").hexdigest()
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", body["time"])
 
 

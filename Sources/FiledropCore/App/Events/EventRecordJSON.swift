@@ -1,7 +1,7 @@
 /// The JSON of a finished upload, the same for the on-upload hook's stdin and the webhook
 /// (README "Events"): `{"event":"upload.finished","name":...,"size":...,"sha256":...,
-/// "client":...,"url":...,"time":...}`; the hook's copy adds `path` (the file on disk) and
-/// `method`. `sha256` is null while the store computes none.
+/// "client":...,"method":...,"url":...,"time":...}`; the hook's copy adds `path` (the file
+/// on disk). `sha256` is null when the store hashes nothing (`sha256 = off`).
 extension UploadEvent {
     /// `baseURL`: how people reach this server (`http://192.168.1.20:8080`), for an absolute
     /// `url`; nil gives the path alone. `localPath`: the file on disk, for the hook only.

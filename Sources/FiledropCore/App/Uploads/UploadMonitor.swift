@@ -71,9 +71,10 @@ public final class UploadMonitor: Sendable {
     }
 
     private func publish(_ kind: UploadEvent.Kind, _ progress: UploadProgress, path: String, size: UInt64,
-                         reason: String? = nil) {
+                         reason: String? = nil, sha256: String? = nil) {
         events?.publish(UploadEvent(kind: kind, uploadID: progress.id, path: path, size: size, expectedSize: progress.expected,
-                                    client: progress.client, method: progress.method, time: wallClock(), reason: reason))
+                                    client: progress.client, method: progress.method, time: wallClock(), reason: reason,
+                                    sha256: sha256))
     }
 
     /// An upload turned away before it began (429: the client's upload slots or hourly quota):
@@ -93,7 +94,7 @@ public final class UploadMonitor: Sendable {
                              message: "upload finished: \(stored.path.description) (\(ByteCount.format(stored.size)))",
                              fields: [("file", stored.path.description), ("size", String(stored.size)),
                                       ("client", progress.client)] + rate))
-            publish(.finished, progress, path: stored.path.description, size: stored.size)
+            publish(.finished, progress, path: stored.path.description, size: stored.size, sha256: stored.sha256)
         } else {
             failedCount.add(1, ordering: .relaxed)
             log.log(LogEvent(level: .warning, kind: .uploadFailed,
