@@ -14,6 +14,7 @@ import { enqueue, clearFinished, isBusy, onQueueEvents } from './queue.js';
 import { setUpPickers } from './collect.js';
 import { startListing, refreshListingSoon, destinationFolder, onFolderChange } from './listing.js';
 import { startFileOps } from './file-ops.js';
+import { noteOwnUpload } from './arrivals.js';
 import { showUnfinished, claimUnfinished } from './unfinished.js';
 import { formatBytes } from './format.js';
 
@@ -174,7 +175,13 @@ function setUpInstall() {
 // ---------------------------------------------------------------------------------------------
 // Start-up
 
-onQueueEvents({ uploaded: () => { if (listsFiles()) refreshListingSoon(); }, busyChanged: updateWakeLock });
+onQueueEvents({
+  uploaded: (path) => {
+    noteOwnUpload(path);
+    if (listsFiles()) refreshListingSoon();
+  },
+  busyChanged: updateWakeLock,
+});
 document.addEventListener('visibilitychange', updateWakeLock);
 window.addEventListener('beforeunload', (event) => {
   if (isBusy()) event.preventDefault();

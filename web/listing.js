@@ -7,6 +7,7 @@
 // use the server's `url` fields as given.
 
 import { formatBytes, formatTime, plural } from './format.js';
+import { noticeArrivals } from './arrivals.js';
 
 export const ROOT_LISTING_URL = new URL('files/', document.baseURI).pathname;
 const POLL_INTERVAL_MS = 5000;
@@ -131,9 +132,11 @@ export async function refreshListing() {
     }
     lastListingText = text;
     lastListingETag = response.headers.get('ETag') || '';
+    const before = listing && listing.folder === folder ? new Set(listing.entries.map((entry) => entry.name)) : null;
     listing = { folder, path: typeof parsed.path === 'string' ? parsed.path : null, entries: validEntries(parsed.entries) };
     if (listing.path !== null) setFolderPath(listing.path.replace(/^\/+/, ''));
     renderListing();
+    if (before) noticeArrivals(listing.entries.filter((entry) => !before.has(entry.name)));
   } catch (error) {
     if (error.name !== 'AbortError') showListingStatus('The list could not be loaded: connection lost.');
   } finally {

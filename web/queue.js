@@ -247,7 +247,7 @@ function settle(item, status, text, savedAsURL = null) {
   // The file's own message first, then the queue's ("All 3 uploads finished").
   announce(`${item.displayName} uploaded.`);
   renderOverall(queue);
-  hooks.uploaded();
+  hooks.uploaded(item.savedAs || item.targetPath);
   pump();
 }
 

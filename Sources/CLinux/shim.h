@@ -10,6 +10,7 @@
 #include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -18,12 +19,30 @@
 #include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <sys/xattr.h>
 
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
 extern int sync_file_range(int fd, __off64_t offset, __off64_t nbytes, unsigned int flags);
 extern int pthread_setname_np(pthread_t thread, const char *name);
 extern pid_t gettid(void);
+extern int pipe2(int fds[2], int flags);
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *actions, int from);
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+
+static inline int filedrop_pipe2(int fds[2], int flags) {
+    return pipe2(fds, flags);
+}
+
+/* The on-upload hook's child keeps only stdin, stdout and stderr (glibc 2.34), and starts in
+ * the save directory (glibc 2.29). */
+static inline int filedrop_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+static inline int filedrop_spawn_chdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}
 
 static inline int filedrop_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);

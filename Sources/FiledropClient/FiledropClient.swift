@@ -32,6 +32,9 @@ public struct FiledropClient: Sendable {
         public var size: Int64
         /// Bytes the server already had from an earlier, interrupted attempt (tus only).
         public var resumedFrom: Int64
+        /// The SHA-256 the server computed of what it stored (lowercase hex); nil when it
+        /// computes none (`sha256 = off`, or an older server).
+        public var sha256: String? = nil
     }
 
     public var baseURL: URL
@@ -104,11 +107,11 @@ public struct FiledropClient: Sendable {
         }
     }
 
-    /// The upload report `{"files":[{"name","size","crc32","url"}],"errors":[...]}`; the wire
+    /// The upload report `{"files":[{"name","size","crc32","sha256","url"}],"errors":[...]}`; the wire
     /// format is declared by `Tests/Fixtures/json/upload.json`.
     static func storedFile(in body: Data, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult {
         struct Report: Decodable {
-            struct File: Decodable { var name: String; var size: Int64 }
+            struct File: Decodable { var name: String; var size: Int64; var sha256: String? }
             var files: [File]
         }
         guard let report = try? JSONDecoder().decode(Report.self, from: body), let file = report.files.first else {
@@ -117,7 +120,19 @@ public struct FiledropClient: Sendable {
         guard file.size == size else {
             throw .invalidResponse("the server stored \(file.size) bytes of \(size)")
         }
-        return UploadResult(name: file.name, size: file.size, resumedFrom: 0)
+        return UploadResult(name: file.name, size: file.size, resumedFrom: 0, sha256: file.sha256?.lowercased())
+    }
+
+    /// The sha-256 member of an RFC 9530 `Repr-Digest` (`sha-256=:BASE64:`) as lowercase hex.
+    static func sha256(reprDigest field: String) -> String? {
+        for member in field.split(separator: ",") {
+            let trimmed = member.trimmingCharacters(in: .whitespaces)
+            guard trimmed.lowercased().hasPrefix("sha-256=:"), trimmed.hasSuffix(":") else { continue }
+            let base64 = trimmed.dropFirst("sha-256=:".count).dropLast()
+            guard let bytes = Data(base64Encoded: String(base64)), bytes.count == 32 else { return nil }
+            return bytes.map { String(format: "%02x", $0) }.joined()
+        }
+        return nil
     }
 
     // MARK: - Requests

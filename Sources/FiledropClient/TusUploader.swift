@@ -30,9 +30,10 @@ struct TusUploader {
         let resumedFrom = upload.offset
         meter.start(at: upload.offset, total: size)
         var failures = 0
+        var sha256: String?
         while upload.offset < size {
             do throws(FiledropClientError) {
-                upload.offset = try await patch(upload.url, at: upload.offset)
+                (upload.offset, sha256) = try await patch(upload.url, at: upload.offset)
                 failures = 0
             } catch {
                 switch error {
@@ -52,7 +53,7 @@ struct TusUploader {
         }
         meter.update(size, force: true)
         if let key { client.resumeStore?.forget(key) }
-        return FiledropClient.UploadResult(name: name, size: size, resumedFrom: resumedFrom)
+        return FiledropClient.UploadResult(name: name, size: size, resumedFrom: resumedFrom, sha256: sha256)
     }
 
     /// protocol.md "Creation": the Location of the new upload. An empty file is complete here.
@@ -92,7 +93,9 @@ struct TusUploader {
     }
 
     /// protocol.md "PATCH": one chunk from `offset`; returns the server's new offset.
-    private func patch(_ url: URL, at offset: Int64) async throws(FiledropClientError) -> Int64 {
+    /// The new offset, and the stored file's SHA-256 from the `Repr-Digest` of the PATCH
+    /// that completed it.
+    private func patch(_ url: URL, at offset: Int64) async throws(FiledropClientError) -> (Int64, String?) {
         let length = min(client.tusChunkSize, size - offset)
         var request = tusRequest(client.makeRequest(url: url, method: "PATCH"))
         request.setValue(String(offset), forHTTPHeaderField: "Upload-Offset")
@@ -103,7 +106,7 @@ struct TusUploader {
               newOffset > offset || length == 0 else {
             throw .invalidResponse("tus PATCH answered \(result.response.statusCode) without a new Upload-Offset")
         }
-        return newOffset
+        return (newOffset, result.response.value(forHTTPHeaderField: "Repr-Digest").flatMap(FiledropClient.sha256(reprDigest:)))
     }
 
     private func tusRequest(_ request: URLRequest) -> URLRequest {

@@ -35,6 +35,12 @@ final class Daemon {
     private let clientRecords = AccessControl.ClientRecords()
     /// The counters of `/metrics`, from the start on and across reloads.
     private let metrics = ServerMetrics(startTime: Clock.wallClockSeconds())
+    /// The event stream's queue and thread; its consumers follow the configuration.
+    private var events: EventDispatcher?
+    private var hookRunner: HookRunner?
+    private var webhook: WebhookSender?
+    /// Uploads' SHA-256 and its hashing threads, made once and kept across reloads.
+    private let hashing = PipelinedSHA256()
 
     /// SIGHUP reloads, SIGTERM and SIGINT stop.
     private static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
@@ -74,7 +80,10 @@ final class Daemon {
         if removed > 0 {
             log.log(LogEvent(level: .notice, message: "removed \(removed) unfinished upload(s) left by an earlier run"))
         }
-        let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() }, metrics: metrics)
+        let events = EventDispatcher(log: log)
+        self.events = events
+        let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() }, wallClock: { Clock.wallClockSeconds() },
+                                    events: events, metrics: metrics)
         self.monitor = monitor
         tusUploads = makeTusUploads(storage)
         let certificates = configuration.tls == .off ? nil : TLSCertificates(configuration: configuration)
@@ -89,6 +98,7 @@ final class Daemon {
         // The app names the HTTPS port actually bound (port 0 in tests) in redirects and the QR code.
         httpsPort = secureListeners.first?.address.port
         listenAddresses = (listeners.map(\.address), secureListeners.map(\.address))
+        updateEventConsumers(configuration)
         let app = try makeApp(configuration, storage: storage, monitor: monitor)
         publishCompleteTusUploads(app)
         let responder = ReloadableResponder(app)
@@ -167,6 +177,7 @@ final class Daemon {
             if !sameStorage { runOffLoop("tus recovery") { [unowned self] in self.publishCompleteTusUploads(app) } }
             responder?.app = app
             self.storage = storage
+            updateEventConsumers(next)
             configuration = next
             statusNote = nil
             log.log(LogEvent(level: .notice, kind: .reloaded, message: "configuration reloaded"))
@@ -253,6 +264,38 @@ final class Daemon {
 
     // MARK: - Building blocks
 
+    /// The on-upload hook and the webhook as `configuration` wants them; one whose settings
+    /// did not change keeps running (and its queue), a changed one finishes its queue and stops.
+    private func updateEventConsumers(_ configuration: Configuration) {
+        guard let events else { return }
+        let baseURL = lanURLs().first
+        let hookSettings = configuration.onUpload.map { program in
+            HookRunner.Settings(program: program, concurrency: configuration.onUploadConcurrency,
+                                timeout: nanoseconds(configuration.onUploadTimeout),
+                                saveDirectory: absolutePath(configuration.saveDirectory), baseURL: baseURL)
+        }
+        if hookRunner?.settings != hookSettings {
+            hookRunner = hookSettings.map {
+                HookRunner(settings: $0, metrics: metrics, log: log, daemonEnvironment: ProcessEnvironment.current())
+            }
+        }
+        let webhookSettings = configuration.notifyURL.map {
+            WebhookSender.Settings(target: $0, format: configuration.notifyFormat, baseURL: baseURL, title: configuration.title)
+        }
+        if webhook?.settings != webhookSettings {
+            webhook = webhookSettings.map { WebhookSender(settings: $0, log: log) }
+        }
+        let consumers: [(any UploadEventConsumer)?] = [hookRunner, webhook]
+        events.replaceConsumers(consumers.compactMap { $0 })
+    }
+
+    /// `path` resolved (symbolic links too): the hook gets FILEDROP_PATH whatever its directory.
+    private func absolutePath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
     /// Every connection is a descriptor: lift the soft limit to the hard one (the usual
     /// 1024 soft limit is below the default max-connections), as daemon(7) suggests.
     private func raiseOpenFileLimit() {
@@ -285,7 +328,7 @@ final class Daemon {
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
                            https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
-                           processProbe: ProcSelfProbe())
+                           processProbe: ProcSelfProbe(), hashing: hashing)
     }
 
     /// The printed URLs and the QR code send people to HTTPS when it is on.

@@ -19,7 +19,7 @@ from page_support import (WEB_ROOT, assert_accessible, assert_no_problems, brows
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-SHELL_CACHE = "filedrop-shell-v3"
+SHELL_CACHE = "filedrop-shell-v4"
 INSECURE_HOST = "filedrop.test"
 SHARE_TARGET = {"action": "/upload.html?share", "method": "POST", "enctype": "multipart/form-data",
                 "params": {"files": [{"name": "file", "accept": ["*/*"]}]}}

@@ -13,12 +13,13 @@ struct InMemoryServer {
     init(configuration: Configuration = Configuration(), storage: InMemoryStorage = InMemoryStorage(),
          log: any LogSink = NoLog(), compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
          tusUploads: TusUploads? = nil,
-         access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
+         access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []),
+         hashing: (any UploadHashing)? = nil) {
         self.storage = storage
         app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
                           monitor: UploadMonitor(log: log, now: { 0 }), compressor: compressor, qrEncoder: qrEncoder,
                           tusUploads: tusUploads,
-                          access: access, https: https, phoneAddress: phoneAddress)
+                          access: access, https: https, phoneAddress: phoneAddress, hashing: hashing)
     }
 
     static let context = RequestContext(client: "test", wallClockSeconds: 0)

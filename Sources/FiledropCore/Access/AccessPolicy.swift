@@ -76,7 +76,7 @@ public struct AccessPolicy: Sendable, Equatable {
             return method == .delete || method == .move ? deleting : .anyone
         case .storedFile(let file):
             switch file.operation {
-            case .download, .listing, .zipSelection, .makeFolder: return mode == .drop ? .password : .anyone
+            case .download, .sha256, .listing, .zipSelection, .makeFolder: return mode == .drop ? .password : .anyone
             case .upload, .options: return .anyone
             case .delete, .move: return deleting
             // Refused by the route: a POST or PUT the drop box takes elsewhere, anything else

@@ -171,6 +171,9 @@ public struct ConfigKey: Sendable {
         durationKey("tus-expiration", default: .seconds(24 * 3600),
                     meaning: "An unfinished resumable (tus) upload idle this long is deleted.", \.tusExpiration),
         booleanKey("fsync", default: true, meaning: "Flush each upload to disk before it becomes visible.", \.fsync),
+        booleanKey("sha256", default: true,
+                   meaning: "Compute each upload's SHA-256 while it streams: in the answer, the JSON listing, ?sha256 and the xattr user.filedrop.sha256; checks a client's Repr-Digest.",
+                   \.sha256),
         booleanKey("allow-hidden", default: false, meaning: "List, serve and accept names starting with a dot.", \.allowHidden),
         booleanKey("allow-delete", default: false, meaning: "Let clients delete and rename (MOVE) files and folders (subject to access).", \.allowDelete),
         ConfigKey(name: "max-connections", kind: .value(placeholder: "N"), defaultText: "1024",
@@ -240,6 +243,36 @@ public struct ConfigKey: Sendable {
         },
         booleanKey("access-log", default: true,
                    meaning: "Log each request (method, path, status, bytes, duration, client) at info level.", \.accessLog),
+        ConfigKey(name: "on-upload", kind: .value(placeholder: "PROGRAM"), defaultText: "none",
+                  meaning: "Program run for every finished file, with FILEDROP_* variables and JSON on stdin; never through a shell, with the service's sandbox.",
+                  expected: "an absolute path to an executable") { configuration, value in
+            guard value.hasPrefix("/"), isPlainText(value) else { return false }
+            configuration.onUpload = value
+            return true
+        },
+        ConfigKey(name: "on-upload-concurrency", kind: .value(placeholder: "N"), defaultText: "2",
+                  meaning: "on-upload runs at once; more finished files wait in a bounded queue.",
+                  expected: "a whole number from 1 to 64") { configuration, value in
+            guard let number = parseInteger(value, in: 1...64) else { return false }
+            configuration.onUploadConcurrency = number
+            return true
+        },
+        durationKey("on-upload-timeout", default: .seconds(60),
+                    meaning: "An on-upload run still going after this gets SIGTERM, then SIGKILL of its process group.", \.onUploadTimeout),
+        ConfigKey(name: "notify-url", kind: .value(placeholder: "URL"), defaultText: "none",
+                  meaning: "http:// or https:// URL that gets a POST per finished file (JSON, or ntfy's format for an ntfy topic), retried with backoff.",
+                  expected: "an http:// or https:// URL without user name or password") { configuration, value in
+            guard let target = NotifyTarget(parsing: value) else { return false }
+            configuration.notifyURL = target
+            return true
+        },
+        ConfigKey(name: "notify-format", kind: .value(placeholder: "FORMAT"), defaultText: "auto",
+                  meaning: "What notify-url gets: json, ntfy (a title and message for a phone), or auto (ntfy for ntfy.sh, else json).",
+                  expected: "auto, json or ntfy") { configuration, value in
+            guard let format = NotifyTarget.Format(rawValue: value) else { return false }
+            configuration.notifyFormat = format
+            return true
+        },
         ConfigKey(name: "password-hash", kind: .value(placeholder: "HASH"), defaultText: "none",
                   meaning: "Password hash printed by `filedrop passwd`; drop and private access need one.",
                   expected: "a hash printed by filedrop passwd") { configuration, value in

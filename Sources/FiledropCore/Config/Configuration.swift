@@ -25,6 +25,8 @@ public struct Configuration: Sendable, Equatable {
     public var onCollision: CollisionPolicy = .rename
     public var access: AccessMode = .open
     public var fsync: Bool = true
+    /// SHA-256 of every upload, kept with the file and reported (issue 21).
+    public var sha256: Bool = true
     public var allowHidden: Bool = false
     public var allowDelete: Bool = false
     public var maxConnections: Int = 1024
@@ -62,6 +64,16 @@ public struct Configuration: Sendable, Equatable {
     public var tusExpiration: Duration = .seconds(24 * 3600)
     /// Who may read `GET /metrics`.
     public var metricsAccess: MetricsAccess = .loopback
+    /// The on-upload hook: a program run for every finished file (never through a shell); nil for none.
+    public var onUpload: String? = nil
+    /// Hook runs at once, at most.
+    public var onUploadConcurrency: Int = 2
+    /// A hook still running after this gets SIGTERM, then SIGKILL.
+    public var onUploadTimeout: Duration = .seconds(60)
+    /// The webhook that gets a POST per finished file; nil for none.
+    public var notifyURL: NotifyTarget? = nil
+    /// JSON or ntfy's format for `notifyURL`.
+    public var notifyFormat: NotifyTarget.Format = .auto
     /// The configuration file that was read, for messages; nil when none was.
     public var configFile: String? = nil
 

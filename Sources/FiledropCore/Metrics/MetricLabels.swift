@@ -1,13 +1,3 @@
-/// How an upload's bytes arrive: the `method` label of the upload counters.
-public enum UploadMethod: String, Sendable, CaseIterable {
-    /// multipart/form-data (the page, `curl -F`): one upload per file part.
-    case form
-    /// The raw request body: `PUT /files/NAME`, or `POST /upload?name=NAME`.
-    case put
-    /// Resumable (tus 1.0): counted once, when the last byte is saved, however many PATCHes.
-    case tus
-}
-
 /// What became of an upload: the `result` label of the upload counters.
 public enum UploadResult: String, Sendable, CaseIterable {
     /// Saved under its name.

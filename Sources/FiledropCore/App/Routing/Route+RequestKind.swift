@@ -9,7 +9,7 @@ extension Route {
             return QueryParameters(head.query)["name"] == nil ? .formUpload : .putUpload
         case .storedFile(let file):
             switch file.operation {
-            case .download: return .download
+            case .download, .sha256: return .download
             case .listing, .zipSelection: return .listing
             case .upload: return .putUpload
             case .delete: return .delete

@@ -6,6 +6,8 @@ public struct StoredFileRoute: Sendable, Equatable {
     public enum Operation: Sendable, Equatable {
         /// GET, HEAD of a file URL; `attachment` for `?download` (Content-Disposition).
         case download(attachment: Bool)
+        /// GET, HEAD of a file URL with `?sha256`: its recorded SHA-256 in `sha256sum` form.
+        case sha256
         /// GET, HEAD of a folder URL (ending in `/`): the listing, or with `?zip` the archive.
         case listing(zip: Bool)
         /// GET, HEAD of a folder URL with `?zip&select=a.txt&select=sub/`: an archive of only
@@ -47,7 +49,7 @@ public struct StoredFileRoute: Sendable, Equatable {
         case .get, .head:
             let query = QueryParameters(head.query)
             if !isDirectoryURL {
-                operation = .download(attachment: query.contains("download"))
+                operation = query.contains("sha256") ? .sha256 : .download(attachment: query.contains("download"))
             } else if query.contains("zip"), query.contains("select") {
                 operation = .zipSelection(names: query.values(for: "select"))
             } else {

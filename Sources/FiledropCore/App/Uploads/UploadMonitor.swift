@@ -1,8 +1,10 @@
 import Synchronization
 
 /// Knows every upload in progress and what happened to the finished ones: the source of
-/// upload log events, the systemd status line and (later) the page's live view. Shared by
-/// all event loops, so its state is behind a mutex or atomics.
+/// upload log events, the systemd status line and the event stream (`UploadEvent`: the
+/// on-upload hook, the webhook). Shared by all event loops, so its state is behind a mutex
+/// or atomics. The one place every upload and file event is made: a new kind (a rename)
+/// is one more method here beside `deleted`.
 public final class UploadMonitor: Sendable {
     /// A moment's view of one upload.
     public struct Snapshot: Sendable {
@@ -21,15 +23,27 @@ public final class UploadMonitor: Sendable {
     private let failedCount = Atomic<Int>(0)
     /// Counts every upload's start and end for `/metrics`.
     public let metrics: ServerMetrics
+    private let nextUploadID = Atomic<UInt64>(1)
+    /// Where the event stream goes; nil makes no events (and costs nothing per write).
+    let events: (any UploadEventSink)?
+    private let wallClock: @Sendable () -> Int64
 
-    /// `now` returns monotonic nanoseconds.
-    public init(log: any LogSink, now: @escaping @Sendable () -> UInt64, metrics: ServerMetrics = ServerMetrics(startTime: 0)) {
+    /// A progress record at most this often per upload (nanoseconds): the stream tells
+    /// how far an upload got, not of every write.
+    static let progressInterval: UInt64 = 1_000_000_000
+
+    /// `now` returns monotonic nanoseconds, `wallClock` seconds since 1970 (the events' time).
+    public init(log: any LogSink, now: @escaping @Sendable () -> UInt64, wallClock: @escaping @Sendable () -> Int64 = { 0 },
+                events: (any UploadEventSink)? = nil, metrics: ServerMetrics = ServerMetrics(startTime: 0)) {
         self.log = log
         self.now = now
+        self.wallClock = wallClock
+        self.events = events
         self.metrics = metrics
     }
 
     public var filesStored: Int { storedCount.load(ordering: .relaxed) }
+    fileprivate func monotonicNow() -> UInt64 { now() }
     public var uploadsFailed: Int { failedCount.load(ordering: .relaxed) }
 
     public func snapshot() -> [Snapshot] {
@@ -38,12 +52,33 @@ public final class UploadMonitor: Sendable {
     }
 
     func started(name: String, expectedSize: UInt64?, client: String, method: UploadMethod) -> UploadProgress {
-        let progress = UploadProgress(monitor: self, name: name, client: client, expected: expectedSize, started: now(), method: method)
+        let progress = UploadProgress(monitor: self, id: nextUploadID.add(1, ordering: .relaxed).oldValue, name: name,
+                                      client: client, method: method, expected: expectedSize, started: now())
         active.withLock { $0[ObjectIdentifier(progress)] = progress }
         metrics.uploadStarted()
         log.log(LogEvent(level: .info, kind: .uploadStarted, message: "upload started: \(name)",
                          fields: fields(progress) + (expectedSize.map { [("expected", String($0))] } ?? [])))
+        publish(.started, progress, path: name, size: 0)
         return progress
+    }
+
+    /// A stored file was deleted (DELETE with allow-delete): the `deleted` event. `path` is
+    /// below the save directory.
+    public func deleted(path: StoragePath, client: String) {
+        events?.publish(UploadEvent(kind: .deleted, uploadID: 0, path: path.description, size: 0, client: client,
+                                    method: nil, time: wallClock()))
+    }
+
+    /// Called by `advance` at most every `progressInterval`.
+    fileprivate func progressed(_ progress: UploadProgress, received: UInt64) {
+        publish(.progress, progress, path: progress.name, size: received)
+    }
+
+    private func publish(_ kind: UploadEvent.Kind, _ progress: UploadProgress, path: String, size: UInt64,
+                         reason: String? = nil, sha256: String? = nil) {
+        events?.publish(UploadEvent(kind: kind, uploadID: progress.id, path: path, size: size, expectedSize: progress.expected,
+                                    client: progress.client, method: progress.method, time: wallClock(), reason: reason,
+                                    sha256: sha256))
     }
 
     /// An upload turned away before it began (429: the client's upload slots or hourly quota):
@@ -64,11 +99,13 @@ public final class UploadMonitor: Sendable {
                              message: "upload finished: \(stored.path.description) (\(ByteCount.format(stored.size)))",
                              fields: [("file", stored.path.description), ("size", String(stored.size)),
                                       ("client", progress.client)] + rate))
+            publish(.finished, progress, path: stored.path.description, size: stored.size, sha256: stored.sha256)
         } else {
             failedCount.add(1, ordering: .relaxed)
             log.log(LogEvent(level: .warning, kind: .uploadFailed,
                              message: "upload failed: \(progress.name): \((reason ?? "aborted"))",
                              fields: fields(progress) + [("received", String(snapshot.received))] + rate))
+            publish(.failed, progress, path: progress.name, size: snapshot.received, reason: reason ?? "aborted")
         }
     }
 
@@ -80,25 +117,41 @@ public final class UploadMonitor: Sendable {
 /// One upload's live counters; written by its connection's loop, read by the status line.
 final class UploadProgress: Sendable {
     private unowned let monitor: UploadMonitor
+    /// Its records in the event stream carry it.
+    let id: UInt64
     let name: String
     let client: String
+    let method: UploadMethod
     let expected: UInt64?
     let started: UInt64
-    let method: UploadMethod
     private let received = Atomic<UInt64>(0)
     private let done = Atomic<Bool>(false)
+    /// When the last progress record went out (monotonic nanoseconds).
+    private let lastReported: Atomic<UInt64>
 
-    init(monitor: UploadMonitor, name: String, client: String, expected: UInt64?, started: UInt64, method: UploadMethod) {
+    init(monitor: UploadMonitor, id: UInt64, name: String, client: String, method: UploadMethod, expected: UInt64?,
+         started: UInt64) {
         self.monitor = monitor
+        self.id = id
         self.name = name
         self.client = client
+        self.method = method
         self.expected = expected
         self.started = started
-        self.method = method
+        lastReported = Atomic(started)
     }
 
     func advance(to bytes: UInt64) {
         received.store(bytes, ordering: .relaxed)
+        guard monitor.events != nil else { return }
+        let time = monitor.monotonicNow()
+        let last = lastReported.load(ordering: .relaxed)
+        // One writer per upload (its connection's loop, or the worker tus hands it to in turn):
+        // a plain load and store suffice.
+        if time &- last >= UploadMonitor.progressInterval {
+            lastReported.store(time, ordering: .relaxed)
+            monitor.progressed(self, received: bytes)
+        }
     }
 
     func finished(stored: StoredFile) {
