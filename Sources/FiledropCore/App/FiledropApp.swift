@@ -18,6 +18,8 @@ public struct FiledropApp: HTTPResponder {
     public let https: HTTPSPresentation?
     /// The daemon's LAN URLs, for the QR code and the page's link when it is opened on loopback.
     public let phoneAddress: PhoneAddress
+    /// The catalogues and the translated upload page (`LanguageChoice` picks one per request).
+    public let languages: PageLanguages
     /// Per file version, so repeated downloads of one file reuse its header values.
     private(set) var downloadHeaders = FileHeaderCache()
 
@@ -27,7 +29,7 @@ public struct FiledropApp: HTTPResponder {
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
                 tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
-                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
+                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []), languages: PageLanguages = PageLanguages()) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
@@ -35,6 +37,7 @@ public struct FiledropApp: HTTPResponder {
         self.tusUploads = tusUploads
         self.https = https
         self.phoneAddress = phoneAddress
+        self.languages = languages
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.storage = storage
         var store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
@@ -84,7 +87,7 @@ public struct FiledropApp: HTTPResponder {
         do {
             return try body()
         } catch {
-            return .respond(.error(error, format: ResponseFormat(head: head)))
+            return .respond(.error(error, format: ResponseFormat(head: head), text: languages.text(for: head)))
         }
     }
 
@@ -126,6 +129,10 @@ public struct FiledropApp: HTTPResponder {
                        admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
         switch route {
         case .page(let name):
+            if let answer = LanguageSwitch.answer(head) { return .respond(answer) }
+            if name == IndexPage.templateName, let page = languages.indexPage(LanguageChoice.language(for: head)) {
+                return .respond(page.response(head: head))
+            }
             return .respond(try StaticSite.response(for: name, head: head, webRoot: webRoot, compression: compression))
         case .config:
             return .respond(configResponse(head, context: context))
@@ -163,6 +170,7 @@ public struct FiledropApp: HTTPResponder {
         case .download(let attachment):
             return try download(path, head: head, attachment: attachment, compression: compression)
         case .listing(let zip):
+            if !zip, let answer = LanguageSwitch.answer(head) { return .respond(answer) }
             return listing(path, head: head, zip: zip, compression: compression)
         case .upload:
             guard let name = path.name else { throw .methodNotAllowed(allowed: [.get, .head]) }
@@ -182,7 +190,7 @@ public struct FiledropApp: HTTPResponder {
                 }
             }) { failure in
                 guard let failure else { return .respond(Response(status: .noContent)) }
-                return .respond(.error(failure.httpError, format: ResponseFormat(head: head)))
+                return .respond(.error(failure.httpError, format: ResponseFormat(head: head), text: languages.text(for: head)))
             }
         case .options:
             return .respond(Response(status: .noContent, headers: [.allow: "GET, HEAD, PUT, OPTIONS"]))
@@ -236,6 +244,7 @@ public struct FiledropApp: HTTPResponder {
         try admission.admit()
         return .readBody(MultipartUpload(
             boundary: boundary, store: store, baseDirectory: directory, format: ResponseFormat(head: head),
+            text: languages.text(for: head),
             client: context.client, maxRequestSize: configuration.maxRequestSize))
     }
 
@@ -244,6 +253,7 @@ public struct FiledropApp: HTTPResponder {
         try writable()
         let length = declaredLength(head)
         let format = ResponseFormat(head: head)
+        let text = languages.text(for: head)
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
                                   checksummed: format == .json)
         // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
@@ -251,8 +261,8 @@ public struct FiledropApp: HTTPResponder {
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {
-            case .success(let pending): .readBody(RawUpload(upload: pending, format: format))
-            case .failure(let error): .respond(.error(error, format: format))
+            case .success(let pending): .readBody(RawUpload(upload: pending, format: format, text: text))
+            case .failure(let error): .respond(.error(error, format: format, text: text))
             }
         }
     }

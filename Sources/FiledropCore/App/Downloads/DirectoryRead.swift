@@ -13,7 +13,7 @@ struct DirectoryRead: Sendable {
         do throws(HTTPError) {
             return try build()
         } catch {
-            return .error(error, format: ResponseFormat(head: head))
+            return .error(error, format: ResponseFormat(head: head), text: app.languages.text(for: head))
         }
     }
 
@@ -40,6 +40,6 @@ struct DirectoryRead: Sendable {
             throw error.httpError
         }
         return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified)
-            .response(format: ResponseFormat(head: head), head: head, compression: compression)
+            .response(format: ResponseFormat(head: head), head: head, compression: compression, text: app.languages.text(for: head))
     }
 }

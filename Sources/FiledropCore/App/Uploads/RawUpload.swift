@@ -3,10 +3,13 @@
 final class RawUpload: RequestBodyConsumer {
     private let upload: PendingUpload
     private let format: ResponseFormat
+    /// The language of the HTML result page.
+    private let text: PageText?
 
-    init(upload: PendingUpload, format: ResponseFormat) {
+    init(upload: PendingUpload, format: ResponseFormat, text: PageText? = nil) {
         self.upload = upload
         self.format = format
+        self.text = text
     }
 
     func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
@@ -18,6 +21,7 @@ final class RawUpload: RequestBodyConsumer {
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         let name = upload.requestedName
         let format = format
+        let text = text
         let withholdsStoredNames = upload.withholdsStoredNames
         return upload.commit().map { outcome in
             var report = UploadReport(withholdsStoredNames: withholdsStoredNames)
@@ -25,7 +29,7 @@ final class RawUpload: RequestBodyConsumer {
             case .success(let stored): report.stored.append(stored)
             case .failure(let error): report.failures.append((name, error))
             }
-            return report.response(format: format)
+            return report.response(format: format, text: text)
         }
     }
 
