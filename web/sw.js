@@ -8,15 +8,18 @@
 // Cache-first would need a version bump with every change to web/, which has no build step
 // to do it. Bump CACHE's version when SHELL changes: the new worker drops the old cache.
 
-const CACHE = 'filedrop-shell-v1';
+const CACHE = 'filedrop-shell-v2';
 // The manifest's PNG icons are left out: the page never shows them, and a device that installs
 // the app keeps its own copy.
 const SHELL = [
   '/', '/style.css', '/page.css', '/app.js', '/announce.js', '/collect.js', '/config.js',
-  '/format.js', '/listing.js', '/queue-view.js', '/queue.js', '/resume-store.js', '/tus.js', '/unfinished.js',
+  '/format.js', '/i18n.js', '/listing.js', '/queue-view.js', '/queue.js', '/resume-store.js', '/tus.js', '/unfinished.js',
   '/manifest.webmanifest', '/icon.svg',
 ];
 const SHELL_PATHS = new Set(SHELL);
+// The catalogue of the page's language (i18n-de.json) is shell too, kept as the page fetches it:
+// only the languages this browser used are stored.
+const CATALOGUE = /^\/i18n-[a-z]+\.json$/;
 // The same page under its other name, kept once.
 const INDEX = '/index.html';
 
@@ -36,7 +39,7 @@ self.addEventListener('fetch', (event) => {
   // Only GETs of the shell itself; a query (`?zip`, a listing's) means it is not the shell.
   if (request.method !== 'GET' || url.origin !== location.origin || url.search) return;
   const path = url.pathname === INDEX ? '/' : url.pathname;
-  if (SHELL_PATHS.has(path)) event.respondWith(fromNetworkThenCache(request, path));
+  if (SHELL_PATHS.has(path) || CATALOGUE.test(path)) event.respondWith(fromNetworkThenCache(request, path));
 });
 
 async function fromNetworkThenCache(request, path) {

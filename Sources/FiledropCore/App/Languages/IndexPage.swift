@@ -41,13 +41,16 @@ struct IndexPage: Sendable {
         return nil
     }
 
+    /// Markup the page's sentences hold, the same in every language (a flag is not translated).
+    private static let markup = ["flag": "<code>--listen 8080</code>"]
+
     private static func value(of key: String, _ text: PageText) -> String {
         switch key {
         case "@lang": text.language.tag
         case "@dir": text.language.direction
         case "@catalogue": text.language.catalogueFileName
         case "@switch": text.languageSwitch
-        default: text.html(key)
+        default: text.html(key, markup: markup)
         }
     }
 }
