@@ -76,7 +76,7 @@ struct DirectoryListing: FormattedAnswer {
 
     /// 304 when the client's copy is this listing (If-None-Match, else If-Modified-Since),
     /// else the listing; `compression` adds its Vary to either (RFC 9110 §12.5.5).
-    func response(format: ResponseFormat, head: RequestHead, compression: ResponseCompression, text: PageText) -> Response {
+    func response(format: ResponseFormat, head: RequestHead, compression: ResponseCompression, text: PageText? = nil) -> Response {
         let validators = validators(format: format, text: text)
         guard FileResponse.isNotModified(head: head, etag: validators.etag, modifiedSeconds: validators.modifiedSeconds) else {
             return compression.apply(to: response(format: format, validators: validators, text: text))

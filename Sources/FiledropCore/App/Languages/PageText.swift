@@ -48,9 +48,13 @@ public struct PageText: Sendable {
         strings[key] ?? english[key]
     }
 
+    /// This language's own form first (a catalogue without "one" means its language has none),
+    /// then English's.
     func pluralKey(_ key: String, count: UInt64) -> String {
-        let specific = key + "." + language.pluralCategory(count)
-        return strings[specific] != nil || english[specific] != nil ? specific : key + ".other"
+        let specific = key + "." + language.pluralCategory(count), other = key + ".other"
+        if strings[specific] != nil { return specific }
+        if strings[other] != nil { return other }
+        return english[specific] != nil ? specific : other
     }
 
     func template(_ key: String) -> String {
