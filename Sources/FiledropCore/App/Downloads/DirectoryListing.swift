@@ -136,7 +136,7 @@ struct DirectoryListing: FormattedAnswer {
         return """
             <!doctype html>
             <html lang="\(language.tag)" dir="\(language.direction)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title.htmlEscaped): \(heading.htmlEscaped)</title><link rel="stylesheet" href="/style.css"></head>
+            <title>\(title.htmlEscaped): \(heading.htmlEscaped)</title><link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="/style.css"></head>
             <body><main class="listing"><h1>\(heading.htmlEscaped)</h1>
             <p><a href="/">\(text.html("listing.upload"))</a> · <a href="?zip">\(text.html("listing.zip"))</a></p>
             <table><thead><tr><th><a href="?sort=name">\(text.html("listing.name"))</a></th><th><a href="?sort=size&amp;order=desc">\(text.html("listing.size"))</a></th><th><a href="?sort=date&amp;order=desc">\(text.html("listing.modified"))</a></th></tr></thead>

@@ -58,16 +58,18 @@ struct IndexPage: Sendable {
 extension IndexPage {
     /// As `StaticSite` serves the other files of the page (its CSP, `no-cache` with an ETag, a
     /// 304 when the browser has this language's copy), plus the Vary its language calls for.
+    /// Compressed, like every generated body, by `FiledropApp`.
     func response(head: RequestHead) -> Response {
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-cache")
         headers.add(.etag, etag)
         for field in PageText.varyFields { headers.addVary(field) }
+        // On the 304 too: a browser updates its stored copy's fields from it, policy included.
+        headers.add(policy: .uploadPage)
         guard !FileResponse.isNotModified(head: head, etag: etag, modifiedSeconds: .max) else {
             return Response(status: .notModified, headers: headers)
         }
         headers.add(.contentType, ResponseFormat.html.contentType)
-        headers.add(policy: .uploadPage)
         return Response(status: .ok, headers: headers, body: .bytes(body))
     }
 }

@@ -15,15 +15,17 @@ public struct PageLanguages: Sendable {
     /// `read` gives a web root file's bytes by name, or nil when it cannot be read.
     public init(reading read: (String) -> [UInt8]?) {
         for language in PageLanguage.allCases {
+            // English is every language's fallback: without it, missing strings show their keys.
+            let outcome = language == .english ? "pages show string keys where English is missing"
+                : "\(language.rawValue) pages are in English"
             guard let bytes = read(language.catalogueFileName) else {
-                problems.append("the catalogue \(language.catalogueFileName) cannot be read; \(language.rawValue) pages are in English")
+                problems.append("the catalogue \(language.catalogueFileName) cannot be read; \(outcome)")
                 continue
             }
             do {
                 catalogues[language] = try Catalogue.parse(bytes)
             } catch {
-                problems.append("the catalogue \(language.catalogueFileName) is not a flat JSON object of strings (\(error)); "
-                                + "\(language.rawValue) pages are in English")
+                problems.append("the catalogue \(language.catalogueFileName) is not a flat JSON object of strings (\(error)); \(outcome)")
             }
         }
         if let template = read(IndexPage.templateName) {
