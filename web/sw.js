@@ -24,8 +24,16 @@ const CATALOGUE = /^\/i18n-[a-z]+\.json$/;
 const INDEX = '/index.html';
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL).then(() => addCatalogue(cache)))
+    .then(() => self.skipWaiting()));
 });
+
+/** The catalogue the kept page preloads (the server wrote its language into it). */
+async function addCatalogue(cache) {
+  const page = await cache.match('/');
+  const name = page && /href="(i18n-[a-z]+\.json)"/.exec(await page.text());
+  if (name) await cache.add(`/${name[1]}`);
+}
 
 self.addEventListener('activate', (event) => {
   event.waitUntil(caches.keys()

@@ -19,7 +19,7 @@ from page_support import (WEB_ROOT, assert_accessible, assert_no_problems, brows
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-SHELL_CACHE = "filedrop-shell-v1"
+SHELL_CACHE = "filedrop-shell-v2"
 INSECURE_HOST = "filedrop.test"
 SHARE_TARGET = {"action": "/upload.html", "method": "POST", "enctype": "multipart/form-data",
                 "params": {"files": [{"name": "file", "accept": ["*/*"]}]}}
@@ -100,8 +100,9 @@ def test_chromium_finds_the_page_installable(chromium, daemon, tmp_path):
 
 def test_the_shell_lists_every_file_of_the_web_root():
     """Nothing the page loads is left to the network when offline, and nothing else is kept
-    (`/` is index.html; the worker itself and the manifest's PNG icons are not the page's)."""
-    served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file()}
+    (`/` is index.html; the worker itself and the manifest's PNG icons are not the page's; the
+    catalogues are kept one language at a time, as the page uses them)."""
+    served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file() and not path.name.startswith("i18n-")}
     assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png"} | {"/"}
 
 
@@ -115,7 +116,8 @@ def test_the_worker_controls_the_page_and_keeps_the_shell_only(page, daemon):
                   ".map((url) => fetch(url).then((response) => response.arrayBuffer())))")
     kept = cached_paths(page)
     assert kept["names"] == [SHELL_CACHE]
-    assert sorted(kept["paths"]) == sorted(service_worker_shell())
+    # Besides the shell, only the catalogue of the page's language (the other four never load).
+    assert sorted(kept["paths"]) == sorted(service_worker_shell() + ["/i18n-en.json"])
     assert not [path for path in kept["paths"] if path.startswith("/files") or "config.json" in path or "?" in path]
     assert page.evaluate("() => document.getElementById('install-note').hidden")
     assert_no_problems(page)
@@ -132,6 +134,8 @@ def test_the_shell_opens_offline(page, daemon_factory):
         page.reload()
         expect(page.locator("#dropzone")).to_be_visible()
         expect(page.locator("#title")).to_have_text("filedrop")
+        # The words the script writes come from the kept catalogue (the folder files go into).
+        expect(page.locator("#destination-folder")).to_have_text("All files")
         assert page.evaluate("() => navigator.serviceWorker.controller !== null")
     finally:
         page.context.set_offline(False)
