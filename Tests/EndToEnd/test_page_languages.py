@@ -88,6 +88,7 @@ def test_switch_changes_the_page_and_the_listing_and_survives_a_reload(browser_p
     expect(page.locator("html")).to_have_attribute("lang", "de")
     expect(page.locator("th").nth(1)).to_have_text("Größe")
     assert page.url == daemon.url + "/files/"
+    assert_accessible(page)
     page.goto(daemon.url + "/")
     expect(page.locator("#files-heading")).to_have_text("Geteilte Dateien")
     assert_no_problems(page)
