@@ -30,7 +30,7 @@ function send(entries) {
 /** "Files go into All files / holiday": the folder on screen is where files go. */
 function showDestination(folder) {
   const names = folder.split('/').filter(Boolean);
-  $('destination-folder').textContent = [t('page.allFiles'), ...names].join(' / ');
+  $('destination-folder').textContent = [t('files.root'), ...names].join(' / ');
 }
 
 // ---------------------------------------------------------------------------------------------

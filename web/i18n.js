@@ -1,30 +1,28 @@
-// The page's words in the language the server chose for it (the `lang` of <html>, from the
-// filedrop-lang cookie or Accept-Language): that language's catalogue only, i18n-<code>.json,
-// which index.html preloads. The other strings of the page are already in it, written by the
-// server. The top-level await holds back every module that imports this one until the
-// catalogue is in, so their strings can be looked up anywhere, even at module level.
+// The page's words in the language the server chose for it (from the filedrop-lang cookie or
+// Accept-Language). The server wrote the page in that language, and put the strings this
+// script writes into it as well (#page-strings, a JSON block from web/i18n-<code>.json): one
+// language's words only, no second request, and they are there offline with the page.
 //
 // Plurals are `key.one` / `key.other` picked by Intl.PluralRules (Chinese has only "other");
 // numbers are written by the language's Intl.NumberFormat; units stay binary (KiB, MiB).
 
 export const language = document.documentElement.lang || 'en';
-const code = language.split('-')[0];
 
 const pluralRules = new Intl.PluralRules(language);
 // No grouping: sizes and counts read as the server's pages write them ("1023 bytes").
 export const numberFormat = new Intl.NumberFormat(language, { useGrouping: false });
 
-async function loadCatalogue() {
+function pageStrings() {
   try {
-    const response = await fetch(`i18n-${code}.json`, { credentials: 'same-origin' });
-    if (response.ok) return await response.json();
+    const parsed = JSON.parse(document.getElementById('page-strings').textContent);
+    if (parsed && typeof parsed === 'object') return parsed;
   } catch {
-    // Offline and not cached: the keys stand in for the words; sending still works.
+    // A page without its strings (a web root without catalogues): the keys stand in.
   }
   return {};
 }
 
-const strings = await loadCatalogue();
+const strings = pageStrings();
 
 function fill(template, values) {
   return template.replace(/\{(\w+)\}/g, (mark, name) => (name in values ? String(values[name]) : mark));

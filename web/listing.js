@@ -143,7 +143,7 @@ function renderBreadcrumb(folder, listingPath) {
   const pathNames = typeof listingPath === 'string' ? listingPath.split('/').filter(Boolean) : [];
   const names = pathNames.length === urlSegments.length ? pathNames : decodedSegments(folder);
 
-  const crumbs = [{ label: t('page.allFiles'), url: ROOT_LISTING_URL }];
+  const crumbs = [{ label: t('files.root'), url: ROOT_LISTING_URL }];
   let url = ROOT_LISTING_URL;
   urlSegments.forEach((segment, index) => {
     url = `${url}${segment}/`;

@@ -17,23 +17,12 @@ const SHELL = [
   '/manifest.webmanifest', '/icon.svg',
 ];
 const SHELL_PATHS = new Set(SHELL);
-// The catalogue of the page's language (i18n-de.json) is shell too, kept as the page fetches it:
-// only the languages this browser used are stored.
-const CATALOGUE = /^\/i18n-[a-z]+\.json$/;
 // The same page under its other name, kept once.
 const INDEX = '/index.html';
 
 self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL).then(() => addCatalogue(cache)))
-    .then(() => self.skipWaiting()));
+  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(SHELL)).then(() => self.skipWaiting()));
 });
-
-/** The catalogue the kept page preloads (the server wrote its language into it). */
-async function addCatalogue(cache) {
-  const page = await cache.match('/');
-  const name = page && /href="(i18n-[a-z]+\.json)"/.exec(await page.text());
-  if (name) await cache.add(`/${name[1]}`);
-}
 
 self.addEventListener('activate', (event) => {
   event.waitUntil(caches.keys()
@@ -47,7 +36,7 @@ self.addEventListener('fetch', (event) => {
   // Only GETs of the shell itself; a query (`?zip`, a listing's) means it is not the shell.
   if (request.method !== 'GET' || url.origin !== location.origin || url.search) return;
   const path = url.pathname === INDEX ? '/' : url.pathname;
-  if (SHELL_PATHS.has(path) || CATALOGUE.test(path)) event.respondWith(fromNetworkThenCache(request, path));
+  if (SHELL_PATHS.has(path)) event.respondWith(fromNetworkThenCache(request, path));
 });
 
 async function fromNetworkThenCache(request, path) {

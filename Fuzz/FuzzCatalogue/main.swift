@@ -20,7 +20,7 @@ public func fuzzCatalogue(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         precondition(parse(Array(written.utf8)) == .success(members), "written out, the catalogue read differently")
     }
     let languages = PageLanguages { name in
-        name == "index.html" ? Array("<html lang=\"{{@lang}}\">{{page.tagline}}{{@switch}}".utf8) : bytes
+        name == "index.html" ? Array("<html lang=\"{{@lang}}\">{{page.tagline}}{{@switch}}{{@strings}}".utf8) : bytes
     }
     for language in PageLanguage.allCases {
         _ = languages.text(language).plural("report.saved", count: 2)

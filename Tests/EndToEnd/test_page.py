@@ -234,8 +234,7 @@ SCREENSHOT_SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width":
 # The phone is a touch device: the page words its drop zone for tapping there.
 SCREENSHOT_DEVICE = {"phone": {"has_touch": True, "is_mobile": True}, "desktop": {}}
 # A first visit in a secure context: the page shell the service worker keeps (its SHELL list:
-# the page, every module, the styles, the manifest and the icon), the worker itself, and the
-# catalogue of the page's language.
+# the page, every module, the styles, the manifest and the icon) and the worker itself.
 MAX_GZIPPED_PAGE_BYTES = 40 * 1024
 
 
@@ -274,8 +273,7 @@ def test_screenshots_phone_and_desktop_light_and_dark(chromium, daemon_factory, 
 
 def test_page_weighs_under_40_kib_gzipped(daemon):
     total = 0
-    # An English visitor's first load: the shell, the worker, and English's catalogue alone.
-    assets = service_worker_shell() + ["/sw.js", "/i18n-en.json"]
+    assets = service_worker_shell() + ["/sw.js"]
     assert {"/", "/app.js", "/style.css", "/manifest.webmanifest", "/sw.js"} <= set(assets), assets
     for path in assets:
         response = fetch(daemon.url + path, headers={"Accept-Encoding": "gzip"})

@@ -1,5 +1,5 @@
 """The page in five languages (issue 19): Accept-Language picks English, 简体中文, Deutsch, Español
-or Français, the page loads only that language's catalogue, the main flow (open, upload, see it
+or Français, the page carries that language's strings only (and fetches no catalogue), the main flow (open, upload, see it
 saved, see it listed) runs in German and Chinese, the language switch changes the page and the
 server's listing and survives a reload, and the no-script form and its result page follow the
 language too. Every language visited passes axe and logs no console error."""
@@ -9,13 +9,14 @@ import pytest
 from page_support import UPLOAD_TIMEOUT_MS, assert_accessible, assert_no_problems, browser_page, expect, open_page  # noqa: F401 (fixture)
 from tls_support import file_sha256
 
-# What a browser set to each locale is shown: <html lang>, the drop zone's title, the catalogue.
+# What a browser set to each locale is shown: <html lang>, the drop zone's title (the server
+# wrote it), and a state name the script writes from the page's strings.
 LANGUAGES = {
-    "en-US": ("en", "Drop files or folders here", "i18n-en.json"),
-    "zh-CN": ("zh-Hans", "把文件或文件夹拖到这里", "i18n-zh.json"),
-    "de-AT": ("de", "Dateien oder Ordner hierher ziehen", "i18n-de.json"),
-    "es-MX": ("es", "Suelta aquí archivos o carpetas", "i18n-es.json"),
-    "fr-CA": ("fr", "Déposez des fichiers ou des dossiers ici", "i18n-fr.json"),
+    "en-US": ("en", "Drop files or folders here", "Cancelled"),
+    "zh-CN": ("zh-Hans", "把文件或文件夹拖到这里", "已取消"),
+    "de-AT": ("de", "Dateien oder Ordner hierher ziehen", "Abgebrochen"),
+    "es-MX": ("es", "Suelta aquí archivos o carpetas", "Cancelada"),
+    "fr-CA": ("fr", "Déposez des fichiers ou des dossiers ici", "Annulé"),
 }
 
 # The main flow's words: the row's state, the overall line, the list's summary.
@@ -26,20 +27,23 @@ FLOW = {
 
 
 @pytest.mark.parametrize("locale", sorted(LANGUAGES))
-def test_accept_language_picks_the_language_and_loads_only_its_catalogue(browser_page, daemon, locale):
-    lang, drop_title, catalogue = LANGUAGES[locale]
+def test_accept_language_picks_the_language_and_the_page_carries_only_its_strings(browser_page, daemon, locale):
+    lang, drop_title, cancelled = LANGUAGES[locale]
     page = browser_page("desktop", locale=locale)
     catalogues = []
-    page.on("request", lambda request: catalogues.append(request.url.rsplit("/", 1)[-1])
-            if "/i18n-" in request.url else None)
+    page.on("request", lambda request: catalogues.append(request.url) if "/i18n-" in request.url else None)
     open_page(page, daemon)
     expect(page.locator("html")).to_have_attribute("lang", lang)
     expect(page.locator("html")).to_have_attribute("dir", "ltr")
     expect(page.locator("#dropzone-title")).to_have_text(drop_title)
     # The switch names the current language, in that language.
     expect(page.locator('.language-switch a[aria-current="true"]')).to_have_attribute("lang", lang)
+    strings = page.evaluate("() => JSON.parse(document.getElementById('page-strings').textContent)")
+    assert strings["queue.cancelled"] == cancelled
+    others = [state for other, (_, _, state) in LANGUAGES.items() if other != locale]
+    assert not [value for value in strings.values() if value in others]
     page.wait_for_load_state("networkidle")
-    assert catalogues == [catalogue]
+    assert catalogues == []
     assert_accessible(page)
     assert_no_problems(page)
 

@@ -100,8 +100,8 @@ def test_chromium_finds_the_page_installable(chromium, daemon, tmp_path):
 
 def test_the_shell_lists_every_file_of_the_web_root():
     """Nothing the page loads is left to the network when offline, and nothing else is kept
-    (`/` is index.html; the worker itself and the manifest's PNG icons are not the page's; the
-    catalogues are kept one language at a time, as the page uses them)."""
+    (`/` is index.html, with its language's strings in it; the worker itself, the manifest's PNG
+    icons and the catalogues the server reads are not the page's)."""
     served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file() and not path.name.startswith("i18n-")}
     assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png"} | {"/"}
 
@@ -116,8 +116,7 @@ def test_the_worker_controls_the_page_and_keeps_the_shell_only(page, daemon):
                   ".map((url) => fetch(url).then((response) => response.arrayBuffer())))")
     kept = cached_paths(page)
     assert kept["names"] == [SHELL_CACHE]
-    # Besides the shell, only the catalogue of the page's language (the other four never load).
-    assert sorted(kept["paths"]) == sorted(service_worker_shell() + ["/i18n-en.json"])
+    assert sorted(kept["paths"]) == sorted(service_worker_shell())
     assert not [path for path in kept["paths"] if path.startswith("/files") or "config.json" in path or "?" in path]
     assert page.evaluate("() => document.getElementById('install-note').hidden")
     assert_no_problems(page)
@@ -134,7 +133,7 @@ def test_the_shell_opens_offline(page, daemon_factory):
         page.reload()
         expect(page.locator("#dropzone")).to_be_visible()
         expect(page.locator("#title")).to_have_text("filedrop")
-        # The words the script writes come from the kept catalogue (the folder files go into).
+        # The words the script writes are in the kept page (the folder files go into).
         expect(page.locator("#destination-folder")).to_have_text("All files")
         assert page.evaluate("() => navigator.serviceWorker.controller !== null")
     finally:

@@ -51,14 +51,23 @@ import Testing
         }
     }
 
+    /// Each language's page: its tag, no mark left, and its script's strings in it, those of
+    /// this language only and none the server writes itself.
     @Test func theWebRootLoadsWithoutProblems() throws {
         let languages = PageLanguages(reading: Self.read)
         #expect(languages.problems.isEmpty)
         for language in PageLanguage.allCases {
             let page = String(decoding: try #require(languages.indexPage(language)).body, as: UTF8.self)
             #expect(page.contains("<html lang=\"\(language.tag)\" dir=\"ltr\">"))
-            #expect(page.contains("i18n-\(language.rawValue).json"))
             #expect(!page.contains("{{"))
+            let start = try #require(page.firstRange(of: "<script type=\"application/json\" id=\"page-strings\">"))
+            let end = try #require(page[start.upperBound...].firstRange(of: "</script>"))
+            let strings = try FlatJSONObject.parse(Array(page[start.upperBound..<end.lowerBound].utf8))
+            let catalogue = try Self.catalogue(language)
+            #expect(strings["queue.done"] == catalogue["queue.done"])
+            #expect(strings.keys.allSatisfy { key in !PageText.serverPrefixes.contains { key.hasPrefix($0) } })
+            #expect(strings.allSatisfy { catalogue[$0.key] == $0.value })
+            #expect(strings.count > 60)
         }
     }
 }

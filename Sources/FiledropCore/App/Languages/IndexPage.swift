@@ -1,8 +1,10 @@
 /// The upload page (`index.html`) in one language, rendered once per load from the web root's
 /// template, so the page reads right before its script runs and without script at all (the
 /// no-JS form is the same page). The template's `{{key}}` marks are catalogue keys, escaped as
-/// text; `{{@lang}}`, `{{@dir}}` and `{{@catalogue}}` are the language's tag, direction and
-/// catalogue file (which the script preloads and fetches), `{{@switch}}` the language switch.
+/// text; `{{@lang}}` and `{{@dir}}` are the language's tag and direction, `{{@switch}}` the
+/// language switch, and `{{@strings}}` the strings the page's script writes, as JSON in the
+/// page itself: no second request, nothing to cache apart for offline use, and no other
+/// language's words on the wire.
 struct IndexPage: Sendable {
     static let templateName = "index.html"
 
@@ -48,7 +50,7 @@ struct IndexPage: Sendable {
         switch key {
         case "@lang": text.language.tag
         case "@dir": text.language.direction
-        case "@catalogue": text.language.catalogueFileName
+        case "@strings": text.scriptStrings
         case "@switch": text.languageSwitch
         default: text.html(key, markup: markup)
         }

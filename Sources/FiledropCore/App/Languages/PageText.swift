@@ -79,6 +79,36 @@ public struct PageText: Sendable {
         return result + rest
     }
 
+    /// The catalogue groups only the server writes (the page's own markup, the listing, the
+    /// result and error pages); every other key is for the page's script.
+    static let serverPrefixes = ["page.", "listing.", "report.", "error.", "status.", "language.", "number."]
+
+    /// The strings the page's script looks up, as one JSON object: this language's, and
+    /// English's for a key it lacks (not a plural form it has none of, as Chinese's "one").
+    /// `<` is escaped so the object can sit in a `<script type="application/json">` block.
+    public var scriptStrings: String {
+        let keys = Set(english.keys).union(strings.keys).filter { key in !Self.serverPrefixes.contains { key.hasPrefix($0) } }
+        let members = keys.sorted().compactMap { key -> String? in
+            let text: String
+            if let own = strings[key] {
+                text = own
+            } else if let fallback = english[key], !hasOtherPluralForm(of: key) {
+                text = fallback
+            } else {
+                return nil
+            }
+            return "\"\(key.jsonEscaped)\":\"\(text.jsonEscaped)\""
+        }
+        return String(("{" + members.joined(separator: ",") + "}").flatMap { $0 == "<" ? Array("\\u003c") : [$0] })
+    }
+
+    /// `report.saved.one` when this language has `report.saved.other` but no "one".
+    private func hasOtherPluralForm(of key: String) -> Bool {
+        guard key.hasSuffix(".one") || key.hasSuffix(".other"), !strings.isEmpty else { return false }
+        let base = key.hasSuffix(".one") ? key.dropLast(4) : key.dropLast(6)
+        return strings[base + ".other"] != nil || strings[base + ".one"] != nil
+    }
+
     /// The language switch as a list of links (`?lang=de`), each name in its own language;
     /// the server answers such a link by setting the cookie (`LanguageSwitch`).
     public var languageSwitch: String {
