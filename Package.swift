@@ -95,6 +95,7 @@ if fuzzing {
     targets.append(.executableTarget(name: "FuzzMultipart", dependencies: ["FiledropCore"], path: "Fuzz/FuzzMultipart"))
     targets.append(.executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropCore"], path: "Fuzz/FuzzConfigFile"))
     targets.append(.executableTarget(name: "FuzzRequestText", dependencies: ["FiledropCore"], path: "Fuzz/FuzzRequestText"))
+    targets.append(.executableTarget(name: "FuzzCatalogue", dependencies: ["FiledropCore"], path: "Fuzz/FuzzCatalogue"))
 }
 
 let package = Package(

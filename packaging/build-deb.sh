@@ -48,7 +48,7 @@ for program in usr/bin/filedrop usr/libexec/filedrop/filedrop-client; do
     strip --strip-unneeded --remove-section=.comment --remove-section=.note "$STAGE/$program"
 done
 # The page: the files a browser loads from web/ (no build step, no external assets).
-(cd web && find . -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.svg' -o -name '*.ico' -o -name '*.png' -o -name '*.webmanifest' \) -print0) |
+(cd web && find . -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.svg' -o -name '*.ico' -o -name '*.png' -o -name '*.webmanifest' -o -name 'i18n-*.json' \) -print0) |
     while IFS= read -r -d '' file; do
         install -D -m 0644 "web/$file" "$STAGE/usr/share/filedrop/web/$file"
     done

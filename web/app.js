@@ -17,6 +17,7 @@ import { startFileOps } from './file-ops.js';
 import { noteOwnUpload } from './arrivals.js';
 import { showUnfinished, claimUnfinished } from './unfinished.js';
 import { formatBytes } from './format.js';
+import { t, tParts } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -31,7 +32,7 @@ function send(entries) {
 /** "Files go into All files / holiday": the folder on screen is where files go. */
 function showDestination(folder) {
   const names = folder.split('/').filter(Boolean);
-  $('destination-folder').textContent = ['All files', ...names].join(' / ');
+  $('destination-folder').textContent = [t('files.root'), ...names].join(' / ');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -68,17 +69,16 @@ async function updateWakeLock() {
 function followMode() {
   $('title').textContent = config.title;
   document.title = config.title;
-  $('limit-note').textContent = config.maxUploadSize ? `Up to ${formatBytes(config.maxUploadSize)} per file` : '';
+  $('limit-note').textContent = config.maxUploadSize ? t('app.limit', { size: formatBytes(config.maxUploadSize) }) : '';
   if (!takesUploads()) {
     $('send').hidden = true;
     $('queue').hidden = true;
-    $('tagline').textContent = 'Files shared from this computer. This server is read-only: nothing can be sent to it.';
+    $('tagline').textContent = t('app.readOnly');
   }
   if (!listsFiles()) {
     // A drop box: only its owner sees the files, so visitors get one sentence and no polling.
     for (const id of ['breadcrumb', 'listing-tools', 'file-list', 'zip-link', 'destination']) $(id).hidden = true;
-    $('files-status').textContent = 'Listing needs a password: this is a drop box, so what you send is kept for '
-      + 'its owner, and only the owner can see the files.';
+    $('files-status').textContent = t('app.dropBox');
   }
   if (config.access === 'private') $('sign-out').hidden = false;
 }
@@ -114,11 +114,11 @@ function showPhoneAddress() {
   $('copy-url').addEventListener('click', async () => {
     try {
       await navigator.clipboard.writeText(url);
-      $('copy-status').textContent = 'Copied.';
+      $('copy-status').textContent = t('app.copied');
     } catch {
       // No clipboard outside a secure context: select the text for the person to copy.
       getSelection().selectAllChildren($('phone-url'));
-      $('copy-status').textContent = 'Selected: copy it with the menu or the keyboard.';
+      $('copy-status').textContent = t('app.selected');
     }
   });
 }
@@ -136,14 +136,14 @@ function showConnectionNote() {
     const fingerprint = document.createElement('span');
     fingerprint.className = 'fingerprint';
     fingerprint.textContent = https.fingerprint;
-    note.replaceChildren('Secure connection · certificate fingerprint ', fingerprint, ' · ', link);
+    note.replaceChildren(...tParts('app.secureConnection', { fingerprint, link }));
     link.href = 'trust';
-    link.textContent = 'How to trust this server';
+    link.textContent = t('app.howToTrust');
   } else {
     if (typeof https.url !== 'string' || !https.url.startsWith('https://')) return;
-    note.replaceChildren('This connection is not encrypted: others on the network can see the files. ', link);
+    note.replaceChildren(...tParts('app.notEncrypted', { link }));
     link.href = https.url;
-    link.textContent = 'Open this page over HTTPS';
+    link.textContent = t('app.openOverHTTPS');
   }
   note.hidden = false;
 }
@@ -164,10 +164,10 @@ function setUpInstall() {
   if (config.https) {
     const link = document.createElement('a');
     link.href = 'trust';
-    link.textContent = 'how to set it up';
-    note.replaceChildren('Installing this page as an app needs HTTPS (', link, ').');
+    link.textContent = t('app.installHowTo');
+    note.replaceChildren(...tParts('app.installNeedsHTTPSLink', { link }));
   } else {
-    note.textContent = 'Installing this page as an app needs HTTPS.';
+    note.textContent = t('app.installNeedsHTTPS');
   }
   note.hidden = false;
 }

@@ -10,11 +10,7 @@
 // Files this page sent itself are not news to the person who sent them: they are announced
 // as "uploaded" by the queue, and left out here.
 
-/** Every string this module shows, in one place (the i18n catalogues take them from here). */
-export const TEXT = {
-  one: (name) => `New file: ${name}`,
-  many: (count, names) => `${count} new files: ${names}`,
-};
+import { t, numberFormat } from './i18n.js';
 
 const MAX_NAMES = 3;
 /** Names this page uploaded, until a listing has shown them. */
@@ -35,5 +31,6 @@ export function noticeArrivals(added) {
   const names = news.slice(0, MAX_NAMES).map((entry) => entry.name).join(', ') + (news.length > MAX_NAMES ? ', …' : '');
   // A polite live region (role=status) that is always in the page: screen readers say it
   // once, without interrupting, and it stays visible until the next arrival.
-  $('new-files').textContent = news.length === 1 ? TEXT.one(news[0].name) : TEXT.many(news.length, names);
+  $('new-files').textContent = news.length === 1 ? t('arrivals.single', { name: news[0].name })
+    : t('arrivals.several', { count: numberFormat.format(news.length), names });
 }

@@ -2,6 +2,7 @@
 // and images, and text (pasted or typed), which is sent as a .txt file whose name can be changed.
 
 import { announce } from './announce.js';
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -51,7 +52,7 @@ async function entriesFromDrop(dataTransfer) {
     try {
       await walkEntry(root, out);
     } catch {
-      announce(`Could not read ${root.name}.`);
+      announce(t('collect.unreadable', { name: root.name }));
     }
   }
   return out;
@@ -68,25 +69,25 @@ function timestamp(date = new Date()) {
 function namedPaste(file) {
   if (!/^image\.\w+$/.test(file.name)) return file;
   const extension = file.name.slice(file.name.lastIndexOf('.'));
-  return new File([file], `Pasted image ${timestamp()}${extension}`, { type: file.type, lastModified: file.lastModified });
+  return new File([file], `${t('collect.pastedImage', { time: timestamp() })}${extension}`, { type: file.type, lastModified: file.lastModified });
 }
 
 function openTextNote(text) {
   $('text-note').open = true;
   if (text) $('text-body').value = text;
-  if (!$('text-name').value) $('text-name').value = `Note ${timestamp()}.txt`;
+  if (!$('text-name').value) $('text-name').value = `${t('collect.note', { time: timestamp() })}.txt`;
   $('text-body').focus();
 }
 
 function setUpTextNote(send) {
   $('text-note').addEventListener('toggle', () => {
-    if ($('text-note').open && !$('text-name').value) $('text-name').value = `Note ${timestamp()}.txt`;
+    if ($('text-note').open && !$('text-name').value) $('text-name').value = `${t('collect.note', { time: timestamp() })}.txt`;
   });
   // A button, not a submit button: the no-script form's tests (and people) find one submit.
   const submit = () => {
     if (!$('text-form').reportValidity()) return;
     const text = $('text-body').value;
-    let name = $('text-name').value.trim() || `Note ${timestamp()}.txt`;
+    let name = $('text-name').value.trim() || `${t('collect.note', { time: timestamp() })}.txt`;
     if (!/\.[^./]+$/.test(name)) name += '.txt';
     send([{ file: new File([text], name, { type: 'text/plain' }), relativePath: '' }]);
     $('text-body').value = '';
@@ -124,9 +125,9 @@ export function setUpPickers(send) {
   });
   if (isTouchOnly) {
     // The visible words are the drop zone's accessible name (WCAG 2.5.3): change them, not a label.
-    $('dropzone-title').textContent = 'Choose files to send';
+    $('dropzone-title').textContent = t('collect.touchTitle');
     $('dropzone-action').hidden = true;
-    $('dropzone-hint').textContent = 'Photos, videos or any other file.';
+    $('dropzone-hint').textContent = t('collect.touchHint');
   }
 
   if ('webkitdirectory' in folderInput && !isTouchOnly) {

@@ -7,29 +7,7 @@
 import { config, takesUploads } from './config.js';
 import { currentFolder, decorateEntries, holdRendering, onFolderChange, onListingRendered, refreshListing } from './listing.js';
 import { announce } from './announce.js';
-
-const TEXT = {
-  select: (name) => `Select ${name}`,
-  rename: 'Rename',
-  renameNamed: (name) => `Rename ${name}`,
-  newName: (name) => `New name for ${name}`,
-  save: 'Save',
-  cancel: 'Cancel',
-  delete: 'Delete',
-  deleteNamed: (name) => `Delete ${name}`,
-  confirmFile: (name) => `Delete ${name}?`,
-  confirmFolder: (name) => `Delete the folder ${name}? Only an empty folder can be deleted.`,
-  confirm: 'Yes, delete',
-  deleted: (name) => `${name} deleted.`,
-  renamed: (from, to) => `${from} renamed to ${to}.`,
-  newFolder: 'New folder',
-  folderName: 'Folder name',
-  create: 'Create',
-  created: (name) => `Folder ${name} made.`,
-  zipSelected: (count) => `Download ${count} selected as ZIP`,
-  failed: (status) => `That did not work (error ${status}).`,
-  offline: 'That did not work: the connection was lost.',
-};
+import { t } from './i18n.js';
 
 const $ = (id) => document.getElementById(id);
 const canDelete = () => config.allowDelete && !config.readOnly;
@@ -60,9 +38,9 @@ async function send(url, method, headers = {}) {
     if (response.ok) return null;
     let reply = null;
     try { reply = await response.json(); } catch { reply = null; }
-    return reply && typeof reply.error === 'string' ? reply.error : TEXT.failed(response.status);
+    return reply && typeof reply.error === 'string' ? reply.error : t('ops.failed', { status: response.status });
   } catch {
-    return TEXT.offline;
+    return t('ops.offline');
   }
 }
 
@@ -84,7 +62,7 @@ function decorate(li, entry) {
   box.type = 'checkbox';
   box.className = 'entry-select';
   box.checked = selected.has(entry.name);
-  box.setAttribute('aria-label', TEXT.select(entry.name));
+  box.setAttribute('aria-label', t('ops.select', { name: entry.name }));
   box.addEventListener('change', () => {
     if (box.checked) selected.add(entry.name); else selected.delete(entry.name);
     updateZipSelected();
@@ -94,15 +72,15 @@ function decorate(li, entry) {
   const actions = document.createElement('span');
   actions.className = 'entry-actions';
   if (canRename()) {
-    const rename = button(TEXT.rename, 'ghost', () => startRename(li, entry));
+    const rename = button(t('ops.rename'), 'ghost', () => startRename(li, entry));
     rename.classList.add('op-rename');
-    rename.setAttribute('aria-label', TEXT.renameNamed(entry.name));
+    rename.setAttribute('aria-label', t('ops.renameNamed', { name: entry.name }));
     actions.append(rename);
   }
   if (canDelete()) {
-    const remove = button(TEXT.delete, 'ghost', () => confirmDelete(li, entry, actions));
+    const remove = button(t('ops.delete'), 'ghost', () => confirmDelete(li, entry, actions));
     remove.classList.add('op-delete');
-    remove.setAttribute('aria-label', TEXT.deleteNamed(entry.name));
+    remove.setAttribute('aria-label', t('ops.deleteNamed', { name: entry.name }));
     actions.append(remove);
   }
   li.append(actions);
@@ -118,14 +96,14 @@ function startRename(li, entry) {
   input.value = entry.name;
   input.autocomplete = 'off';
   input.spellcheck = false;
-  input.setAttribute('aria-label', TEXT.newName(entry.name));
+  input.setAttribute('aria-label', t('ops.newName', { name: entry.name }));
   const error = alertLine();
   const cancel = () => {
     li.replaceChildren(...kept);
     holdRendering(false);
     (row(entry.name)?.querySelector('.op-rename') || $('files-heading')).focus();
   };
-  form.append(input, button(TEXT.save, 'primary'), button(TEXT.cancel, 'ghost', cancel), error);
+  form.append(input, button(t('ops.save'), 'primary'), button(t('ops.cancel'), 'ghost', cancel), error);
   form.querySelector('.primary').type = 'submit';
   form.addEventListener('keydown', (event) => { if (event.key === 'Escape') { event.preventDefault(); cancel(); } });
   form.addEventListener('submit', async (event) => {
@@ -140,7 +118,7 @@ function startRename(li, entry) {
       return;
     }
     selected.delete(entry.name);
-    announce(TEXT.renamed(entry.name, name));
+    announce(t('ops.renamed', { from: entry.name, to: name }));
     await refreshAndFocus(name);
   });
   li.replaceChildren(kept.find((child) => child.classList.contains('entry-icon') || child.tagName === 'IMG') || '', form);
@@ -156,7 +134,7 @@ function confirmDelete(li, entry, actions) {
   const kept = [...actions.children];
   const question = document.createElement('span');
   question.className = 'op-question';
-  question.textContent = entry.type === 'directory' ? TEXT.confirmFolder(entry.name) : TEXT.confirmFile(entry.name);
+  question.textContent = entry.type === 'directory' ? t('ops.confirmFolder', { name: entry.name }) : t('ops.confirmFile', { name: entry.name });
   const error = alertLine();
   const cancel = () => {
     actions.replaceChildren(...kept);
@@ -165,8 +143,8 @@ function confirmDelete(li, entry, actions) {
     holdRendering(false);
     (row(entry.name)?.querySelector('.op-delete') || $('files-heading')).focus();
   };
-  const no = button(TEXT.cancel, 'ghost', cancel);
-  const yes = button(TEXT.confirm, 'danger', async () => {
+  const no = button(t('ops.cancel'), 'ghost', cancel);
+  const yes = button(t('ops.confirm'), 'danger', async () => {
     const refusal = await send(entry.url, 'DELETE');
     if (refusal) {
       error.textContent = refusal;
@@ -177,7 +155,7 @@ function confirmDelete(li, entry, actions) {
     const index = list.indexOf(li);
     const neighbour = list[index + 1] || list[index - 1];
     selected.delete(entry.name);
-    announce(TEXT.deleted(entry.name));
+    announce(t('ops.deleted', { name: entry.name }));
     await refreshAndFocus(neighbour ? neighbour.dataset.name : null);
   });
   actions.classList.add('entry-confirm');
@@ -194,11 +172,11 @@ function updateZipSelected() {
   if (selected.size === 0) return;
   const query = [...selected].sort().map((name) => `select=${encodeURIComponent(name)}`).join('&');
   link.href = `${currentFolder()}?zip&${query}`;
-  link.textContent = TEXT.zipSelected(selected.size);
+  link.textContent = t('ops.zipSelected', { count: selected.size });
 }
 
 function setUpNewFolder() {
-  const open = button(TEXT.newFolder, 'ghost');
+  const open = button(t('ops.newFolder'), 'ghost');
   open.id = 'new-folder';
   $('zip-selected').after(open);
   const form = document.createElement('form');
@@ -210,16 +188,16 @@ function setUpNewFolder() {
   input.type = 'text';
   input.autocomplete = 'off';
   input.spellcheck = false;
-  label.append(TEXT.folderName, ' ', input);
+  label.append(t('ops.folderName'), ' ', input);
   const error = alertLine();
   const close = () => {
     form.hidden = true;
     error.textContent = '';
     open.focus();
   };
-  const create = button(TEXT.create, 'primary');
+  const create = button(t('ops.create'), 'primary');
   create.type = 'submit';
-  form.append(label, create, button(TEXT.cancel, 'ghost', close), error);
+  form.append(label, create, button(t('ops.cancel'), 'ghost', close), error);
   $('breadcrumb').after(form);
   open.addEventListener('click', () => {
     form.hidden = false;
@@ -239,7 +217,7 @@ function setUpNewFolder() {
     }
     form.hidden = true;
     error.textContent = '';
-    announce(TEXT.created(name));
+    announce(t('ops.created', { name }));
     await refreshAndFocus(name);
   });
 }

@@ -6,8 +6,9 @@
 // Every name reaches the page through textContent or DOM properties, never innerHTML; links
 // use the server's `url` fields as given.
 
-import { formatBytes, formatTime, plural } from './format.js';
+import { formatBytes, formatTime } from './format.js';
 import { noticeArrivals } from './arrivals.js';
+import { t, tn } from './i18n.js';
 
 export const ROOT_LISTING_URL = new URL('files/', document.baseURI).pathname;
 const POLL_INTERVAL_MS = 5000;
@@ -121,13 +122,13 @@ export async function refreshListing() {
         return;
       }
       const reply = parseJSON(text);
-      showListingStatus(reply && reply.error ? reply.error : `The list could not be loaded (error ${response.status}).`);
+      showListingStatus(reply && reply.error ? reply.error : t('files.loadFailed', { status: response.status }));
       return;
     }
     if (text === lastListingText) return;
     const parsed = parseJSON(text);
     if (!parsed || !Array.isArray(parsed.entries)) {
-      showListingStatus('The list could not be read.');
+      showListingStatus(t('files.unreadable'));
       return;
     }
     lastListingText = text;
@@ -138,7 +139,7 @@ export async function refreshListing() {
     renderListing();
     if (before) noticeArrivals(listing.entries.filter((entry) => !before.has(entry.name)));
   } catch (error) {
-    if (error.name !== 'AbortError') showListingStatus('The list could not be loaded: connection lost.');
+    if (error.name !== 'AbortError') showListingStatus(t('files.connectionLost'));
   } finally {
     if (listingRequest === controller) listingRequest = null;
   }
@@ -169,7 +170,7 @@ function renderBreadcrumb(folder, listingPath) {
   const pathNames = typeof listingPath === 'string' ? listingPath.split('/').filter(Boolean) : [];
   const names = pathNames.length === urlSegments.length ? pathNames : decodedSegments(folder);
 
-  const crumbs = [{ label: 'All files', url: ROOT_LISTING_URL }];
+  const crumbs = [{ label: t('files.root'), url: ROOT_LISTING_URL }];
   let url = ROOT_LISTING_URL;
   urlSegments.forEach((segment, index) => {
     url = `${url}${segment}/`;
@@ -236,8 +237,8 @@ function renderListing() {
 
   $('listing-tools').hidden = entries.length === 0;
   $('files-status').textContent = entries.length === 0
-    ? (folder === ROOT_LISTING_URL ? 'No files yet. Files you send appear here.' : 'This folder is empty.')
-    : (shown.length === 0 ? `Nothing here matches “${$('filter').value.trim()}”.` : '');
+    ? (folder === ROOT_LISTING_URL ? t('files.noFiles') : t('files.emptyFolder'))
+    : (shown.length === 0 ? t('files.noMatch', { filter: $('filter').value.trim() }) : '');
   $('listing-summary').textContent = entries.length === 0 ? '' : summary(entries, shown, filter !== '');
   $('file-list').replaceChildren(...shown.map(renderEntry));
   for (const listener of renderedListeners) listener(entries);
@@ -254,10 +255,10 @@ function summary(entries, shown, filtered) {
   const folders = shown.length - files.length;
   const bytes = files.reduce((sum, entry) => sum + (Number(entry.size) || 0), 0);
   const parts = [];
-  if (folders > 0) parts.push(plural(folders, 'folder', 'folders'));
-  parts.push(`${plural(files.length, 'file', 'files')}, ${formatBytes(bytes)}`);
+  if (folders > 0) parts.push(tn('files.folders', folders));
+  parts.push(t('files.summary', { files: tn('files.files', files.length), size: formatBytes(bytes) }));
   const text = parts.join(', ');
-  return filtered ? `${text} (${shown.length} of ${entries.length} shown)` : text;
+  return filtered ? t('files.filtered', { summary: text, shown: shown.length, total: entries.length }) : text;
 }
 
 function renderEntry(entry) {
@@ -279,7 +280,7 @@ function renderEntry(entry) {
   const details = document.createElement('span');
   details.className = 'entry-details';
   if (entry.type === 'directory') {
-    details.textContent = 'Folder';
+    details.textContent = t('files.folder');
   } else {
     const size = document.createElement('span');
     size.textContent = formatBytes(Number(entry.size));

@@ -1,11 +1,13 @@
 // The upload queue on screen: one row per file (name, state, progress, what happened) and the
 // overall line. Texts go in through textContent only.
 
-import { formatBytes, formatDuration, plural } from './format.js';
+import { formatBytes, formatDuration } from './format.js';
 import { announce } from './announce.js';
+import { t, tn } from './i18n.js';
 
 const STATE_LABELS = {
-  queued: 'Waiting', uploading: 'Uploading', done: 'Done', failed: 'Failed', cancelled: 'Cancelled',
+  queued: t('queue.waiting'), uploading: t('queue.uploading'), done: t('queue.done'), failed: t('queue.failed'),
+  cancelled: t('queue.cancelled'),
 };
 
 /** Builds the DOM of one upload row; texts are filled in by renderRow. */
@@ -24,7 +26,7 @@ export function createRow(item, handlers) {
   const bar = document.createElement('progress');
   bar.max = Math.max(item.total, 1);
   bar.value = 0;
-  bar.setAttribute('aria-label', `Upload progress of ${item.displayName}`);
+  bar.setAttribute('aria-label', t('queue.progressOf', { name: item.displayName }));
 
   const foot = document.createElement('div');
   foot.className = 'upload-foot';
@@ -47,14 +49,14 @@ export function createRow(item, handlers) {
     button.type = 'button';
     button.className = `button small ${kind}`;
     button.textContent = label;
-    button.setAttribute('aria-label', `${label} ${item.displayName}`);
+    button.setAttribute('aria-label', t('queue.buttonName', { action: label, name: item.displayName }));
     button.addEventListener('click', () => handler(item));
     return button;
   };
   const buttons = {
-    cancel: makeButton('Cancel', handlers.cancel, 'secondary'),
-    retry: makeButton('Retry', handlers.retry, 'primary'),
-    remove: makeButton('Remove', handlers.remove, 'ghost'),
+    cancel: makeButton(t('queue.cancel'), handlers.cancel, 'secondary'),
+    retry: makeButton(t('queue.retry'), handlers.retry, 'primary'),
+    remove: makeButton(t('queue.remove'), handlers.remove, 'ghost'),
   };
   element.append(head, bar, foot, error);
   return { element, state, bar, meta, actions, error, message, detail, buttons };
@@ -71,16 +73,16 @@ export function renderRow(item) {
 
   const parts = [];
   const speed = item.currentSpeed(now);
-  if (item.state === 'uploading' && item.resuming) parts.push('resuming…');
-  else if (item.state === 'uploading' && item.loaded > 0 && speed === 0) parts.push('waiting for the network…');
+  if (item.state === 'uploading' && item.resuming) parts.push(t('queue.resuming'));
+  else if (item.state === 'uploading' && item.loaded > 0 && speed === 0) parts.push(t('queue.waitingForNetwork'));
   if (item.state === 'uploading') {
-    parts.push(`${formatBytes(item.loaded)} of ${formatBytes(item.total)}`);
+    parts.push(t('queue.sentOf', { sent: formatBytes(item.loaded), total: formatBytes(item.total) }));
     if (speed > 0) {
-      parts.push(`${formatBytes(speed)}/s`);
-      parts.push(`${formatDuration((item.total - item.loaded) / speed)} left`);
+      parts.push(t('queue.speed', { size: formatBytes(speed) }));
+      parts.push(t('queue.left', { time: formatDuration((item.total - item.loaded) / speed) }));
     }
   } else if (item.state === 'done' && item.savedAs) {
-    parts.push(`${formatBytes(item.total)}, saved as ${item.savedAs}`);
+    parts.push(t('queue.savedAs', { size: formatBytes(item.total), name: item.savedAs }));
   } else {
     parts.push(formatBytes(item.total));
   }
@@ -123,19 +125,19 @@ export function renderOverall(queue) {
   bar.max = Math.max(total, 1);
   bar.value = allSettled && sending.length > 0 ? bar.max : loaded;
 
-  const parts = [`${done} of ${plural(counted.length, 'file', 'files')} uploaded`];
-  if (failed > 0) parts.push(`${failed} failed`);
+  const parts = [tn('queue.uploadedOf', counted.length, { done })];
+  if (failed > 0) parts.push(t('queue.failedCount', { count: failed }));
   // Nothing being sent (all failed or cancelled): no "0 bytes of 0 bytes".
-  if (sending.length > 0) parts.push(`${formatBytes(loaded)} of ${formatBytes(total)}`);
+  if (sending.length > 0) parts.push(t('queue.sentOf', { sent: formatBytes(loaded), total: formatBytes(total) }));
   if (!allSettled && speed > 0) {
     const remaining = active.reduce((sum, item) => sum + item.total - item.loaded, 0);
-    parts.push(`${formatBytes(speed)}/s`, `${formatDuration(remaining / speed)} left`);
+    parts.push(t('queue.speed', { size: formatBytes(speed) }), t('queue.left', { time: formatDuration(remaining / speed) }));
   }
   document.getElementById('overall-text').textContent = parts.join(' · ');
   document.getElementById('clear-finished').hidden = !queue.some((item) => item.finished);
 
   if (queueWasBusy && allSettled && counted.length > 1) {
-    announce(failed > 0 ? `Uploads finished: ${done} uploaded, ${failed} failed.` : `All ${done} uploads finished.`);
+    announce(failed > 0 ? t('queue.finishedWithFailures', { done, failed }) : t('queue.allFinished', { count: done }));
   }
   queueWasBusy = !allSettled;
 }

@@ -6,6 +6,7 @@ import { TusUpload, TUS_THRESHOLD, isAborted } from './tus.js';
 import { config } from './config.js';
 import { announce } from './announce.js';
 import { formatBytes, storedNameFromURL } from './format.js';
+import { t } from './i18n.js';
 import { unfinishedUploadOf } from './resume-store.js';
 import { createRow, renderRow, renderOverall, scheduleRender, focusAfterRemoving } from './queue-view.js';
 
@@ -28,15 +29,13 @@ function isRetryable(status) {
 function describeFailure(status, serverSentence) {
   const sentence = typeof serverSentence === 'string' ? serverSentence.trim() : '';
   const plain = {
-    0: 'Connection lost',
-    401: 'A password is needed',
-    409: 'A file with this name already exists',
-    413: config.maxUploadSize
-      ? `Too large: the server accepts at most ${formatBytes(config.maxUploadSize)}`
-      : 'Too large for the server',
-    507: "The server's disk is full",
+    0: t('queue.connectionLost'),
+    401: t('queue.passwordNeeded'),
+    409: t('queue.exists'),
+    413: config.maxUploadSize ? t('queue.tooLargeLimit', { size: formatBytes(config.maxUploadSize) }) : t('queue.tooLarge'),
+    507: t('queue.diskFull'),
   }[status];
-  if (!plain) return { message: sentence || `The server refused the file (error ${status})`, detail: '' };
+  if (!plain) return { message: sentence || t('queue.refused', { status }), detail: '' };
   const same = (a, b) => a.replace(/[.\s]+$/, '').toLowerCase() === b.replace(/[.\s]+$/, '').toLowerCase();
   // A known limit is already in the plain words; the server's sentence would repeat it.
   const repeats = !sentence || same(sentence, plain) || (status === 413 && config.maxUploadSize);
@@ -103,8 +102,8 @@ export function enqueue(entries, folder) {
     if (config.maxUploadSize !== null && file.size > config.maxUploadSize) fail(item, 413, '');
   }
   document.getElementById('queue').hidden = false;
-  announce(entries.length === 1 ? `${entries[0].file.name} added to the uploads.`
-                                 : `${entries.length} files added to the uploads.`);
+  announce(entries.length === 1 ? t('queue.added', { name: entries[0].file.name })
+                                 : t('queue.addedMany', { count: entries.length }));
   pump();
   renderOverall(queue);
   hooks.busyChanged();
@@ -245,7 +244,7 @@ function settle(item, status, text, savedAsURL = null) {
   item.savedAs = savedAs && savedAs.normalize('NFC') !== item.targetPath.normalize('NFC') ? savedAs : '';
   renderRow(item);
   // The file's own message first, then the queue's ("All 3 uploads finished").
-  announce(`${item.displayName} uploaded.`);
+  announce(t('queue.fileUploaded', { name: item.displayName }));
   renderOverall(queue);
   hooks.uploaded(item.savedAs || item.targetPath);
   pump();
@@ -262,7 +261,7 @@ function fail(item, status, serverSentence) {
   item.state = 'failed';
   item.failure = { ...describeFailure(status, serverSentence), retryable: isRetryable(status) };
   renderRow(item);
-  announce(`${item.displayName} failed: ${item.failure.message.replace(/\.$/, '')}.`);
+  announce(t('queue.fileFailed', { name: item.displayName, reason: item.failure.message.replace(/\.$/, '') }));
   renderOverall(queue);
 }
 
@@ -271,7 +270,7 @@ function settleCancel(item) {
   finish(item);
   item.state = 'cancelled';
   renderRow(item);
-  announce(`${item.displayName} cancelled.`);
+  announce(t('queue.fileCancelled', { name: item.displayName }));
   renderOverall(queue);
   pump();
 }
@@ -295,7 +294,7 @@ function cancel(item) {
   } else if (item.state === 'queued') {
     item.state = 'cancelled';
     renderRow(item);
-    announce(`${item.displayName} cancelled.`);
+    announce(t('queue.fileCancelled', { name: item.displayName }));
     renderOverall(queue);
   }
   hooks.busyChanged();

@@ -12,13 +12,13 @@
 // Cache-first would need a version bump with every change to web/, which has no build step
 // to do it. Bump CACHE's version when SHELL changes: the new worker drops the old cache.
 
-const CACHE = 'filedrop-shell-v4';
+const CACHE = 'filedrop-shell-v5';
 // The manifest's PNG icons are left out: the page never shows them, and a device that installs
 // the app keeps its own copy.
 const SHELL = [
   '/', '/style.css', '/page.css', '/app.js', '/announce.js', '/arrivals.js', '/collect.js', '/config.js',
-  '/file-ops.js', '/format.js', '/listing.js', '/queue-view.js', '/queue.js', '/resume-store.js', '/share.js',
-  '/tus.js', '/unfinished.js',
+  '/file-ops.js', '/format.js', '/i18n.js', '/listing.js', '/queue-view.js', '/queue.js', '/resume-store.js',
+  '/share.js', '/tus.js', '/unfinished.js',
   '/manifest.webmanifest', '/icon.svg',
 ];
 const SHELL_PATHS = new Set(SHELL);

@@ -5,6 +5,7 @@
 
 import { unfinishedUploads, forgetUpload } from './resume-store.js';
 import { formatBytes } from './format.js';
+import { t } from './i18n.js';
 import { announce } from './announce.js';
 
 const $ = (id) => document.getElementById(id);
@@ -35,16 +36,17 @@ function addRow(record, offset) {
   name.className = 'upload-name';
   name.textContent = record.targetPath || record.name;
   const percent = Math.floor(100 * offset / Math.max(record.size, 1));
-  text.append(name, ` · ${percent} % of ${formatBytes(record.size)} sent. Choose ${record.name} again to resume.`);
+  text.append(name, t('unfinished.progress', { percent, size: formatBytes(record.size), name: record.name }));
 
   const actions = document.createElement('span');
   actions.className = 'upload-actions';
-  const choose = button('Choose it again', 'primary', `Choose ${record.name} again`, () => $('file-input').click());
-  const forget = button('Forget', 'ghost', `Forget ${record.name}`, () => {
+  const choose = button(t('unfinished.choose'), 'primary', t('unfinished.chooseName', { name: record.name }),
+    () => $('file-input').click());
+  const forget = button(t('unfinished.forget'), 'ghost', t('unfinished.forgetName', { name: record.name }), () => {
     fetch(record.url, { method: 'DELETE', headers: TUS_HEADERS }).catch(() => {});
     forgetUpload(record.key);
     removeRow(record.key);
-    announce(`${record.name} forgotten.`);
+    announce(t('unfinished.forgotten', { name: record.name }));
   });
   actions.append(choose, forget);
   li.append(text, actions);

@@ -328,7 +328,19 @@ final class Daemon {
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
                            https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
-                           processProbe: ProcSelfProbe(), hashing: hashing)
+                           processProbe: ProcSelfProbe(), hashing: hashing, languages: loadLanguages(configuration))
+    }
+
+    /// The catalogues and the translated page, read again on each reload; each catalogue that
+    /// is missing or broken is one warning, and its language reads English.
+    private func loadLanguages(_ configuration: Configuration) -> PageLanguages {
+        let languages = PageLanguages { name in
+            readSmallFile(configuration.webRoot + "/" + name, limit: FlatJSONObject.defaultMaxBytes)
+        }
+        for problem in languages.problems {
+            log.log(LogEvent(level: .warning, message: problem, fields: [("web_root", configuration.webRoot)]))
+        }
+        return languages
     }
 
     /// The printed URLs and the QR code send people to HTTPS when it is on.

@@ -19,7 +19,7 @@ from page_support import (WEB_ROOT, assert_accessible, assert_no_problems, brows
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-SHELL_CACHE = "filedrop-shell-v4"
+SHELL_CACHE = "filedrop-shell-v5"
 INSECURE_HOST = "filedrop.test"
 SHARE_TARGET = {"action": "/upload.html?share", "method": "POST", "enctype": "multipart/form-data",
                 "params": {"files": [{"name": "file", "accept": ["*/*"]}]}}
@@ -100,9 +100,9 @@ def test_chromium_finds_the_page_installable(chromium, daemon, tmp_path):
 
 def test_the_shell_lists_every_file_of_the_web_root():
     """Nothing the page loads is left to the network when offline, and nothing else is kept
-    (`/` is index.html; the worker itself, the manifest's PNG icons and the server pages'
-    favicon.ico are not the page's)."""
-    served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file()}
+    (`/` is index.html, with its language's strings in it; the worker itself, the manifest's PNG
+    icons, the server pages' favicon.ico and the catalogues the server reads are not the page's)."""
+    served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file() and not path.name.startswith("i18n-")}
     assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png",
                                                     "/favicon.ico"} | {"/"}
 
@@ -134,6 +134,8 @@ def test_the_shell_opens_offline(page, daemon_factory):
         page.reload()
         expect(page.locator("#dropzone")).to_be_visible()
         expect(page.locator("#title")).to_have_text("filedrop")
+        # The words the script writes are in the kept page (the folder files go into).
+        expect(page.locator("#destination-folder")).to_have_text("All files")
         assert page.evaluate("() => navigator.serviceWorker.controller !== null")
     finally:
         page.context.set_offline(False)

@@ -73,6 +73,24 @@ import Testing
         #expect(html.contains("2023-11-14 22:13:20 UTC"))
     }
 
+    /// The page in the chosen language (the web root's catalogues), saying what chose it, with
+    /// an ETag of its own per language so no cache answers one language with another.
+    @Test func htmlIsInTheChosenLanguage() {
+        let languages = PageLanguages(reading: CatalogueFilesTests.read)
+        let listing = DirectoryListing(path: .root, entries: [Self.file("big.iso", size: 1536)], title: "t", query: nil)
+        let german = listing.response(format: .html, text: languages.text(.german))
+        let html = Self.body(german)
+        #expect(html.contains("<html lang=\"de\" dir=\"ltr\">"))
+        #expect(html.contains(">Größe</a>") && html.contains(">Geändert</a>") && html.contains(">Dateien hochladen</a>"))
+        #expect(html.contains("<td>1,5 KiB</td>"))
+        #expect(html.contains("<a href=\"?lang=de\" lang=\"de\" hreflang=\"de\" aria-current=\"true\">Deutsch</a>"))
+        #expect(german.headers[.vary] == "Accept, Accept-Language, Cookie")
+        let chinese = listing.validators(format: .html, text: languages.text(.chinese)).etag
+        #expect(chinese != listing.validators(format: .html, text: languages.text(.german)).etag)
+        #expect(listing.validators(format: .json, text: languages.text(.chinese)).etag
+                == listing.validators(format: .json, text: languages.text(.german)).etag)
+    }
+
     static func listingHead(_ extra: HTTPHeaders) -> RequestHead {
         var headers: HTTPHeaders = ["Host": "127.0.0.1:8080", "Accept": "application/json"]
         for (name, value) in extra { headers.add(name: name, value: value) }
@@ -105,7 +123,7 @@ import Testing
         }
         // RFC 9110 §12.5.5: one Vary for every variant.
         for response in [full, gzip, byTag, byDate] {
-            #expect(response.headers["Vary"] == "Accept, Accept-Encoding")
+            #expect(response.headers["Vary"] == "Accept, Accept-Language, Cookie, Accept-Encoding")
         }
         #expect(Self.answer(listing, ["If-None-Match": "W/\"stale\""]).status == .ok)
     }

@@ -20,6 +20,8 @@ public struct FiledropApp: HTTPResponder {
     public let phoneAddress: PhoneAddress
     /// Open descriptors and resident memory for `/metrics`; nil leaves them out.
     public let processProbe: (any ProcessProbe)?
+    /// The catalogues and the translated upload page (`LanguageChoice` picks one per request).
+    public let languages: PageLanguages
     /// Per file version, so repeated downloads of one file reuse its header values.
     private(set) var downloadHeaders = FileHeaderCache()
 
@@ -30,7 +32,7 @@ public struct FiledropApp: HTTPResponder {
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
                 tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
                 phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []), processProbe: (any ProcessProbe)? = nil,
-                hashing: (any UploadHashing)? = nil) {
+                hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages()) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
@@ -39,6 +41,7 @@ public struct FiledropApp: HTTPResponder {
         self.https = https
         self.phoneAddress = phoneAddress
         self.processProbe = processProbe
+        self.languages = languages
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.storage = storage
         var store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
@@ -95,7 +98,7 @@ public struct FiledropApp: HTTPResponder {
         do {
             return try body()
         } catch {
-            return .respond(.error(error, format: ResponseFormat(head: head)))
+            return .respond(.error(error, format: ResponseFormat(head: head), text: languages.text(for: head)))
         }
     }
 
@@ -137,6 +140,10 @@ public struct FiledropApp: HTTPResponder {
                        admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
         switch route {
         case .page(let name):
+            if let answer = LanguageSwitch.answer(head) { return .respond(answer) }
+            if name == IndexPage.templateName, let page = languages.indexPage(LanguageChoice.language(for: head)) {
+                return .respond(page.response(head: head))
+            }
             return .respond(try StaticSite.response(for: name, head: head, webRoot: webRoot, compression: compression))
         case .config:
             return .respond(configResponse(head, context: context))
@@ -181,6 +188,7 @@ public struct FiledropApp: HTTPResponder {
                 .respond(SHA256Answer(name: path.name ?? "", sha256: sha256).response(format: ResponseFormat(head: head)))
             }
         case .listing(let zip):
+            if !zip, let answer = LanguageSwitch.answer(head) { return .respond(answer) }
             return listing(path, head: head, zip: zip, compression: compression)
         case .zipSelection(let names):
             let selection = try selectedNames(names)
@@ -204,7 +212,7 @@ public struct FiledropApp: HTTPResponder {
                 }
             }) { failure in
                 guard let failure else { return .respond(Response(status: .noContent)) }
-                return .respond(.error(failure.httpError, format: ResponseFormat(head: head)))
+                return .respond(.error(failure.httpError, format: ResponseFormat(head: head), text: languages.text(for: head)))
             }
         case .move(let destination):
             return try move(path, destinationField: destination, head: head)
@@ -267,6 +275,7 @@ public struct FiledropApp: HTTPResponder {
         try admission.admit()
         return .readBody(MultipartUpload(
             boundary: boundary, store: store, baseDirectory: directory, format: ResponseFormat(head: head),
+            text: languages.text(for: head),
             client: context.client, maxRequestSize: configuration.maxRequestSize))
     }
 
@@ -275,6 +284,7 @@ public struct FiledropApp: HTTPResponder {
         try writable()
         let length = declaredLength(head)
         let format = ResponseFormat(head: head)
+        let text = languages.text(for: head)
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
                                   checksummed: format == .json, method: .put)
         let expectedSHA256 = store.hashing == nil ? nil : try ClientDigest.expectedSHA256(head.headers)
@@ -283,8 +293,8 @@ public struct FiledropApp: HTTPResponder {
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {
-            case .success(let pending): .readBody(RawUpload(upload: pending, format: format, expectedSHA256: expectedSHA256))
-            case .failure(let error): .respond(.error(error, format: format))
+            case .success(let pending): .readBody(RawUpload(upload: pending, format: format, expectedSHA256: expectedSHA256, text: text))
+            case .failure(let error): .respond(.error(error, format: format, text: text))
             }
         }
     }

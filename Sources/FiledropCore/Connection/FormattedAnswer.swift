@@ -9,7 +9,9 @@ public protocol FormattedAnswer {
     /// The policy of the HTML form.
     static var pagePolicy: SecurityPolicy { get }
     func writeJSON(to json: inout JSONWriter)
-    func htmlPage() -> String
+    /// The page in `text`'s language (`LanguageChoice`); nil where no catalogues are at hand
+    /// (the connection's own protocol errors), which gets the page without its translated parts.
+    func htmlPage(_ text: PageText?) -> String
     /// Text lines; nil when the answer has none and curl gets the page (a listing).
     func plainText() -> String?
 }
@@ -17,7 +19,9 @@ public protocol FormattedAnswer {
 extension FormattedAnswer {
     /// This answer as `format` asks, after the caller's `headers` (Cache-Control, Location,
     /// validators, ... in the order they go on the wire): Content-Type, then the page's policy.
-    public func response(_ format: ResponseFormat, status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders()) -> Response {
+    /// A page says `Vary: Accept-Language, Cookie`: its words follow them.
+    public func response(_ format: ResponseFormat, status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(),
+                         text: PageText? = nil) -> Response {
         var headers = headers
         let body: [UInt8]
         let shown: ResponseFormat
@@ -30,15 +34,18 @@ extension FormattedAnswer {
                 body = Array(text.utf8)
                 shown = .text
             } else {
-                body = Array(htmlPage().utf8)
+                body = Array(htmlPage(text).utf8)
                 shown = .html
             }
         case .html:
-            body = Array(htmlPage().utf8)
+            body = Array(htmlPage(text).utf8)
             shown = .html
         }
         headers.add(.contentType, shown.contentType)
-        if shown == .html { headers.add(policy: Self.pagePolicy) }
+        if shown == .html {
+            headers.add(policy: Self.pagePolicy)
+            if text != nil { for field in PageText.varyFields { headers.addVary(field) } }
+        }
         return Response(status: status, headers: headers, body: .bytes(body))
     }
 }

@@ -79,6 +79,8 @@ extension HTTPFieldName {
     public static let expect = HTTPFieldName("Expect")
     public static let accept = HTTPFieldName("Accept")
     public static let acceptEncoding = HTTPFieldName("Accept-Encoding")
+    public static let acceptLanguage = HTTPFieldName("Accept-Language")
+    public static let cookie = HTTPFieldName("Cookie")
     public static let authorization = HTTPFieldName("Authorization")
     public static let origin = HTTPFieldName("Origin")
     public static let secFetchSite = HTTPFieldName("Sec-Fetch-Site")
@@ -127,6 +129,7 @@ extension HTTPFieldName {
     // Response fields the serializer decides itself or adds by default.
     public static let contentEncoding = HTTPFieldName("Content-Encoding")
     public static let vary = HTTPFieldName("Vary")
+    public static let setCookie = HTTPFieldName("Set-Cookie")
     public static let xContentTypeOptions = HTTPFieldName("X-Content-Type-Options")
     public static let referrerPolicy = HTTPFieldName("Referrer-Policy")
     public static let xFrameOptions = HTTPFieldName("X-Frame-Options")

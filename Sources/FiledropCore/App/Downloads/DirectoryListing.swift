@@ -50,8 +50,10 @@ struct DirectoryListing: FormattedAnswer {
     /// folder, title, and each entry's name, kind, size and mtime in the order shown), and
     /// Last-Modified, the latest mtime of the folder and its entries. Weak because the two
     /// content codings of one listing are the same content; the gzip variant keeps the tag.
-    func validators(format: ResponseFormat) -> FileValidators {
-        var words: [UInt64] = [format == .json ? 1 : 2, UInt64(path.components.count)]
+    func validators(format: ResponseFormat, text: PageText? = nil) -> FileValidators {
+        // The page's language is part of what it is made of; JSON has none.
+        let language = format == .json ? 0 : UInt64((text.flatMap { PageLanguage.allCases.firstIndex(of: $0.language) } ?? 0) + 1)
+        var words: [UInt64] = [format == .json ? 1 : 2, language, UInt64(path.components.count)]
         words.reserveCapacity(entries.count * 6 + 8)
         for component in path.components { words += ValidatorKey.words(of: component) }
         words += ValidatorKey.words(of: title)
@@ -71,6 +73,7 @@ struct DirectoryListing: FormattedAnswer {
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-cache")
         headers.add(.vary, "Accept")
+        for field in PageText.varyFields { headers.addVary(field) }
         headers.add(.etag, validators.etag)
         headers.add(.lastModified, validators.lastModified)
         return headers
@@ -78,10 +81,10 @@ struct DirectoryListing: FormattedAnswer {
 
     /// 304 when the client's copy is this listing (If-None-Match, else If-Modified-Since),
     /// else the listing; `compression` adds its Vary to either (RFC 9110 §12.5.5).
-    func response(format: ResponseFormat, head: RequestHead, compression: ResponseCompression) -> Response {
-        let validators = validators(format: format)
+    func response(format: ResponseFormat, head: RequestHead, compression: ResponseCompression, text: PageText? = nil) -> Response {
+        let validators = validators(format: format, text: text)
         guard FileResponse.isNotModified(head: head, etag: validators.etag, modifiedSeconds: validators.modifiedSeconds) else {
-            return compression.apply(to: response(format: format, validators: validators))
+            return compression.apply(to: response(format: format, validators: validators, text: text))
         }
         var headers = cachingFields(validators)
         if compression.variesByEncoding(generated: Self.shownFormat(format).contentType) { headers.addVary("Accept-Encoding") }
@@ -93,12 +96,12 @@ struct DirectoryListing: FormattedAnswer {
         format == .json ? .json : .html
     }
 
-    func response(format: ResponseFormat) -> Response {
-        response(format: format, validators: validators(format: format))
+    func response(format: ResponseFormat, text: PageText? = nil) -> Response {
+        response(format: format, validators: validators(format: format, text: text), text: text)
     }
 
-    private func response(format: ResponseFormat, validators: FileValidators) -> Response {
-        response(format, status: .ok, headers: cachingFields(validators))
+    private func response(format: ResponseFormat, validators: FileValidators, text: PageText?) -> Response {
+        response(format, status: .ok, headers: cachingFields(validators), text: text)
     }
 
     func writeJSON(to json: inout JSONWriter) {
@@ -122,27 +125,30 @@ struct DirectoryListing: FormattedAnswer {
 
     func plainText() -> String? { nil }
 
-    func htmlPage() -> String {
+    func htmlPage(_ text: PageText?) -> String {
+        let text = text ?? PageLanguages().text(.english)
         var rows = ""
         if !path.isRoot {
             rows += "<tr><td><a href=\"../\">../</a></td><td></td><td></td></tr>\n"
         }
         for entry in entries {
             let name = entry.name.htmlEscaped + (entry.kind == .directory ? "/" : "")
-            let size = entry.kind == .directory ? "" : ByteCount.format(entry.size)
+            let size = entry.kind == .directory ? "" : text.size(entry.size).htmlEscaped
             let date = HTTPDate.iso8601(entry.modified / 1_000_000_000).replacingT()
             rows += "<tr><td><a href=\"\(url(of: entry).htmlEscaped)\">\(name)</a></td><td>\(size)</td><td>\(date)</td></tr>\n"
         }
         let heading = "/" + path.components.map { $0 + "/" }.joined()
+        let language = text.language
         return """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title.htmlEscaped): \(heading.htmlEscaped)</title><link rel="stylesheet" href="/style.css"></head>
+            <html lang="\(language.tag)" dir="\(language.direction)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(title.htmlEscaped): \(heading.htmlEscaped)</title><link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="/style.css"></head>
             <body><main class="listing"><h1>\(heading.htmlEscaped)</h1>
-            <p><a href="/">Upload files</a> · <a href="?zip">Download this folder as ZIP</a></p>
-            <table><thead><tr><th><a href="?sort=name">Name</a></th><th><a href="?sort=size&amp;order=desc">Size</a></th><th><a href="?sort=date&amp;order=desc">Modified</a></th></tr></thead>
+            <p><a href="/">\(text.html("listing.upload"))</a> · <a href="?zip">\(text.html("listing.zip"))</a></p>
+            <table><thead><tr><th><a href="?sort=name">\(text.html("listing.name"))</a></th><th><a href="?sort=size&amp;order=desc">\(text.html("listing.size"))</a></th><th><a href="?sort=date&amp;order=desc">\(text.html("listing.modified"))</a></th></tr></thead>
             <tbody>
-            \(rows)</tbody></table></main></body></html>
+            \(rows)</tbody></table>
+            \(text.languageSwitch)</main></body></html>
 
             """
     }

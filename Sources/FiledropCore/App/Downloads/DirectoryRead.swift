@@ -15,7 +15,7 @@ struct DirectoryRead: Sendable {
         do throws(HTTPError) {
             return try build()
         } catch {
-            return .error(error, format: ResponseFormat(head: head))
+            return .error(error, format: ResponseFormat(head: head), text: app.languages.text(for: head))
         }
     }
 
@@ -48,7 +48,7 @@ struct DirectoryRead: Sendable {
         let sha256s = format == .json ? storage.recordedSHA256s(path, names: entries.filter { $0.kind == .file }.map(\.name)) : [:]
         return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
                                 sha256s: sha256s)
-            .response(format: format, head: head, compression: compression)
+            .response(format: format, head: head, compression: compression, text: app.languages.text(for: head))
     }
 
     /// Every selected name is there (and is a file or folder), before the first byte goes out:

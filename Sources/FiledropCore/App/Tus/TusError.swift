@@ -118,7 +118,7 @@ enum TusError: Error, Equatable {
         if case .http(.methodNotAllowed(let allowed)) = self {
             headers.add(.allow, allowed.map(\.description).joined(separator: ", "))
         }
-        return ErrorAnswer(status: status, message: message).response(.text, status: status, headers: headers)
+        return ErrorAnswer(status: status, message: message, error: nil).response(.text, status: status, headers: headers)
     }
 }
 

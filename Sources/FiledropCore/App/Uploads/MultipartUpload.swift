@@ -9,6 +9,8 @@ final class MultipartUpload: RequestBodyConsumer {
     private let store: UploadStore
     private let baseDirectory: StoragePath
     private let format: ResponseFormat
+    /// The language of the HTML result page.
+    private let text: PageText?
     private let client: String
     private let maxRequestSize: UInt64?
     private var received: UInt64 = 0
@@ -24,12 +26,14 @@ final class MultipartUpload: RequestBodyConsumer {
     /// Field names whose value is the relative path of the file part that follows.
     private static let relativePathFields: Set<String> = ["relativePath", "relativepath", "path", "webkitRelativePath"]
 
-    init(boundary: String, store: UploadStore, baseDirectory: StoragePath, format: ResponseFormat, client: String, maxRequestSize: UInt64?) {
+    init(boundary: String, store: UploadStore, baseDirectory: StoragePath, format: ResponseFormat, text: PageText? = nil, client: String,
+         maxRequestSize: UInt64?) {
         report = UploadReport(withholdsStoredNames: store.withholdsStoredNames)
         self.parser = MultipartParser(boundary: boundary)
         self.store = store
         self.baseDirectory = baseDirectory
         self.format = format
+        self.text = text
         self.client = client
         self.maxRequestSize = maxRequestSize
     }
@@ -74,9 +78,9 @@ final class MultipartUpload: RequestBodyConsumer {
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         if case .failed(let error)? = parser.finish() {
             abort()
-            return .ready(.error(error, format: format))
+            return .ready(.error(error, format: format, text: text))
         }
-        return .ready(report.response(format: format))
+        return .ready(report.response(format: format, text: text))
     }
 
     func abort() {

@@ -5,11 +5,14 @@ final class RawUpload: RequestBodyConsumer {
     private let format: ResponseFormat
     /// The SHA-256 the client's `Repr-Digest` (or `Digest`) says the body has.
     private let expectedSHA256: [UInt8]?
+    /// The language of the HTML result page.
+    private let text: PageText?
 
-    init(upload: PendingUpload, format: ResponseFormat, expectedSHA256: [UInt8]? = nil) {
+    init(upload: PendingUpload, format: ResponseFormat, expectedSHA256: [UInt8]? = nil, text: PageText? = nil) {
         self.upload = upload
         self.format = format
         self.expectedSHA256 = expectedSHA256
+        self.text = text
     }
 
     func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
@@ -21,6 +24,7 @@ final class RawUpload: RequestBodyConsumer {
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         let name = upload.requestedName
         let format = format
+        let text = text
         let withholdsStoredNames = upload.withholdsStoredNames
         return upload.commit(expectedSHA256: expectedSHA256).map { outcome in
             var report = UploadReport(withholdsStoredNames: withholdsStoredNames)
@@ -28,7 +32,7 @@ final class RawUpload: RequestBodyConsumer {
             case .success(let stored): report.stored.append(stored)
             case .failure(let error): report.failures.append((name, error))
             }
-            var response = report.response(format: format)
+            var response = report.response(format: format, text: text)
             // RFC 9530 §3: the digest of what was stored, for the client to compare.
             if case .success(let stored) = outcome, let sha256 = stored.sha256.flatMap(SHA256Text.bytes(hex:)) {
                 response.headers.add(.reprDigest, SHA256Text.reprDigest(sha256))

@@ -10,12 +10,13 @@ public struct UploadReport: Sendable, FormattedAnswer {
         self.withholdsStoredNames = withholdsStoredNames
     }
 
-    public func response(format: ResponseFormat) -> Response {
+    /// `text`: the language of the HTML form (`LanguageChoice`).
+    public func response(format: ResponseFormat, text: PageText? = nil) -> Response {
         if stored.isEmpty, let first = failures.first, failures.count == 1 {
-            return .error(first.error, format: format)
+            return .error(first.error, format: format, text: text)
         }
         if stored.isEmpty && failures.isEmpty {
-            return .error(.badRequest("No file was sent. Choose at least one file."), format: format)
+            return .error(.badRequest("No file was sent. Choose at least one file."), format: format, text: text)
         }
         let status: HTTPStatus = stored.isEmpty ? (failures.first?.error.status ?? .badRequest)
             : (format == .html ? .ok : .created)
@@ -24,7 +25,7 @@ public struct UploadReport: Sendable, FormattedAnswer {
         if stored.count == 1, let only = stored.first, format != .html, !withholdsStoredNames {
             headers.add(.location, only.url)
         }
-        return response(format, status: status, headers: headers)
+        return response(format, status: status, headers: headers, text: text)
     }
 
     public static var pagePolicy: SecurityPolicy { .generatedPage }
@@ -66,27 +67,31 @@ public struct UploadReport: Sendable, FormattedAnswer {
         return lines.joined()
     }
 
-    public func htmlPage() -> String {
+    public func htmlPage(_ text: PageText?) -> String {
+        let text = text ?? PageLanguages().text(.english)
         var items = ""
         for file in stored where withholdsStoredNames {
-            items += "<li>A file of <span class=\"size\">\(ByteCount.format(file.size).htmlEscaped)</span></li>\n"
+            let size = "<span class=\"size\">\(text.size(file.size).htmlEscaped)</span>"
+            items += "<li>\(text.html("report.fileOfSize", markup: ["size": size]))</li>\n"
         }
         for file in stored where !withholdsStoredNames {
             items += "<li><a href=\"\(file.url.htmlEscaped)\">\(file.path.description.htmlEscaped)</a> "
-                + "<span class=\"size\">\(ByteCount.format(file.size).htmlEscaped)</span></li>\n"
+                + "<span class=\"size\">\(text.size(file.size).htmlEscaped)</span></li>\n"
         }
         for failure in failures {
-            items += "<li class=\"error\">\(failure.name.htmlEscaped): \(failure.error.message.htmlEscaped)</li>\n"
+            let sentence = failure.error.pageMessage(text) ?? failure.error.message
+            items += "<li class=\"error\">\(failure.name.htmlEscaped): \(sentence.htmlEscaped)</li>\n"
         }
-        let heading = stored.isEmpty ? "Nothing was saved" : (stored.count == 1 ? "1 file saved" : "\(stored.count) files saved")
+        let heading = stored.isEmpty ? text.html("report.nothingSaved") : text.htmlPlural("report.saved", count: UInt64(stored.count))
+        let language = text.language
         return """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <html lang="\(language.tag)" dir="\(language.direction)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
             <title>\(heading)</title><link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="/style.css"></head>
             <body><main class="report"><h1>\(heading)</h1>
             <ul>
             \(items)</ul>
-            <p><a href="/">Upload more files</a> · <a href="/files/">See all files</a></p>
+            <p><a href="/">\(text.html("report.uploadMore"))</a> · <a href="/files/">\(text.html("report.seeAll"))</a></p>
             </main></body></html>
 
             """
