@@ -21,16 +21,19 @@ struct TusUploader {
     func run() async throws(FiledropClientError) -> FiledropClient.UploadResult {
         let key = resumeKey()
         var upload: (url: URL, offset: Int64)
+        // The stored file's SHA-256, from the Repr-Digest of the request that completed it.
+        var sha256: String?
         if let key, let stored = client.resumeStore?.uploadURL(for: key), let offset = try await storedOffset(stored) {
             upload = (stored, offset)
         } else {
-            upload = (try await create(), 0)
+            let created = try await create()
+            upload = (created.url, 0)
+            sha256 = created.sha256
             if let key { client.resumeStore?.remember(upload.url, for: key) }
         }
         let resumedFrom = upload.offset
         meter.start(at: upload.offset, total: size)
         var failures = 0
-        var sha256: String?
         while upload.offset < size {
             do throws(FiledropClientError) {
                 (upload.offset, sha256) = try await patch(upload.url, at: upload.offset)
@@ -56,8 +59,9 @@ struct TusUploader {
         return FiledropClient.UploadResult(name: name, size: size, resumedFrom: resumedFrom, sha256: sha256)
     }
 
-    /// protocol.md "Creation": the Location of the new upload. An empty file is complete here.
-    private func create() async throws(FiledropClientError) -> URL {
+    /// protocol.md "Creation": the Location of the new upload. An empty file is complete here,
+    /// and its answer carries the stored file's Repr-Digest.
+    private func create() async throws(FiledropClientError) -> (url: URL, sha256: String?) {
         var request = tusRequest(client.makeRequest(path: "/files/", method: "POST"))
         request.setValue(String(size), forHTTPHeaderField: "Upload-Length")
         request.setValue("filename \(Data(name.utf8).base64EncodedString())", forHTTPHeaderField: "Upload-Metadata")
@@ -66,7 +70,7 @@ struct TusUploader {
               let url = URL(string: location, relativeTo: client.baseURL)?.absoluteURL else {
             throw .invalidResponse("tus creation answered \(result.response.statusCode) without a Location")
         }
-        return url
+        return (url, result.response.value(forHTTPHeaderField: "Repr-Digest").flatMap(FiledropClient.sha256(reprDigest:)))
     }
 
     /// protocol.md "HEAD": the offset of a remembered upload, nil when the server no longer
@@ -92,9 +96,8 @@ struct TusUploader {
         return offset
     }
 
-    /// protocol.md "PATCH": one chunk from `offset`; returns the server's new offset.
-    /// The new offset, and the stored file's SHA-256 from the `Repr-Digest` of the PATCH
-    /// that completed it.
+    /// protocol.md "PATCH": one chunk from `offset`; returns the server's new offset, and the
+    /// stored file's SHA-256 from the `Repr-Digest` of the PATCH that completed it.
     private func patch(_ url: URL, at offset: Int64) async throws(FiledropClientError) -> (Int64, String?) {
         let length = min(client.tusChunkSize, size - offset)
         var request = tusRequest(client.makeRequest(url: url, method: "PATCH"))

@@ -11,6 +11,7 @@ It prints "READY <port>" on stdout once it listens.
 """
 
 import argparse
+import hashlib
 import html
 import io
 import json
@@ -243,7 +244,7 @@ class Handler(BaseHTTPRequestHandler):
         temporary.unlink()
         stored = target.relative_to(self.server.save_dir).as_posix()
         return {"name": target.name, "size": len(content), "crc32": f"{zlib.crc32(content):08x}",
-                "url": "/files/" + urllib.parse.quote(stored)}
+                "sha256": hashlib.sha256(content).hexdigest(), "url": "/files/" + urllib.parse.quote(stored)}
 
 
 def main():

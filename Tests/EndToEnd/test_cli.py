@@ -277,7 +277,7 @@ def test_interrupted_send_resumes_from_the_servers_offset(daemon_factory, tmp_pa
 
     code, out, err, _ = run(["send", str(source)], env, tmp_path, timeout=60, daemon=daemon)
     assert code == 0, err
-    resumed_at = int(out.split("(resumed at ")[1].rstrip(")\n"))
+    resumed_at = int(out.split("(resumed at ")[1].split(")")[0])
     assert 16 << 20 <= resumed_at < 512 << 20
     assert f"resume me.bin: resuming at {resumed_at} bytes" in err
     assert sha256(daemon.save_dir / "resume me.bin") == sha256(source)
@@ -302,7 +302,7 @@ def test_interrupted_get_resumes_with_range(daemon_factory, tmp_path):
 
     code, out, err, _ = run(["get", "big.bin", "-o", str(copy)], env, tmp_path, daemon=daemon)
     assert code == 0, err
-    resumed_at = int(out.split("(resumed at ")[1].rstrip(")\n"))
+    resumed_at = int(out.split("(resumed at ")[1].split(")")[0])
     assert resumed_at >= 16 << 20
     assert sha256(copy) == sha256(daemon.save_dir / "big.bin")
     assert not part.exists()

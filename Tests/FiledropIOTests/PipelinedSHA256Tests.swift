@@ -49,6 +49,17 @@ import Testing
         }
     }
 
+    /// A tus upload between PATCHes: settled after each, fed again by the next.
+    @Test func settlingBetweenRequestsKeepsTheHash() throws {
+        let content = Self.bytes(3 * Self.chunk + 777, seed: 5)
+        let stream = Self.hashing.makeStream()
+        for cut in [(0, 1000), (1000, Self.chunk + 3), (Self.chunk + 3, content.count)] {
+            content[cut.0..<cut.1].withUnsafeBytes { stream.feed($0) }
+            stream.settle()
+        }
+        #expect(stream.finish() == (try Self.oneShot(content)))
+    }
+
     @Test func aFasterWriterIsHeldAtTheBound() {
         let stream = Self.hashing.makeStream()
         let piece = [UInt8](repeating: 7, count: Self.chunk)

@@ -198,6 +198,9 @@ struct ByteSumHashing: UploadHashing {
             waits += 1
         }
 
+        private(set) var settles = 0
+        func settle() { settles += 1 }
+
         func finish() -> [UInt8] { sums }
     }
 

@@ -18,6 +18,10 @@ public protocol UploadDigestStream: AnyObject, Sendable {
     var isBehind: Bool { get }
     /// Blocking, on a worker: returns once hashing is back under the bound.
     func waitUntilCaughtUp()
+    /// Blocking, on a worker: hashes everything fed so far and lets go of its buffers, for
+    /// a stream that waits between requests (a tus upload between PATCHes keeps only the
+    /// hash state, not 256 KiB of copies). Feeding may go on afterwards.
+    func settle()
     /// Blocking, on a worker: the 32-byte digest of everything fed. Call once.
     func finish() -> [UInt8]
 }

@@ -37,7 +37,9 @@ public struct PipelinedSHA256: UploadHashing {
 /// `mutex`, and back for `finish` once the queue is empty.
 final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
     static let chunkSize = 256 << 10
-    /// Chunks full and waiting (or being hashed) before the writer pauses.
+    /// Chunks full and waiting (or being hashed) before the writer pauses: 2 MiB. A bigger
+    /// bound (8 MiB, resuming at 2) bought no throughput in `make bench` (the hash's CPU is
+    /// the cost, not the pauses) and added 9 MiB of peak RSS per upload.
     static let maxQueuedChunks = 8
     /// The writer's pause ends once the queue is down to this: hysteresis, so a fast upload
     /// pauses once per few chunks rather than once per chunk.
@@ -45,7 +47,8 @@ final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
 
     private let threads: HashingThreads
     private let context: EVPDigest
-    private var filling: UnsafeMutableRawBufferPointer
+    /// The chunk being filled; nil until the first byte and after `settle`.
+    private var filling: UnsafeMutableRawBufferPointer?
     private var filled = 0
     private(set) var bytesFed: UInt64 = 0
 
@@ -61,13 +64,12 @@ final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
         guard let context = EVPDigest(EVP_sha256()) else { fatalError("EVP_sha256 unavailable") }
         self.threads = threads
         self.context = context
-        filling = Self.allocateChunk()
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&changed, nil)
     }
 
     deinit {
-        filling.deallocate()
+        filling?.deallocate()
         spare?.deallocate()
         for chunk in queue[head...] { chunk.deallocate() }
         pthread_cond_destroy(&changed)
@@ -82,8 +84,10 @@ final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
         guard let source = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
+            let buffer = filling ?? Self.allocateChunk()
+            filling = buffer
             let count = min(Self.chunkSize - filled, bytes.count - offset)
-            filling.baseAddress!.advanced(by: filled).copyMemory(from: source + offset, byteCount: count)
+            buffer.baseAddress!.advanced(by: filled).copyMemory(from: source + offset, byteCount: count)
             filled += count
             offset += count
             if filled == Self.chunkSize { handOver() }
@@ -93,14 +97,14 @@ final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
 
     /// Queues the full chunk and starts the hashing thread on this stream if it is idle.
     private func handOver() {
+        guard let full = filling else { return }
         pthread_mutex_lock(&mutex)
-        queue.append(filling)
-        let reuse = spare
+        queue.append(full)
+        filling = spare
         spare = nil
         let start = !draining
         draining = true
         pthread_mutex_unlock(&mutex)
-        filling = reuse ?? Self.allocateChunk()
         filled = 0
         if start { threads.submit { [self] in drain() } }
     }
@@ -138,12 +142,22 @@ final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
         pthread_mutex_unlock(&mutex)
     }
 
-    func finish() -> [UInt8] {
+    func settle() {
         pthread_mutex_lock(&mutex)
         while draining { pthread_cond_wait(&changed, &mutex) }
+        spare?.deallocate()
+        spare = nil
         pthread_mutex_unlock(&mutex)
-        context.update(UnsafeRawBufferPointer(rebasing: filling[..<filled]))
+        if let filling {
+            context.update(UnsafeRawBufferPointer(rebasing: filling[..<filled]))
+            filling.deallocate()
+        }
+        filling = nil
         filled = 0
+    }
+
+    func finish() -> [UInt8] {
+        settle()
         return context.finish()
     }
 }

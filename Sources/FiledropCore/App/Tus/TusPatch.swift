@@ -104,6 +104,8 @@ final class TusPatch: RequestBodyConsumer {
 
     /// On a worker, holding the upload's write lock.
     private func finishHeld() -> Response {
+        // The running hash waits for the next PATCH as hash state alone.
+        writer.digest?.settle()
         let now = uploads.clock()
         if let checksum, checksum.digest.finish() != checksum.expected.digest {
             try? file.truncate(to: startOffset)
