@@ -30,9 +30,11 @@ struct TusUploader {
         let resumedFrom = upload.offset
         meter.start(at: upload.offset, total: size)
         var failures = 0
+        // The final PATCH's Repr-Digest (a resumed upload complete already has none).
+        var sha256: String?
         while upload.offset < size {
             do throws(FiledropClientError) {
-                upload.offset = try await patch(upload.url, at: upload.offset)
+                (upload.offset, sha256) = try await patch(upload.url, at: upload.offset)
                 failures = 0
             } catch {
                 switch error {
@@ -52,7 +54,7 @@ struct TusUploader {
         }
         meter.update(size, force: true)
         if let key { client.resumeStore?.forget(key) }
-        return FiledropClient.UploadResult(name: name, size: size, resumedFrom: resumedFrom)
+        return FiledropClient.UploadResult(name: name, size: size, resumedFrom: resumedFrom, sha256: sha256)
     }
 
     /// protocol.md "Creation": the Location of the new upload. An empty file is complete here.
@@ -91,8 +93,9 @@ struct TusUploader {
         return offset
     }
 
-    /// protocol.md "PATCH": one chunk from `offset`; returns the server's new offset.
-    private func patch(_ url: URL, at offset: Int64) async throws(FiledropClientError) -> Int64 {
+    /// protocol.md "PATCH": one chunk from `offset`; returns the server's new offset, and the
+    /// SHA-256 its `Repr-Digest` states (on the PATCH that completes the upload).
+    private func patch(_ url: URL, at offset: Int64) async throws(FiledropClientError) -> (Int64, String?) {
         let length = min(client.tusChunkSize, size - offset)
         var request = tusRequest(client.makeRequest(url: url, method: "PATCH"))
         request.setValue(String(offset), forHTTPHeaderField: "Upload-Offset")
@@ -103,7 +106,7 @@ struct TusUploader {
               newOffset > offset || length == 0 else {
             throw .invalidResponse("tus PATCH answered \(result.response.statusCode) without a new Upload-Offset")
         }
-        return newOffset
+        return (newOffset, result.response.value(forHTTPHeaderField: "Repr-Digest").flatMap(ReprDigest.sha256(fieldValue:)))
     }
 
     private func tusRequest(_ request: URLRequest) -> URLRequest {

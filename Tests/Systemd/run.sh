@@ -74,7 +74,7 @@ fi
 # them installed.
 DEB_DEPENDS=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | grep -v '^$' | sort -u | paste -sd, -)
 # avahi-daemon and avahi-utils (avahi-browse): the mDNS checks (section 2b).
-INCLUDE="systemd,systemd-sysv,dbus,curl,avahi-daemon,avahi-utils,$DEB_DEPENDS"
+INCLUDE="systemd,systemd-sysv,dbus,libnss-systemd,curl,avahi-daemon,avahi-utils,$DEB_DEPENDS"
 # A changed package list makes a new tarball rather than reusing a stale one.
 ROOTFS_TAR="$CACHE_DIR/$SUITE-minbase-$(echo "$INCLUDE" | md5sum | cut -c1-8).tar"
 
@@ -284,15 +284,16 @@ served_fingerprint() {
 }
 served_is() { [ "$(served_fingerprint "$1" "$2")" = "$3" ]; }
 
-# The container's private network has only lo, which mDNS does not use: a dummy interface
-# with multicast on carries it (the host's ip, in the container's network namespace).
-# avahi-daemon sees it come up and announces on it; its own packets loop back to its cache,
-# which is what avahi-browse reads.
+# The container's private network has only lo, which mDNS does not use: a veth pair
+# carries it (the host's ip, in the container's network namespace; the dummy driver may be
+# missing). avahi-daemon uses mdns0 (192.0.2.10); mdns1, up without addresses, only gives
+# mdns0 its carrier. Avahi's own packets loop back to its cache, which avahi-browse reads.
 add_mdns_interface() {
     timeout 10 nsenter --target "$CONTAINER_PID" --net sh -c \
-        'ip link add mdns0 type dummy && ip link set mdns0 multicast on up && ip addr add 192.0.2.10/24 dev mdns0'
+        'ip link add mdns0 type veth peer name mdns1 && echo 1 > /proc/sys/net/ipv6/conf/mdns1/disable_ipv6 &&
+         ip link set mdns1 up && ip link set mdns0 up && ip addr add 192.0.2.10/24 dev mdns0'
 }
-check "a dummy interface with multicast for mDNS (mdns0, 192.0.2.10)" add_mdns_interface
+check "a veth interface with multicast for mDNS (mdns0, 192.0.2.10)" add_mdns_interface
 check "avahi-daemon runs in the container" wait_until 20 unit_is avahi-daemon.service active
 
 # 1. The package: dpkg installs it, the maintainer scripts enable and start the service.
