@@ -73,8 +73,11 @@ fi
 # dependency is never forgotten here). The container has no network, so dpkg -i must find
 # them installed.
 DEB_DEPENDS=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | grep -v '^$' | sort -u | paste -sd, -)
-# avahi-daemon and avahi-utils (avahi-browse): the mDNS checks (section 2b).
-INCLUDE="systemd,systemd-sysv,dbus,libnss-systemd,curl,avahi-daemon,avahi-utils,$DEB_DEPENDS"
+# avahi-daemon and avahi-utils (avahi-browse): the mDNS checks (section 2b). dbus-broker is
+# the system bus (its package makes itself dbus.service): Debian 12's dbus-daemon cannot
+# resolve DynamicUser= clients and drops them (systemd issue 22737), dbus-broker serves
+# them; README.systemd says so.
+INCLUDE="systemd,systemd-sysv,dbus,dbus-broker,curl,avahi-daemon,avahi-utils,$DEB_DEPENDS"
 # A changed package list makes a new tarball rather than reusing a stale one.
 ROOTFS_TAR="$CACHE_DIR/$SUITE-minbase-$(echo "$INCLUDE" | md5sum | cut -c1-8).tar"
 
@@ -295,6 +298,7 @@ add_mdns_interface() {
 }
 check "a veth interface with multicast for mDNS (mdns0, 192.0.2.10)" add_mdns_interface
 check "avahi-daemon runs in the container" wait_until 20 unit_is avahi-daemon.service active
+check "dbus-broker is the system bus" wait_until 20 unit_is dbus-broker.service active
 
 # 1. The package: dpkg installs it, the maintainer scripts enable and start the service.
 check "dpkg -i installs the package" in_container 120 dpkg -i /root/filedrop.deb
@@ -339,8 +343,9 @@ fi
 # 2b. Discovery: DNS-SD over mDNS through avahi-daemon, withdrawn on stop; without
 #     avahi-daemon filedrop starts anyway and says so in one line, and announces once
 #     avahi-daemon is back; a reload renames the announcement.
-# browsed TYPE: avahi-browse's resolved lines (=;iface;proto;name;type;domain;host;address;port;txt).
-browsed() { in_container 20 avahi-browse --resolve --parsable --terminate "$1" 2>/dev/null | grep '^=' || true; }
+# browsed TYPE: avahi-browse's resolved lines (=;iface;proto;name;type;domain;host;address;port;txt),
+# with the \032 it writes for a space in names turned back into spaces.
+browsed() { in_container 20 avahi-browse --resolve --parsable --terminate "$1" 2>/dev/null | grep '^=' | sed 's/\\032/ /g' || true; }
 # announced TYPE NAME PORT: resolved with that name, port and TXT path=/.
 announced() {
     browsed "$1" | awk -F';' -v name="$2" -v port="$3" '$4 == name && $9 == port && $10 ~ /"path=\/"/ { ok = 1 } END { exit !ok }'

@@ -55,7 +55,9 @@ public final class AvahiPublisher: @unchecked Sendable {
             if let watch { filedrop_avahi_watch_free(poll, watch) }
             avahi_threaded_poll_free(poll)
             close(wakeup)
-            log.log(LogEvent(level: .notice, message: "mdns: cannot reach avahi-daemon over D-Bus (\(Self.describe(error))): not advertised on the LAN"))
+            // Debian 12's dbus-daemon drops DynamicUser= clients (systemd issue 22737); dbus-broker serves them.
+            let hint = error == AVAHI_ERR_DBUS_ERROR ? " (under systemd's DynamicUser=, the system bus must be dbus-broker: see README.systemd)" : ""
+            log.log(LogEvent(level: .notice, message: "mdns: cannot reach avahi-daemon over D-Bus (\(Self.describe(error))): not advertised on the LAN\(hint)"))
             return nil
         }
         guard avahi_threaded_poll_start(poll) == 0 else {
