@@ -86,7 +86,7 @@ var targets: [Target] = [
     // `filedrop send|get|ls`, exec'ed by `filedrop`: the daemon stays free of Foundation.
     .executableTarget(
         name: "filedrop-client",
-        dependencies: ["FiledropClient", "FiledropCore", "CLinux", "CSSL", "CCrypto"],
+        dependencies: ["FiledropClient", "FiledropCore", "CLinux", "CSSL"],
         linkerSettings: [.unsafeFlags(clientReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
     ),
     .testTarget(name: "FiledropClientTests", dependencies: ["FiledropClient"]),

@@ -76,6 +76,7 @@ class Report:
     def render(self):
         lines = [*self.header, ""]
         lines += self._summary()
+        lines += self._hashing_cost()
         for workload in self.workloads:
             lines += workload.table.lines(workload.title) if workload.table else self._workload_table(workload)
         lines += self._ceiling_table()
@@ -103,6 +104,24 @@ class Report:
                 label = "fsync" if mode == FILEDROP else "--fsync false"
                 lines.append(f"| {workload.title} | {label if workload.upload else 'default'} | " + " | ".join(cells) + " |")
         return lines + [""]
+
+    def _hashing_cost(self):
+        """Issue 21: upload throughput with SHA-256 on ÷ off, per fsync mode (target: at
+        least 0.90 for multipart)."""
+        rows = []
+        for workload in [w for w in self.workloads if w.key in ("post", "put", "concurrent")]:
+            for on, off, label in ((FILEDROP, FILEDROP + "-nosha256", "fsync"),
+                                   (FILEDROP_NOFSYNC, FILEDROP_NOFSYNC + "-nosha256", "--fsync false")):
+                hashed, unhashed = self.series(workload.key, on).median, self.series(workload.key, off).median
+                if hashed is None or unhashed is None:
+                    continue
+                rows.append(f"| {workload.title} | {label} | {_number(hashed)} | {_number(unhashed)} | {_ratio(hashed, unhashed)} |")
+        if not rows:
+            return []
+        return ["## SHA-256 of uploads: on ÷ off", "",
+                "Median MiB/s with `sha256 = on` (the default) and with `--sha256 false`, same rounds; "
+                "the target is at least 0.90 for multipart.", "",
+                "| workload | filedrop mode | sha256 on | sha256 off | on ÷ off |", "|---|---|---|---|---|", *rows, ""]
 
     def _mode_measured(self, workload):
         """The filedrop whose figures stand for both where the mode does not matter (downloads):

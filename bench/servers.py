@@ -59,14 +59,17 @@ class Filedrop(ServerKind):
 
     extra_argv = ()
 
-    def __init__(self, fsync, baseline=None):
+    def __init__(self, fsync, baseline=None, sha256=True):
         """`baseline`: another filedrop binary (BENCH_BASELINE), run as one more peer so a change
-        is measured against the version before it in the same rounds."""
+        is measured against the version before it in the same rounds. `sha256=False`: uploads
+        are not hashed (`--sha256 false`), so the hash's cost shows as a ratio (issue 21)."""
         self.fsync = fsync
+        self.sha256 = sha256
         self.binary = baseline
         name = "filedrop-baseline" if baseline else "filedrop"
-        self.key = name if fsync else name + "-nofsync"
-        self.label = ("filedrop baseline" if baseline else "filedrop") + ("" if fsync else " --fsync false")
+        self.key = (name if fsync else name + "-nofsync") + ("" if sha256 else "-nosha256")
+        self.label = (("filedrop baseline" if baseline else "filedrop") + ("" if fsync else " --fsync false")
+                      + ("" if sha256 else " --sha256 false"))
 
     def _binary(self, tools):
         return self.binary or tools.filedrop
@@ -83,6 +86,8 @@ class Filedrop(ServerKind):
             argv += ["--tls", "files", "--tls-cert", str(self.tls.cert), "--tls-key", str(self.tls.key),
                      "--https-listen", f"127.0.0.1:{self.tls.port}", "--http-mode", "serve"]
         argv += self.extra_argv
+        if not self.sha256:
+            argv += ["--sha256", "false"]
         return argv if self.fsync else [*argv, "--fsync", "false"]
 
     def version(self, tools):
@@ -224,7 +229,8 @@ class Uploadserver(ServerKind):
 def all_kinds(baseline=None):
     """Every server compared; with `baseline` (a filedrop binary) also that filedrop, in both modes."""
     baselines = [Filedrop(fsync=True, baseline=baseline), Filedrop(fsync=False, baseline=baseline)] if baseline else []
-    return [Filedrop(fsync=True), Filedrop(fsync=False), *baselines, Nginx(), Lighttpd(),
+    return [Filedrop(fsync=True), Filedrop(fsync=False), *baselines,
+            Filedrop(fsync=True, sha256=False), Filedrop(fsync=False, sha256=False), Nginx(), Lighttpd(),
             Copyparty(hashing=True), Copyparty(hashing=False), Uploadserver()]
 
 

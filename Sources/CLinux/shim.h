@@ -19,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <sys/xattr.h>
 
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);

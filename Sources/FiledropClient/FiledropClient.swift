@@ -32,8 +32,8 @@ public struct FiledropClient: Sendable {
         public var size: Int64
         /// Bytes the server already had from an earlier, interrupted attempt (tus only).
         public var resumedFrom: Int64
-        /// The SHA-256 the server computed of what it stored (64 lowercase hex digits): the
-        /// answer's `sha256` member or its `Repr-Digest`; nil from a server that states none.
+        /// The SHA-256 the server computed of what it stored (lowercase hex); nil when it
+        /// computes none (`sha256 = off`, or an older server).
         public var sha256: String? = nil
     }
 
@@ -95,8 +95,7 @@ public struct FiledropClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Accept")
             let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size))
             meter.update(size, force: true)
-            return try Self.storedFile(in: result.body, size: size, fallbackName: name,
-                                      reprDigest: result.response.value(forHTTPHeaderField: "Repr-Digest"))
+            return try Self.storedFile(in: result.body, size: size, fallbackName: name)
         case .put:
             meter.start(at: 0, total: size)
             let body = StreamedBody.fileRange(file, offset: 0, length: size, contentType: "application/octet-stream")
@@ -104,28 +103,36 @@ public struct FiledropClient: Sendable {
             request.setValue("application/json", forHTTPHeaderField: "Accept")
             let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, fileLength: size))
             meter.update(size, force: true)
-            return try Self.storedFile(in: result.body, size: size, fallbackName: name,
-                                      reprDigest: result.response.value(forHTTPHeaderField: "Repr-Digest"))
+            return try Self.storedFile(in: result.body, size: size, fallbackName: name)
         }
     }
 
-    /// The upload report `{"files":[{"name","size","crc32","sha256","url"}],"errors":[...]}`;
-    /// the wire format is declared by `Tests/Fixtures/json/upload.json`. The SHA-256 comes
-    /// from the file's `sha256`, else the answer's `Repr-Digest`.
-    static func storedFile(in body: Data, size: Int64, fallbackName: String,
-                           reprDigest: String? = nil) throws(FiledropClientError) -> UploadResult {
+    /// The upload report `{"files":[{"name","size","crc32","sha256","url"}],"errors":[...]}`; the wire
+    /// format is declared by `Tests/Fixtures/json/upload.json`.
+    static func storedFile(in body: Data, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult {
         struct Report: Decodable {
             struct File: Decodable { var name: String; var size: Int64; var sha256: String? }
             var files: [File]
         }
-        let header = reprDigest.flatMap(ReprDigest.sha256(fieldValue:))
         guard let report = try? JSONDecoder().decode(Report.self, from: body), let file = report.files.first else {
-            return UploadResult(name: fallbackName, size: size, resumedFrom: 0, sha256: header)
+            return UploadResult(name: fallbackName, size: size, resumedFrom: 0)
         }
         guard file.size == size else {
             throw .invalidResponse("the server stored \(file.size) bytes of \(size)")
         }
-        return UploadResult(name: file.name, size: file.size, resumedFrom: 0, sha256: file.sha256.flatMap(ReprDigest.hex) ?? header)
+        return UploadResult(name: file.name, size: file.size, resumedFrom: 0, sha256: file.sha256?.lowercased())
+    }
+
+    /// The sha-256 member of an RFC 9530 `Repr-Digest` (`sha-256=:BASE64:`) as lowercase hex.
+    static func sha256(reprDigest field: String) -> String? {
+        for member in field.split(separator: ",") {
+            let trimmed = member.trimmingCharacters(in: .whitespaces)
+            guard trimmed.lowercased().hasPrefix("sha-256=:"), trimmed.hasSuffix(":") else { continue }
+            let base64 = trimmed.dropFirst("sha-256=:".count).dropLast()
+            guard let bytes = Data(base64Encoded: String(base64)), bytes.count == 32 else { return nil }
+            return bytes.map { String(format: "%02x", $0) }.joined()
+        }
+        return nil
     }
 
     // MARK: - Requests

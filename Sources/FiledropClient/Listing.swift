@@ -21,6 +21,8 @@ public struct Listing: Sendable, Equatable, Decodable {
         public var mtime: String
         /// The entry's path on the server, percent-encoded (`/files/a%20b.txt`).
         public var url: String
+        /// The file's recorded SHA-256 (lowercase hex), when the server has one.
+        public var sha256: String? = nil
     }
 
     /// The folder, relative to the drop, with a trailing slash ("" for the top).

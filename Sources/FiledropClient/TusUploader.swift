@@ -30,7 +30,6 @@ struct TusUploader {
         let resumedFrom = upload.offset
         meter.start(at: upload.offset, total: size)
         var failures = 0
-        // The final PATCH's Repr-Digest (a resumed upload complete already has none).
         var sha256: String?
         while upload.offset < size {
             do throws(FiledropClientError) {
@@ -93,8 +92,9 @@ struct TusUploader {
         return offset
     }
 
-    /// protocol.md "PATCH": one chunk from `offset`; returns the server's new offset, and the
-    /// SHA-256 its `Repr-Digest` states (on the PATCH that completes the upload).
+    /// protocol.md "PATCH": one chunk from `offset`; returns the server's new offset.
+    /// The new offset, and the stored file's SHA-256 from the `Repr-Digest` of the PATCH
+    /// that completed it.
     private func patch(_ url: URL, at offset: Int64) async throws(FiledropClientError) -> (Int64, String?) {
         let length = min(client.tusChunkSize, size - offset)
         var request = tusRequest(client.makeRequest(url: url, method: "PATCH"))
@@ -106,7 +106,7 @@ struct TusUploader {
               newOffset > offset || length == 0 else {
             throw .invalidResponse("tus PATCH answered \(result.response.statusCode) without a new Upload-Offset")
         }
-        return (newOffset, result.response.value(forHTTPHeaderField: "Repr-Digest").flatMap(ReprDigest.sha256(fieldValue:)))
+        return (newOffset, result.response.value(forHTTPHeaderField: "Repr-Digest").flatMap(FiledropClient.sha256(reprDigest:)))
     }
 
     private func tusRequest(_ request: URLRequest) -> URLRequest {

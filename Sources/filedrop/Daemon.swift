@@ -35,6 +35,8 @@ final class Daemon {
     private var statusNote: String?
     /// Login failures and upload slots per client, kept across reloads.
     private let clientRecords = AccessControl.ClientRecords()
+    /// Uploads' SHA-256 and its hashing threads, made once and kept across reloads.
+    private let hashing = PipelinedSHA256()
 
     /// SIGHUP reloads, SIGTERM and SIGINT stop.
     private static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
@@ -293,7 +295,8 @@ final class Daemon {
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
-                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()))
+                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
+                           hashing: hashing)
     }
 
     /// The printed URLs and the QR code send people to HTTPS when it is on.

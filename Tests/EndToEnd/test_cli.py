@@ -122,7 +122,8 @@ def test_send_get_round_trip(daemon, tmp_path, name, size, method):
     env = client_env(tmp_path, daemon.url)
     code, out, err, _ = run(["send", "--method", method, str(source)], env, tmp_path)
     assert code == 0, err
-    assert out == f"sent {name} {size} bytes\n"
+    # Issue 21: the client checked the server's SHA-256 of the stored file against its own.
+    assert out == f"sent {name} {size} bytes, sha256 {sha256(source)} verified\n"
     assert (daemon.save_dir / name).read_bytes() == source.read_bytes()
 
     copy = tmp_path / "copy"
@@ -155,7 +156,7 @@ def test_one_gib_round_trip_in_bounded_memory(daemon_factory, tmp_path):
         code, out, err, send_peak = run(["send", "--method", method, "--as", name, str(source)], env, tmp_path,
                                         timeout=90, daemon=daemon)
         assert code == 0, err
-        assert out == f"sent {name} {GIB} bytes\n"
+        assert out == f"sent {name} {GIB} bytes, sha256 {expected} verified\n"
         # Not a terminal: plain progress lines, one per tenth.
         assert f"sending {name}: 100% (1073741824 of 1073741824 bytes)" in err
         print(f"filedrop send --method {method}: peak RSS {send_peak} KiB for 1 GiB")

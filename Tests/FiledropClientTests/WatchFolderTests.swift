@@ -3,7 +3,7 @@ import Testing
 @testable import FiledropClient
 
 /// The pure parts of `filedrop send --watch`: when a file has settled, which names are
-/// sent, `--after-send`, the ledger of sent files and the server's stated SHA-256.
+/// sent, and `--after-send`, and the ledger of sent files.
 @Suite struct WatchFolderTests {
     static let second: UInt64 = 1_000_000_000
 
@@ -90,17 +90,5 @@ import Testing
         #expect(file.path == "/home/ann/.local/state/filedrop/watch/_home_ann_My%20Scans.sent")
         let state = SentLedger.defaultFile(folder: "/x", environment: ["HOME": "/h", "XDG_STATE_HOME": "/state"])
         #expect(state.path == "/state/filedrop/watch/_x.sent")
-    }
-
-    @Test func theServersSHA256ComesFromTheJSONOrReprDigest() throws {
-        let hex = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
-        let body = Data("{\"files\":[{\"name\":\"a.txt\",\"size\":0,\"sha256\":\"\(hex.uppercased())\"}],\"errors\":[]}".utf8)
-        #expect(try FiledropClient.storedFile(in: body, size: 0, fallbackName: "a.txt").sha256 == hex)
-        let header = "sha-256=:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=:"
-        #expect(ReprDigest.sha256(fieldValue: header) == hex)
-        #expect(ReprDigest.sha256(fieldValue: "sha-512=:AAAA:, " + header) == hex)
-        #expect(ReprDigest.sha256(fieldValue: "sha-256=:AAAA:") == nil)
-        #expect(try FiledropClient.storedFile(in: Data(), size: 0, fallbackName: "a.txt", reprDigest: header).sha256 == hex)
-        #expect(try FiledropClient.storedFile(in: Data("{\"files\":[{\"name\":\"a\",\"size\":0}]}".utf8), size: 0, fallbackName: "a").sha256 == nil)
     }
 }

@@ -11,13 +11,16 @@ import Testing
         return try Data(contentsOf: url)
     }
 
+    /// SHA-256 of "hello\n", as the golden files carry it.
+    static let sha256 = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
+
     @Test func listing() throws {
         let listing = try JSONDecoder().decode(Listing.self, from: try Self.golden("listing.json"))
         #expect(listing.path == "photos/")
         #expect(listing.entries == [
             Listing.Entry(name: "2024", type: .directory, size: nil, mtime: "2023-11-14T22:13:20Z", url: "/files/photos/2024/"),
             Listing.Entry(name: "Grüße 😀.txt", type: .file, size: 1_234_567, mtime: "2023-11-14T22:13:20Z",
-                          url: "/files/photos/Gr%C3%BC%C3%9Fe%20%F0%9F%98%80.txt"),
+                          url: "/files/photos/Gr%C3%BC%C3%9Fe%20%F0%9F%98%80.txt", sha256: Self.sha256),
             Listing.Entry(name: "say \"hi\"\u{2028}\u{1B}.txt", type: .file, size: 0, mtime: "2024-02-29T12:00:00Z",
                           url: "/files/photos/say%20%22hi%22%E2%80%A8%1B.txt"),
         ])
@@ -25,7 +28,8 @@ import Testing
 
     @Test func upload() throws {
         let result = try FiledropClient.storedFile(in: try Self.golden("upload.json"), size: 1_234_567, fallbackName: "sent.txt")
-        #expect(result == FiledropClient.UploadResult(name: "photos/Grüße 😀.txt", size: 1_234_567, resumedFrom: 0))
+        #expect(result == FiledropClient.UploadResult(name: "photos/Grüße 😀.txt", size: 1_234_567, resumedFrom: 0,
+                                                               sha256: Self.sha256))
     }
 
     @Test func uploadOfAnotherSizeIsRefused() throws {

@@ -18,6 +18,8 @@ import Testing
     }
 
     static let seconds: Int64 = 1_700_000_000
+    /// SHA-256 of "hello\n".
+    static let sha256 = "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
 
     @Test func listing() throws {
         let entries = [
@@ -25,7 +27,8 @@ import Testing
             FileMetadata(name: "Grüße 😀.txt", kind: .file, size: 1_234_567, modified: Self.seconds * 1_000_000_000, inode: 2),
             FileMetadata(name: "2024", kind: .directory, size: 4096, modified: Self.seconds * 1_000_000_000, inode: 1),
         ]
-        let listing = DirectoryListing(path: StoragePath(checkedComponents: ["photos"]), entries: entries, title: "t", query: nil)
+        let listing = DirectoryListing(path: StoragePath(checkedComponents: ["photos"]), entries: entries, title: "t", query: nil,
+                                       sha256s: ["Grüße 😀.txt": Self.sha256, "2024": Self.sha256])
         let response = listing.response(format: .json)
         #expect(response.headers[.contentType] == "application/json")
         #expect(Self.body(response) == (try Self.golden("listing.json")))
@@ -40,7 +43,8 @@ import Testing
 
     @Test func upload() throws {
         var report = UploadReport()
-        report.stored = [StoredFile(path: StoragePath(checkedComponents: ["photos", "Grüße 😀.txt"]), size: 1_234_567, crc32: 0x0A1B_2C3D)]
+        report.stored = [StoredFile(path: StoragePath(checkedComponents: ["photos", "Grüße 😀.txt"]), size: 1_234_567, crc32: 0x0A1B_2C3D,
+                                  sha256: Self.sha256)]
         let response = report.response(format: .json)
         #expect(response.status == .created)
         #expect(response.headers[.location] == "/files/photos/Gr%C3%BC%C3%9Fe%20%F0%9F%98%80.txt")

@@ -10,6 +10,8 @@ import Testing
         var name = "app.js"
 
         func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile { throw .notAllowed }
+        func recordedSHA256(_ path: StoragePath) -> String? { nil }
+        func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String] { [:] }
         func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
             guard path.components == [name] else { throw .notFound }
             return OpenedFile(handle: FileDownloadTests.FakeHandle(), metadata: Self.metadata)

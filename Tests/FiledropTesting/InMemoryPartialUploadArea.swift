@@ -53,6 +53,18 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
         _ = entries.withLock { $0.removeValue(forKey: id) }
     }
 
+    /// Read once with `ByteSumHashing`, as the real area reads with libcrypto.
+    func sha256(id: String) throws(StorageError) -> [UInt8] {
+        guard let entry = entries.withLock({ $0[id] }) else { throw .notFound }
+        rehashes.add(1, ordering: .relaxed)
+        let stream = ByteSumHashing().makeStream()
+        entry.bytes.withUnsafeBytes { stream.feed($0) }
+        return stream.finish()
+    }
+
+    /// How often `sha256(id:)` read a partial file.
+    let rehashes = Atomic<Int>(0)
+
     func adopt(id: String, into directory: StoragePath, durable: Bool) throws(StorageError) -> any UploadFile {
         guard let entry = entries.withLock({ $0[id] }) else { throw .notFound }
         let upload = try storage.createUpload(in: directory, checksummed: true, durable: durable)
@@ -120,6 +132,7 @@ final class AdoptedMemoryUpload: UploadFile {
     var crc32: UInt32? { upload.crc32 }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) { throw .notAllowed }
+    func recordSHA256(_ hex: String) { upload.recordSHA256(hex) }
     var writebackDue: Bool { false }
     func paceWriteback() throws(StorageError) {}
 
@@ -151,6 +164,47 @@ struct ByteSumDigests: DigestProvider {
 
     static func header(_ body: [UInt8]) -> String {
         "sum8 " + Base64.encode([body.reduce(0, &+)])
+    }
+}
+
+/// A stand-in for `PipelinedSHA256`: 32 bytes, each the sum modulo 256 of the bytes at its
+/// position modulo 32, enough to tell one content from another. `isBehind` is true every
+/// `behindEvery` bytes so tests see the writer pause for the hasher.
+struct ByteSumHashing: UploadHashing {
+    var behindEvery: UInt64?
+
+    func makeStream() -> any UploadDigestStream { Stream(behindEvery: behindEvery) }
+
+    final class Stream: UploadDigestStream, @unchecked Sendable {
+        let behindEvery: UInt64?
+        private(set) var bytesFed: UInt64 = 0
+        private var sums = [UInt8](repeating: 0, count: 32)
+        private var caughtUpAt: UInt64 = 0
+        private(set) var waits = 0
+
+        init(behindEvery: UInt64?) { self.behindEvery = behindEvery }
+
+        func feed(_ bytes: UnsafeRawBufferPointer) {
+            for byte in bytes {
+                sums[Int(bytesFed % 32)] &+= byte
+                bytesFed += 1
+            }
+        }
+
+        var isBehind: Bool { behindEvery.map { bytesFed >= caughtUpAt + $0 } ?? false }
+
+        func waitUntilCaughtUp() {
+            caughtUpAt = bytesFed
+            waits += 1
+        }
+
+        func finish() -> [UInt8] { sums }
+    }
+
+    static func hex(_ body: [UInt8]) -> String {
+        let stream = ByteSumHashing().makeStream()
+        body.withUnsafeBytes { stream.feed($0) }
+        return SHA256Text.hex(stream.finish())
     }
 }
 

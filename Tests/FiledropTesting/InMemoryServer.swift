@@ -12,11 +12,12 @@ struct InMemoryServer {
     /// parts (tus, access control, HTTPS, QR codes) as given.
     init(configuration: Configuration = Configuration(), storage: InMemoryStorage = InMemoryStorage(),
          log: any LogSink = NoLog(), qrEncoder: (any QRCodeEncoder)? = nil, tusUploads: TusUploads? = nil,
-         access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
+         access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []),
+         hashing: (any UploadHashing)? = nil) {
         self.storage = storage
         app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
                           monitor: UploadMonitor(log: log, now: { 0 }), qrEncoder: qrEncoder, tusUploads: tusUploads,
-                          access: access, https: https, phoneAddress: phoneAddress)
+                          access: access, https: https, phoneAddress: phoneAddress, hashing: hashing)
     }
 
     static let context = RequestContext(client: "test", wallClockSeconds: 0)

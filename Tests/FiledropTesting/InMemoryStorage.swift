@@ -23,6 +23,8 @@ final class InMemoryStorage: Storage, Sendable {
         var writebackPacings = 0
         /// Publishing fails with this while set (an immutable folder, a permission problem).
         var publishFailure: StorageError?
+        /// The SHA-256 recorded with each published file (the xattr of the real storage).
+        var sha256: [StoragePath: String] = [:]
     }
 
     /// Uploads ask for write-back pacing every this many bytes; nil never.
@@ -71,6 +73,18 @@ final class InMemoryStorage: Storage, Sendable {
         guard state.withLock({ $0.files.removeValue(forKey: path) }) != nil else { throw .notFound }
     }
 
+    func recordedSHA256(_ path: StoragePath) -> String? {
+        state.withLock { $0.sha256[path] }
+    }
+
+    func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String] {
+        state.withLock { state in
+            var found: [String: String] = [:]
+            for name in names { found[name] = state.sha256[directory.appending(checkedName: name)] }
+            return found
+        }
+    }
+
     func availableSpace() -> UInt64? {
         state.withLock { state in
             state.spaceQueries.append(state.written)
@@ -93,6 +107,7 @@ final class MemoryUpload: UploadFile {
     private var bytes: [UInt8] = []
     private var open = true
     private var pacedThrough: UInt64 = 0
+    private var sha256: String?
 
     init(storage: InMemoryStorage, directory: StoragePath) {
         self.storage = storage
@@ -119,12 +134,17 @@ final class MemoryUpload: UploadFile {
         storage.state.withLock { $0.writebackPacings += 1 }
     }
 
+    func recordSHA256(_ hex: String) {
+        sha256 = hex
+    }
+
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
         let path = directory.appending(checkedName: name)
         let result: StorageError? = storage.state.withLock { state in
             if let failure = state.publishFailure { return failure }
             if !replacing && (state.files[path] != nil || state.directories.contains(path)) { return .exists }
             state.files[path] = bytes
+            state.sha256[path] = sha256
             state.pendingUploads -= 1
             return nil
         }

@@ -55,7 +55,7 @@ public struct AccessPolicy: Sendable, Equatable {
             return method == .delete ? deleting : .anyone
         case .storedFile(let file):
             switch file.operation {
-            case .download, .listing: return mode == .drop ? .password : .anyone
+            case .download, .sha256, .listing: return mode == .drop ? .password : .anyone
             case .upload, .options: return .anyone
             case .delete: return deleting
             // Refused by the route: a POST or PUT the drop box takes elsewhere, anything else

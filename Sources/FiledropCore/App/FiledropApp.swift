@@ -27,7 +27,7 @@ public struct FiledropApp: HTTPResponder {
     public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
                 tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
-                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: [])) {
+                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []), hashing: (any UploadHashing)? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
@@ -39,6 +39,7 @@ public struct FiledropApp: HTTPResponder {
         self.storage = storage
         var store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
         store.withholdsStoredNames = configuration.access == .drop
+        store.hashing = configuration.sha256 ? hashing : nil
         self.store = store
     }
 
@@ -162,6 +163,11 @@ public struct FiledropApp: HTTPResponder {
         switch file.operation {
         case .download(let attachment):
             return try download(path, head: head, attachment: attachment, compression: compression)
+        case .sha256:
+            // Reading the xattr opens the file: a worker does it, as for a listing.
+            return .blocking("sha256", { [storage] in storage.recordedSHA256(path) }) { sha256 in
+                .respond(SHA256Answer(name: path.name ?? "", sha256: sha256).response(format: ResponseFormat(head: head)))
+            }
         case .listing(let zip):
             return listing(path, head: head, zip: zip, compression: compression)
         case .upload:
@@ -196,8 +202,12 @@ public struct FiledropApp: HTTPResponder {
         // Open first: a file (the common case) costs one lookup; only a directory needs more.
         do {
             let file = try storage.open(path)
-            return .respond(FileDownload.response(file, head: head, forceDownload: attachment,
-                                                  compression: compression, cache: downloadHeaders))
+            var response = FileDownload.response(file, head: head, forceDownload: attachment, compression: compression, cache: downloadHeaders)
+            // RFC 9530 §3: the digest of the whole file, also on a 206 (it names the representation).
+            if response.status == .ok || response.status == .partialContent, let sha256 = file.sha256.flatMap(SHA256Text.bytes(hex:)) {
+                response.headers.add(.reprDigest, SHA256Text.reprDigest(sha256))
+            }
+            return .respond(response)
         } catch .isADirectory {
             return .respond(redirect(to: Route.filesPrefix + path.components.map { percentEncodedPathComponent($0) + "/" }.joined()))
         } catch {
@@ -246,12 +256,13 @@ public struct FiledropApp: HTTPResponder {
         let format = ResponseFormat(head: head)
         let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
                                   checksummed: format == .json)
+        let expectedSHA256 = store.hashing == nil ? nil : try ClientDigest.expectedSHA256(head.headers)
         // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
         try admission.admit(name: directory.appending(checkedName: plan.name).description)
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {
-            case .success(let pending): .readBody(RawUpload(upload: pending, format: format))
+            case .success(let pending): .readBody(RawUpload(upload: pending, format: format, expectedSHA256: expectedSHA256))
             case .failure(let error): .respond(.error(error, format: format))
             }
         }

@@ -25,6 +25,8 @@ public struct Configuration: Sendable, Equatable {
     public var onCollision: CollisionPolicy = .rename
     public var access: AccessMode = .open
     public var fsync: Bool = true
+    /// SHA-256 of every upload, kept with the file and reported (issue 21).
+    public var sha256: Bool = true
     public var allowHidden: Bool = false
     public var allowDelete: Bool = false
     public var maxConnections: Int = 1024

@@ -112,6 +112,9 @@ extension HTTPFieldName {
     public static let uploadMetadata = HTTPFieldName("Upload-Metadata")
     public static let uploadExpires = HTTPFieldName("Upload-Expires")
     public static let uploadChecksum = HTTPFieldName("Upload-Checksum")
+    // RFC 9530 (and RFC 3230's obsolete Digest): the SHA-256 of an upload, sent and answered.
+    public static let reprDigest = HTTPFieldName("Repr-Digest")
+    public static let digest = HTTPFieldName("Digest")
     /// protocol.md "X-HTTP-Method-Override": the method a client that cannot send PATCH or
     /// DELETE means.
     public static let xHTTPMethodOverride = HTTPFieldName("X-HTTP-Method-Override")

@@ -21,6 +21,9 @@ public protocol PartialUploadArea: Sendable {
     /// link/rename as every other upload), and `discard` deletes the partial file. With
     /// `durable`, folders it makes are synced into their parents.
     func adopt(id: String, into directory: StoragePath, durable: Bool) throws(StorageError) -> any UploadFile
+    /// Blocking: the SHA-256 of the partial file, read once. Only for an upload whose
+    /// running hash was lost (a restart, a chunk cut back after a failed checksum).
+    func sha256(id: String) throws(StorageError) -> [UInt8]
 }
 
 /// One upload found by `PartialUploadArea.recover()`.

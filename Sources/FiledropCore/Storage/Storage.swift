@@ -14,6 +14,12 @@ public protocol Storage: Sendable {
     /// The visible entries of a directory (temporary and hidden state excluded).
     func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata]
     func remove(_ path: StoragePath) throws(StorageError)
+    /// The SHA-256 (lowercase hex) recorded with a file at upload (`UploadFile.recordSHA256`),
+    /// nil when none was or the file system keeps no extended attributes. May block: on a worker.
+    func recordedSHA256(_ path: StoragePath) -> String?
+    /// `recordedSHA256` of the files `names` in `directory`, by name (those with one), for
+    /// the JSON listing. Blocking: on a worker.
+    func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String]
     /// Bytes available to us on the save directory's file system: a fact, reported; whether
     /// it is enough is `StoragePolicy.hasRoom`'s decision. May block (statvfs): on a worker.
     func availableSpace() -> UInt64?
@@ -44,6 +50,9 @@ public protocol UploadFile: UploadSink {
     var bytesWritten: UInt64 { get }
     /// CRC-32 (zlib's) of every byte written so far; nil unless created `checksummed`.
     var crc32: UInt32? { get }
+    /// Keeps the SHA-256 (lowercase hex) with the file before it is published (the xattr
+    /// `user.filedrop.sha256`); a file system without extended attributes keeps nothing.
+    func recordSHA256(_ hex: String)
     /// Makes the file visible as `name` in its directory. Without `replacing`, an existing
     /// entry makes it fail with `.exists` and nothing changes. With `durable`, the file and
     /// the directory are fsync'ed before it returns.
@@ -55,10 +64,13 @@ public protocol UploadFile: UploadSink {
 public struct OpenedFile: Sendable {
     public var handle: any OpenFileHandle
     public var metadata: FileMetadata
+    /// The SHA-256 recorded with the file (lowercase hex), for GET and HEAD's `Repr-Digest`.
+    public var sha256: String?
 
-    public init(handle: any OpenFileHandle, metadata: FileMetadata) {
+    public init(handle: any OpenFileHandle, metadata: FileMetadata, sha256: String? = nil) {
         self.handle = handle
         self.metadata = metadata
+        self.sha256 = sha256
     }
 }
 

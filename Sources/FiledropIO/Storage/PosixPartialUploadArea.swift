@@ -102,6 +102,15 @@ public final class PosixPartialUploadArea: PartialUploadArea {
                                       target: target)
     }
 
+    public func sha256(id: String) throws(StorageError) -> [UInt8] {
+        try checkID(id)
+        let folder = try openFolder(creating: false)
+        let file = FileDescriptor(owning: try storageCall("openat") {
+            openat(folder.descriptor, id + Self.partSuffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        })
+        return try PipelinedSHA256.digest(reading: file)
+    }
+
     // MARK: Files
 
     /// The hidden folder, made (mode 0700: partial uploads are nobody else's business) when
@@ -240,6 +249,11 @@ final class PosixAdoptedUpload: UploadFile {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         throw .notAllowed
+    }
+
+    /// xattrs follow the inode: set on the partial file, they stay with it through the rename.
+    func recordSHA256(_ hex: String) {
+        SHA256Attribute.set(hex, on: file)
     }
 
     /// Its bytes were written (and synchronized) by the PATCHes that brought them.

@@ -54,7 +54,7 @@ public final class PosixStorage: Storage {
         if found.isDirectory { throw .isADirectory }
         guard found.isRegularFile else { throw .notAllowed }
         if let contents = smallFiles.contents(for: found), let metadata = found.fileMetadata(name: name) {
-            return OpenedFile(handle: contents, metadata: metadata)
+            return OpenedFile(handle: contents, metadata: metadata, sha256: SHA256Attribute.get(named: name, inDirectory: parent))
         }
         // The name may lead elsewhere by now: O_NOFOLLOW refuses a symlink (ELOOP), O_NONBLOCK
         // keeps a FIFO from hanging the event loop, and the fstat decides what was opened.
@@ -66,9 +66,9 @@ public final class PosixStorage: Storage {
         guard opened.isRegularFile, let metadata = opened.fileMetadata(name: name) else { throw .notAllowed }
         if opened.st_size <= SmallFileCache.maxFileSize, let contents = FileContents.read(file, size: Int(opened.st_size)) {
             smallFiles.remember(contents, of: opened)
-            return OpenedFile(handle: contents, metadata: metadata)
+            return OpenedFile(handle: contents, metadata: metadata, sha256: SHA256Attribute.get(from: file))
         }
-        return OpenedFile(handle: file, metadata: metadata)
+        return OpenedFile(handle: file, metadata: metadata, sha256: SHA256Attribute.get(from: file))
     }
 
     public func metadata(_ path: StoragePath) throws(StorageError) -> FileMetadata? {
@@ -114,6 +114,21 @@ public final class PosixStorage: Storage {
             throw .notAllowed
         }
         try storageCall("unlinkat") { unlinkat(parent.descriptor, name, flags) }
+    }
+
+    public func recordedSHA256(_ path: StoragePath) -> String? {
+        guard let name = path.name, StorageNames.isClientName(name),
+              let parent = try? openDirectory(path.parent, creating: false) else { return nil }
+        return SHA256Attribute.get(named: name, in: parent)
+    }
+
+    public func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String] {
+        guard let handle = try? openDirectory(directory, creating: false) else { return [:] }
+        var found: [String: String] = [:]
+        for name in names where StorageNames.isClientName(name) {
+            found[name] = SHA256Attribute.get(named: name, in: handle)
+        }
+        return found
     }
 
     public func availableSpace() -> UInt64? {

@@ -99,6 +99,10 @@ final class PosixUploadFile: UploadFile {
         bytesWritten += UInt64(bytes.count)
     }
 
+    func recordSHA256(_ hex: String) {
+        SHA256Attribute.set(hex, on: file)
+    }
+
     var writebackDue: Bool {
         state == .writing && durable && options.writebackChunk > 0 && bytesWritten - writebackStart >= UInt64(options.writebackChunk)
     }

@@ -256,7 +256,17 @@ struct ClientCommandLine {
         let result = try await client.upload(file, as: name, method: method) { display.show($0) }
         display.finish()
         let resumed = result.resumedFrom > 0 ? " (resumed at \(result.resumedFrom))" : ""
-        ClientOutput.line("sent \(result.name) \(result.size) bytes\(resumed)")
+        // The server's SHA-256 of what it stored against the local file's: a send counts
+        // only once both agree (a server with `sha256 = off` reports none to compare).
+        var verified = ""
+        if let stored = result.sha256 {
+            let local = try LocalSHA256.of(file)
+            guard local == stored else {
+                throw .invalidResponse("the server stored a file with SHA-256 \(stored), but \(path) has \(local)")
+            }
+            verified = ", sha256 \(local) verified"
+        }
+        ClientOutput.line("sent \(result.name) \(result.size) bytes\(resumed)\(verified)")
     }
 
     private func get(_ name: String, client: FiledropClient) async throws(FiledropClientError) {

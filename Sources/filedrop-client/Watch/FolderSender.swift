@@ -120,7 +120,7 @@ struct FolderSender {
             ClientOutput.error("filedrop send --watch: \(shown) changed while it was sent; it goes again once it settles")
             return Self.stat(path).map { .changed($0) } ?? .done
         }
-        let local = FileSHA256.of(path: path)
+        let local = try? LocalSHA256.of(URL(fileURLWithPath: path))
         let stored = ClientOutput.escaped(result.name)
         guard let server = result.sha256 else {
             guard record(name, observation, sha256: nil, in: &ledger) else { return .skipped }

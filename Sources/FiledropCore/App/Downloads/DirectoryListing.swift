@@ -1,6 +1,7 @@
 /// A folder of the save directory as HTML (names escaped, sizes for people, sortable) or
 /// JSON (name, type, size, mtime, url; `Tests/Fixtures/json/listing.json`) for the page and
-/// for scripts. It has no text form: curl gets the page.
+/// for scripts, with each file's recorded SHA-256 (`sha256`, when it has one). It has no text
+/// form: curl gets the page.
 struct DirectoryListing: FormattedAnswer {
     static var pagePolicy: SecurityPolicy { .generatedPage }
 
@@ -11,9 +12,13 @@ struct DirectoryListing: FormattedAnswer {
     let title: String
     /// The folder's own mtime (ns): it moves when an entry is added, removed or renamed.
     let modified: Int64
+    /// Recorded SHA-256s by file name, read for the JSON form only (one xattr per file).
+    let sha256s: [String: String]
 
-    init(path: StoragePath, entries: [FileMetadata], title: String, query: Substring?, modified: Int64 = 0) {
+    init(path: StoragePath, entries: [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
+         sha256s: [String: String] = [:]) {
         self.path = path
+        self.sha256s = sha256s
         self.title = title
         self.modified = modified
         let parameters = QueryParameters(query)
@@ -108,6 +113,7 @@ struct DirectoryListing: FormattedAnswer {
                         if entry.kind == .file { json.member("size", entry.size) }
                         json.member("mtime", HTTPDate.iso8601(entry.modified / 1_000_000_000))
                         json.member("url", url(of: entry))
+                        if entry.kind == .file, let sha256 = sha256s[entry.name] { json.member("sha256", sha256) }
                     }
                 }
             }

@@ -39,7 +39,11 @@ struct DirectoryRead: Sendable {
         } catch {
             throw error.httpError
         }
-        return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified)
-            .response(format: ResponseFormat(head: head), head: head, compression: compression)
+        let format = ResponseFormat(head: head)
+        // The page never shows hashes: only the JSON form pays for reading them.
+        let sha256s = format == .json ? storage.recordedSHA256s(path, names: entries.filter { $0.kind == .file }.map(\.name)) : [:]
+        return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
+                                sha256s: sha256s)
+            .response(format: format, head: head, compression: compression)
     }
 }

@@ -6,6 +6,8 @@ public struct StoredFileRoute: Sendable, Equatable {
     public enum Operation: Sendable, Equatable {
         /// GET, HEAD of a file URL; `attachment` for `?download` (Content-Disposition).
         case download(attachment: Bool)
+        /// GET, HEAD of a file URL with `?sha256`: its recorded SHA-256 in `sha256sum` form.
+        case sha256
         /// GET, HEAD of a folder URL (ending in `/`): the listing, or with `?zip` the archive.
         case listing(zip: Bool)
         /// PUT of a file URL: a raw body.
@@ -38,7 +40,8 @@ public struct StoredFileRoute: Sendable, Equatable {
         switch head.method {
         case .get, .head:
             let query = QueryParameters(head.query)
-            operation = isDirectoryURL ? .listing(zip: query.contains("zip")) : .download(attachment: query.contains("download"))
+            operation = isDirectoryURL ? .listing(zip: query.contains("zip"))
+                : query.contains("sha256") ? .sha256 : .download(attachment: query.contains("download"))
         case .put:
             operation = isDirectoryURL ? .methodRefused(.put, allowed: [.get, .head]) : .upload
         case .delete:

@@ -36,7 +36,8 @@ final class TusPatch: RequestBodyConsumer {
         self.store = store
         self.token = lease.token
         self.file = lease.file
-        self.writer = store.writer(for: lease.file, startingAt: lease.offset, limit: lease.limit)
+        self.writer = store.writer(for: lease.file, startingAt: lease.offset, limit: lease.limit,
+                                   digest: Self.runningDigest(of: upload, at: lease.offset, store: store))
         self.startOffset = lease.offset
         self.checksum = lease.checksum
         self.expiration = expiration
@@ -45,6 +46,17 @@ final class TusPatch: RequestBodyConsumer {
 
     deinit {
         if !ended { abort() }
+    }
+
+    /// The upload's running SHA-256 if it reached exactly `offset` (a new one for the first
+    /// byte); nil when it is off or was lost, and publishing reads the file once instead.
+    private static func runningDigest(of upload: TusUpload, at offset: UInt64, store: UploadStore) -> (any UploadDigestStream)? {
+        guard let hashing = store.hashing else { return nil }
+        return upload.contentDigest.withLock { slot in
+            if let running = slot, running.bytesFed == offset { return running }
+            slot = offset == 0 ? hashing.makeStream() : nil
+            return slot
+        }
     }
 
     static let takenOver = TusError.http(.conflict("This upload was taken over by a newer request or terminated."))
@@ -109,14 +121,19 @@ final class TusPatch: RequestBodyConsumer {
         let offset = writer.size
         let next = upload.machine.withLock { $0.chunkStored(token, through: offset, now: now) }
         var savedAs: String?
+        var sha256: [UInt8]?
         if next == .publish {
             switch uploads.publish(upload, token: token, store: store) {
             case .failure(let error): return error.response
-            case .success(let stored): savedAs = store.withholdsStoredNames ? nil : stored.url
+            case .success(let stored):
+                savedAs = store.withholdsStoredNames ? nil : stored.url
+                sha256 = stored.sha256.flatMap(SHA256Text.bytes(hex:))
             }
         }
         var headers = TusResponses.baseHeaders()
         if let savedAs { headers.add(.filedropSavedAs, savedAs) }
+        // RFC 9530 §3: the digest of the stored file, on the PATCH that completed it.
+        if let sha256 { headers.add(.reprDigest, SHA256Text.reprDigest(sha256)) }
         headers.add(.uploadOffset, String(offset))
         if next == .answer {
             headers.add(.uploadExpires, HTTPDate.format(now + expiration.components.seconds))

@@ -164,7 +164,7 @@ public final class TusUploads: Sendable {
         let (record, size) = upload.machine.withLock { ($0.record, $0.offset) }
         let outcome: Result<StoredFile, TusError>
         do throws(TusError) {
-            outcome = .success(try place(upload.id, record: record, size: size, store: store))
+            outcome = .success(try place(upload, record: record, size: size, store: store))
         } catch {
             outcome = .failure(error)
         }
@@ -187,7 +187,8 @@ public final class TusUploads: Sendable {
 
     /// Adopts the partial file and publishes it; a refused adoption or publish has not
     /// touched the partial file unless the failure deletes the upload anyway.
-    private func place(_ id: String, record: TusRecord, size: UInt64, store: UploadStore) throws(TusError) -> StoredFile {
+    private func place(_ upload: TusUpload, record: TusRecord, size: UInt64, store: UploadStore) throws(TusError) -> StoredFile {
+        let id = upload.id
         let directory: StoragePath
         do throws(HTTPError) {
             directory = try store.names.storagePath(fromComponents: record.directory)
@@ -201,13 +202,28 @@ public final class TusUploads: Sendable {
             throw TusError.publishFailure(error)
         }
         do throws(StorageError) {
+            let sha256 = try contentSHA256(of: upload, size: size, store: store)
+            if let sha256 { file.recordSHA256(sha256) }
             let name = try store.policy.publish(file, directory: directory, name: record.name)
-            return StoredFile(path: directory.appending(checkedName: name), size: size, crc32: file.crc32)
+            return StoredFile(path: directory.appending(checkedName: name), size: size, crc32: file.crc32, sha256: sha256)
         } catch {
             let failure = TusError.publishFailure(error)
             if case .discarded = failure { file.discard() }
             throw failure
         }
+    }
+
+    /// The SHA-256 (hex) of a complete upload, nil when hashing is off: from the running hash
+    /// its PATCHes fed when it covers every byte, otherwise (a restart, a chunk cut back, a
+    /// publish retried) by reading the partial file once. Blocking: on the publishing worker.
+    private func contentSHA256(of upload: TusUpload, size: UInt64, store: UploadStore) throws(StorageError) -> String? {
+        guard store.hashing != nil else { return nil }
+        let running = upload.contentDigest.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+        if let running, running.bytesFed == size { return SHA256Text.hex(running.finish()) }
+        return SHA256Text.hex(try area.sha256(id: upload.id))
     }
 
     /// Publishes every upload that holds all its bytes but was never saved: the daemon
@@ -269,6 +285,10 @@ struct TusLimits: Sendable {
 final class TusUpload: Sendable {
     let id: String
     let machine: Mutex<TusUploadMachine>
+    /// The running SHA-256 of the partial file, handed from PATCH to PATCH: valid while its
+    /// `bytesFed` is the offset. Lost at a restart or when a chunk is cut back; publishing
+    /// then hashes the partial file once (`TusUploads.contentSHA256`).
+    let contentDigest = Mutex<(any UploadDigestStream)?>(nil)
 
     init(id: String, record: TusRecord, offset: UInt64, lastActivity: Int64) {
         self.id = id

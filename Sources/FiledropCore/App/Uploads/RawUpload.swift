@@ -3,10 +3,13 @@
 final class RawUpload: RequestBodyConsumer {
     private let upload: PendingUpload
     private let format: ResponseFormat
+    /// The SHA-256 the client's `Repr-Digest` (or `Digest`) says the body has.
+    private let expectedSHA256: [UInt8]?
 
-    init(upload: PendingUpload, format: ResponseFormat) {
+    init(upload: PendingUpload, format: ResponseFormat, expectedSHA256: [UInt8]? = nil) {
         self.upload = upload
         self.format = format
+        self.expectedSHA256 = expectedSHA256
     }
 
     func consume(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> BodyIntake {
@@ -19,13 +22,18 @@ final class RawUpload: RequestBodyConsumer {
         let name = upload.requestedName
         let format = format
         let withholdsStoredNames = upload.withholdsStoredNames
-        return upload.commit().map { outcome in
+        return upload.commit(expectedSHA256: expectedSHA256).map { outcome in
             var report = UploadReport(withholdsStoredNames: withholdsStoredNames)
             switch outcome {
             case .success(let stored): report.stored.append(stored)
             case .failure(let error): report.failures.append((name, error))
             }
-            return report.response(format: format)
+            var response = report.response(format: format)
+            // RFC 9530 §3: the digest of what was stored, for the client to compare.
+            if case .success(let stored) = outcome, let sha256 = stored.sha256.flatMap(SHA256Text.bytes(hex:)) {
+                response.headers.add(.reprDigest, SHA256Text.reprDigest(sha256))
+            }
+            return response
         }
     }
 

@@ -30,7 +30,7 @@ public struct UploadReport: Sendable, FormattedAnswer {
     public static var pagePolicy: SecurityPolicy { .generatedPage }
 
     /// `{"files":[...],"errors":[...]}` (`Tests/Fixtures/json/upload.json`); in a drop box a
-    /// stored file is its size (and crc32) alone.
+    /// stored file is its size (and crc32 and sha256) alone.
     public func writeJSON(to json: inout JSONWriter) {
         json.object { json in
             json.key("files")
@@ -40,6 +40,7 @@ public struct UploadReport: Sendable, FormattedAnswer {
                         if !withholdsStoredNames { json.member("name", file.path.description) }
                         json.member("size", file.size)
                         if let crc32 = file.crc32 { json.member("crc32", hex8(crc32)) }
+                        if let sha256 = file.sha256 { json.member("sha256", sha256) }
                         if !withholdsStoredNames { json.member("url", file.url) }
                     }
                 }

@@ -9,6 +9,8 @@ public struct UploadStore: Sendable {
     /// A drop box: the answer to an upload does not say what the file was saved as (a
     /// renamed "hello (2).txt" would tell an anonymous sender which names exist).
     public var withholdsStoredNames = false
+    /// SHA-256 of every upload as it streams (`sha256 = on`); nil computes none.
+    public var hashing: (any UploadHashing)?
 
     public init(storage: any Storage, policy: StoragePolicy, monitor: UploadMonitor) {
         self.storage = storage
@@ -37,9 +39,11 @@ public struct UploadStore: Sendable {
         guard policy.hasRoom(for: expected ?? 0, available: storage.availableSpace()) else { throw StoragePolicy.tooFullToStart }
     }
 
-    /// The guarded writer for `sink`, whose file already holds `size` bytes, held to `limit`.
-    func writer(for sink: any UploadSink, startingAt size: UInt64 = 0, limit: SizeLimit? = nil) -> GuardedWriter {
-        GuardedWriter(sink: sink, policy: policy, storage: storage, startingAt: size, limit: limit ?? policy.sizeLimit)
+    /// The guarded writer for `sink`, whose file already holds `size` bytes, held to `limit`,
+    /// feeding `digest` (a tus upload's running SHA-256 goes from PATCH to PATCH).
+    func writer(for sink: any UploadSink, startingAt size: UInt64 = 0, limit: SizeLimit? = nil,
+                digest: (any UploadDigestStream)? = nil) -> GuardedWriter {
+        GuardedWriter(sink: sink, policy: policy, storage: storage, startingAt: size, limit: limit ?? policy.sizeLimit, digest: digest)
     }
 
     /// Blocking: makes missing folders (synced into their parents when durable) and opens
@@ -105,7 +109,7 @@ public final class PendingUpload {
     init(store: UploadStore, file: any UploadFile, directory: StoragePath, name: String, expectedSize: UInt64?, progress: UploadProgress) {
         self.store = store
         self.file = file
-        self.writer = store.writer(for: file)
+        self.writer = store.writer(for: file, digest: store.hashing?.makeStream())
         self.directory = directory
         self.requestedName = name
         self.expectedSize = expectedSize
@@ -149,26 +153,36 @@ public final class PendingUpload {
 
     /// Makes the file visible under the first name the collision policy allows; the fsync
     /// and link/rename run as blocking work (a rename over a big file frees its blocks).
-    public func commit() -> Deferred<Result<StoredFile, HTTPError>> {
+    /// With `expectedSHA256` (the client's `Repr-Digest`), only if the bytes have that hash;
+    /// it is checked only when hashing is on.
+    public func commit(expectedSHA256: [UInt8]? = nil) -> Deferred<Result<StoredFile, HTTPError>> {
         if let expectedSize, expectedSize != file.bytesWritten {
             discard(reason: "size mismatch")
             return .ready(.failure(.truncatedBody))
         }
         // From here the file belongs to the work, which publishes or discards it.
         finished = true
-        return .blocking("publish", { self.publish() }, then: { .ready($0) })
+        return .blocking("publish", { self.publish(expectedSHA256: expectedSHA256) }, then: { .ready($0) })
     }
 
-    /// On a worker thread.
-    private func publish() -> Result<StoredFile, HTTPError> {
+    /// The body's SHA-256 differs from the one its client sent.
+    static let digestMismatch = HTTPError.badRequest(
+        "The file's SHA-256 differs from the Repr-Digest (or Digest) the request carried, so it was not saved.")
+
+    /// On a worker thread: waits for the hash, records it with the file, then publishes.
+    private func publish(expectedSHA256: [UInt8]?) -> Result<StoredFile, HTTPError> {
         do throws(HTTPError) {
+            let sha256 = writer.digest?.finish()
+            if let expectedSHA256, let sha256, sha256 != expectedSHA256 { throw Self.digestMismatch }
             let name: String
             do throws(StorageError) {
+                if let sha256 { file.recordSHA256(SHA256Text.hex(sha256)) }
                 name = try store.policy.publish(file, directory: directory, name: requestedName)
             } catch {
                 throw error.httpError
             }
-            let stored = StoredFile(path: directory.appending(checkedName: name), size: file.bytesWritten, crc32: file.crc32)
+            let stored = StoredFile(path: directory.appending(checkedName: name), size: file.bytesWritten, crc32: file.crc32,
+                                    sha256: sha256.map(SHA256Text.hex))
             progress.finished(stored: stored)
             return .success(stored)
         } catch {
@@ -191,11 +205,14 @@ public struct StoredFile: Sendable, Equatable {
     public var path: StoragePath
     public var size: UInt64
     public var crc32: UInt32?
+    /// Lowercase hex; nil when hashing is off.
+    public var sha256: String?
 
-    public init(path: StoragePath, size: UInt64, crc32: UInt32?) {
+    public init(path: StoragePath, size: UInt64, crc32: UInt32?, sha256: String? = nil) {
         self.path = path
         self.size = size
         self.crc32 = crc32
+        self.sha256 = sha256
     }
 
     /// `/files/a%20b/c.txt`: every component percent-encoded.

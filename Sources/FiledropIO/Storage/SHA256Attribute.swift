@@ -1,0 +1,49 @@
+import CLinux
+import FiledropCore
+import Glibc
+
+/// The extended attribute `user.filedrop.sha256` that keeps an upload's SHA-256 (64
+/// lowercase hex digits) with the file, set on the temporary before it is published, so the
+/// file never appears without it. A file system without user xattrs (tmpfs before 6.6,
+/// some FUSE and network mounts) keeps nothing, and the file has no recorded hash.
+enum SHA256Attribute {
+    static let name = "user.filedrop.sha256"
+
+    /// fsetxattr(2); failures (ENOTSUP, EPERM, ENOSPC) leave the file without it.
+    static func set(_ hex: String, on file: FileDescriptor) {
+        var value = Array(hex.utf8)
+        _ = fsetxattr(file.descriptor, name, &value, value.count, 0)
+    }
+
+    /// fgetxattr(2): the recorded hash, nil when there is none or it is not 64 hex digits.
+    static func get(from file: FileDescriptor) -> String? {
+        var value = [UInt8](repeating: 0, count: 64)
+        let count = fgetxattr(file.descriptor, name, &value, value.count)
+        return decoded(value, count: count)
+    }
+
+    private static func decoded(_ value: [UInt8], count: Int) -> String? {
+        guard count == 64 else { return nil }
+        let hex = String(decoding: value, as: UTF8.self)
+        return SHA256Text.bytes(hex: hex) == nil ? nil : hex.lowercased()
+    }
+
+    /// The recorded hash of `name` in `directory` without opening it: lgetxattr(2) through
+    /// the directory's /proc/self/fd link, not following a symlink at `name` (a file served
+    /// from `SmallFileCache` has no descriptor open, and one path lookup costs what fstatat does).
+    static func get(named name: String, inDirectory directory: FileDescriptor) -> String? {
+        var value = [UInt8](repeating: 0, count: 64)
+        let count = lgetxattr("/proc/self/fd/\(directory.descriptor)/\(name)", Self.name, &value, value.count)
+        return decoded(value, count: count)
+    }
+
+    /// The recorded hash of `name` in `directory`, opened without following a symlink and
+    /// without blocking on a FIFO; nil for anything but a regular file.
+    static func get(named name: String, in directory: FileDescriptor) -> String? {
+        guard let file = try? syscall("openat", { openat(directory.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) })
+        else { return nil }
+        let handle = FileDescriptor(owning: file)
+        guard let status = try? handle.status(), status.isRegularFile else { return nil }
+        return get(from: handle)
+    }
+}
