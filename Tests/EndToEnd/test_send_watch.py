@@ -3,7 +3,8 @@ folder (written slowly, renamed into place, present at start) arrive once each a
 byte-identical; hidden and temporary names are left alone; a file that keeps changing is
 not sent while it changes; the watcher waits out a server restart and sends later files;
 a restarted watcher sends nothing twice; `--after-send` deletes or moves only after the
-server's SHA-256 matched the local one, and keeps the file when the server states none.
+server's SHA-256 matched the local one, and keeps the file when the server states none
+(`sha256 = off`).
 
 Every wait is bounded; the watcher runs with --settle 500ms so the test stays short."""
 
@@ -82,14 +83,7 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def server_reports_sha256(daemon) -> bool:
-    """Whether this daemon states the SHA-256 of what it stored (the integrity feature)."""
-    done = subprocess.run(["curl", "-sS", "--max-time", "10", "-H", "Accept: application/json", "-T", "-",
-                           f"{daemon.url}/files/probe-sha256.bin"], input=b"probe", capture_output=True, timeout=20)
-    return b'"sha256"' in done.stdout
-
-
-def test_five_files_arrive_once_each_and_a_restart_sends_nothing_twice(daemon_factory, tmp_path, watchers):
+def test_five_files_arrive_once_each_and_are_deleted_after_verification(daemon_factory, tmp_path, watchers):
     daemon = daemon_factory(fill=False)
     folder = tmp_path / "outbox"
     folder.mkdir()
@@ -97,7 +91,7 @@ def test_five_files_arrive_once_each_and_a_restart_sends_nothing_twice(daemon_fa
     (folder / "file1.bin").write_bytes(contents["file1.bin"])  # there before the watcher starts
     (folder / ".hidden").write_bytes(b"never sent")
     (folder / "draft.txt~").write_bytes(b"never sent")
-    watcher = Watcher(tmp_path, folder, daemon.url, "--after-send", "keep")
+    watcher = Watcher(tmp_path, folder, daemon.url, "--after-send", "delete")
     watchers.append(watcher)
     write_slowly(folder / "file2.bin", contents["file2.bin"])
     (folder / "file3.bin").write_bytes(contents["file3.bin"])
@@ -108,20 +102,34 @@ def test_five_files_arrive_once_each_and_a_restart_sends_nothing_twice(daemon_fa
     watcher.wait_for(lambda: all(watcher.sent_lines(name) for name in contents), "five sends")
     for name, data in contents.items():
         assert (daemon.save_dir / name).read_bytes() == data, name
-        assert len(watcher.sent_lines(name)) == 1, watcher.transcript()
-        assert (folder / name).exists(), "--after-send keep keeps the file"
-    stored = sorted(path.name for path in daemon.save_dir.iterdir())
-    assert stored == sorted(contents), f"only the five, each once: {stored}"
-    watcher.stop()
+        lines = watcher.sent_lines(name)
+        assert len(lines) == 1, watcher.transcript()
+        assert f"SHA-256 {sha256(data)} verified; deleted" in lines[0]
+        assert not (folder / name).exists()
+    assert sorted(path.name for path in daemon.save_dir.iterdir()) == sorted(contents), "only the five, each once"
+    assert sorted(path.name for path in folder.iterdir()) == [".hidden", "draft.txt~"]
 
-    # A new watcher on the same folder: the five are in its ledger; only a new file goes.
+
+def test_a_restarted_watcher_sends_nothing_twice(daemon_factory, tmp_path, watchers):
+    daemon = daemon_factory(fill=False)
+    folder = tmp_path / "outbox"
+    folder.mkdir()
+    kept = {"a.txt": b"first", "b.txt": b"second"}
+    for name, data in kept.items():
+        (folder / name).write_bytes(data)
+    watcher = Watcher(tmp_path, folder, daemon.url, "--after-send", "keep")
+    watchers.append(watcher)
+    watcher.wait_for(lambda: all(watcher.sent_lines(name) for name in kept), "two sends")
+    assert all((folder / name).exists() for name in kept), "--after-send keep keeps the files"
+    watcher.stop()
+    # A new watcher on the same folder: both are in its ledger; only a new file goes.
     again = Watcher(tmp_path, folder, daemon.url, "--after-send", "keep")
     watchers.append(again)
-    (folder / "file6.bin").write_bytes(b"six")
-    again.wait_for(lambda: again.sent_lines("file6.bin"), "the new file")
+    (folder / "c.txt").write_bytes(b"third")
+    again.wait_for(lambda: again.sent_lines("c.txt"), "the new file")
     time.sleep(1)
-    assert not any(again.sent_lines(name) for name in contents), again.transcript()
-    assert sorted(path.name for path in daemon.save_dir.iterdir()) == sorted([*contents, "file6.bin"])
+    assert not any(again.sent_lines(name) for name in kept), again.transcript()
+    assert sorted(path.name for path in daemon.save_dir.iterdir()) == ["a.txt", "b.txt", "c.txt"]
 
 
 def test_a_file_that_keeps_changing_is_not_sent_while_it_changes(daemon_factory, tmp_path, watchers):
@@ -164,28 +172,34 @@ def test_the_watcher_waits_out_a_server_restart(daemon_factory, tmp_path, watche
     assert (second.save_dir / "after.bin").read_bytes() == b"after the restart"
 
 
-@pytest.mark.parametrize("action", ["delete", "move"])
-def test_after_send_acts_only_on_a_verified_send(daemon_factory, tmp_path, watchers, action):
+def test_after_send_move_puts_the_verified_file_into_the_directory(daemon_factory, tmp_path, watchers):
     daemon = daemon_factory(fill=False)
     folder = tmp_path / "outbox"
     folder.mkdir()
     done = tmp_path / "done"
     done.mkdir()
-    argument = "delete" if action == "delete" else f"move:{done}"
-    watcher = Watcher(tmp_path, folder, daemon.url, "--after-send", argument)
+    (done / "scan.pdf").write_bytes(b"an older scan")
+    watcher = Watcher(tmp_path, folder, daemon.url, "--after-send", f"move:{done}")
     watchers.append(watcher)
     data = os.urandom(5000)
     (folder / "scan.pdf").write_bytes(data)
-    if not server_reports_sha256(daemon):
-        # Without the server's hash nothing is verified, so nothing is deleted or moved.
-        watcher.wait_for(lambda: any("scan.pdf" in line and "no SHA-256" in line for line in watcher.err), "the refusal")
-        assert (folder / "scan.pdf").read_bytes() == data
-        assert not (done / "scan.pdf").exists()
-        return
     watcher.wait_for(lambda: watcher.sent_lines("scan.pdf"), "the send")
-    line = watcher.sent_lines("scan.pdf")[0]
-    assert f"SHA-256 {sha256(data)} verified" in line
+    assert f"SHA-256 {sha256(data)} verified; moved to" in watcher.sent_lines("scan.pdf")[0]
     assert (daemon.save_dir / "scan.pdf").read_bytes() == data
     assert not (folder / "scan.pdf").exists()
-    if action == "move":
-        assert (done / "scan.pdf").read_bytes() == data
+    assert (done / "scan.pdf").read_bytes() == b"an older scan", "a move never replaces a file"
+    assert (done / "scan.pdf (1)").read_bytes() == data
+
+
+def test_without_the_servers_sha256_nothing_is_deleted(daemon_factory, tmp_path, watchers):
+    daemon = daemon_factory("--sha256", "false", fill=False)
+    folder = tmp_path / "outbox"
+    folder.mkdir()
+    watcher = Watcher(tmp_path, folder, daemon.url, "--after-send", "delete")
+    watchers.append(watcher)
+    (folder / "scan.pdf").write_bytes(b"unverifiable")
+    watcher.wait_for(lambda: watcher.sent_lines("scan.pdf"), "the send")
+    assert "not verified" in watcher.sent_lines("scan.pdf")[0]
+    assert any("scan.pdf" in line and "no SHA-256" in line for line in watcher.err), watcher.transcript()
+    assert (folder / "scan.pdf").read_bytes() == b"unverifiable"
+    assert (daemon.save_dir / "scan.pdf").read_bytes() == b"unverifiable"
