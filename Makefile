@@ -30,7 +30,7 @@ VENV_STAMP := $(VENV)/.requirements-installed
 REQUIREMENTS := Tests/EndToEnd/requirements.txt
 # What `swift build` (and so `make run`) needs: the C libraries' headers and pkg-config;
 # libcurl4-openssl-dev because filedrop-client links the static FoundationNetworking, which needs libcurl.so.
-BUILD_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev pkg-config
+BUILD_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev libssl-dev libcrypt-dev libavahi-client-dev pkg-config
 # What the tests need besides (installed by `make test` and the test targets, never by `make build`):
 # curl, wget, unzip: real clients of the download and upload tests;
 # dpkg-dev, debootstrap, systemd-container: the .deb and the real-systemd test;

@@ -55,12 +55,18 @@ var targets: [Target] = [
         pkgConfig: "libcrypt",
         providers: [.apt(["libcrypt-dev"])]
     ),
+    // Avahi's client library: DNS-SD announcements over D-Bus to avahi-daemon (mdns).
+    .systemLibrary(
+        name: "CAvahi",
+        pkgConfig: "avahi-client",
+        providers: [.apt(["libavahi-client-dev"])]
+    ),
     // Linux calls the Glibc module hides (accept4, renameat2, O_TMPFILE): header only.
     .systemLibrary(name: "CLinux"),
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
     .target(name: "FiledropCore"),
     // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt", "CSSL"]),
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt", "CSSL", "CAvahi"]),
     // sd_notify, socket activation, journald.
     .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"]),
     // A client for Swift apps and the `filedrop send/get/ls` commands: Foundation only

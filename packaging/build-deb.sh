@@ -53,6 +53,8 @@ done
         install -D -m 0644 "web/$file" "$STAGE/usr/share/filedrop/web/$file"
     done
 install -m 0644 systemd/filedrop.service systemd/filedrop.socket systemd/filedrop-https.socket "$STAGE/lib/systemd/system/"
+# The user unit template of `filedrop send --watch` (systemctl --user enable filedrop-send@...).
+install -D -m 0644 "$PACKAGING/filedrop-send@.service" "$STAGE/usr/lib/systemd/user/filedrop-send@.service"
 install -m 0644 "$PACKAGING/filedrop.conf" "$STAGE/etc/filedrop/filedrop.conf"
 install -m 0644 "$PACKAGING/copyright" "$PACKAGING/README.systemd" "$STAGE/usr/share/doc/filedrop/"
 gzip -9n -c "$PACKAGING/changelog" >"$STAGE/usr/share/doc/filedrop/changelog.gz"

@@ -21,6 +21,8 @@ final class Daemon {
     /// reads the interfaces again.
     private var listenAddresses: (plain: [SocketAddress], secure: [SocketAddress]) = ([], [])
     private var responder: ReloadableResponder?
+    /// DNS-SD over mDNS through Avahi; nil until start.
+    private var announcement: LANAnnouncement?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
     private var tusUploads: TusUploads?
@@ -63,6 +65,7 @@ final class Daemon {
             return 1
         }
         server?.run()
+        announcement?.stop()
         notifications.drain(timeout: 2)
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopped"))
         return 0
@@ -112,12 +115,19 @@ final class Daemon {
             if signal == SIGHUP { self.reload() } else { self.stop() }
         }
         server.onMainLoopTick { [unowned self] in self.tick() }
-        if configuration.tls == .auto, let certificates {
+        let announcement = LANAnnouncement(configuration: configuration, plain: listenAddresses.plain,
+                                           secure: listenAddresses.secure, log: log)
+        self.announcement = announcement
+        let reissues = configuration.tls == .auto ? certificates : nil
+        if reissues != nil || configuration.mdns {
             do {
-                try server.watchAddressChanges { certificates.addressesChanged(now: Clock.monotonicNanoseconds()) }
+                try server.watchAddressChanges { [unowned self] in
+                    reissues?.addressesChanged(now: Clock.monotonicNanoseconds())
+                    announcement.update(self.configuration)
+                }
             } catch {
                 log.log(LogEvent(level: .warning, message: "cannot watch address changes (\(error)); "
-                    + "the HTTPS certificate covers new addresses only after a reload"))
+                    + "the HTTPS certificate and the mDNS announcement follow new addresses only after a reload"))
             }
         }
         signal(SIGPIPE, SIG_IGN)
@@ -148,6 +158,7 @@ final class Daemon {
 
     private func stop() {
         notifications.send { $0.stopping() }
+        announcement?.withdraw()
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopping: finishing requests in progress"))
         server?.beginShutdown(deadline: Clock.monotonicNanoseconds() + nanoseconds(configuration.drainTimeout))
     }
@@ -179,6 +190,7 @@ final class Daemon {
             self.storage = storage
             updateEventConsumers(next)
             configuration = next
+            announcement?.update(next)
             statusNote = nil
             log.log(LogEvent(level: .notice, kind: .reloaded, message: "configuration reloaded"))
         } catch {

@@ -3,7 +3,9 @@
 #
 # Installs the filedrop Debian package into a Debian 12 container booted with a real
 # systemd (systemd-nspawn -b) and checks that the daemon is a well-behaved service:
-# enabled and started by the package, READY=1 and STATUS=, HTTPS with the package's
+# enabled and started by the package, READY=1 and STATUS=, its DNS-SD announcement through
+# avahi-daemon (renamed by reload, withdrawn on stop, and one log line and a normal start
+# without avahi-daemon), HTTPS with the package's
 # tls = auto (the CA in the second state directory, its fingerprint in STATUS, /ca.crt,
 # curl verifying with that CA; the plain port redirects and refuses uploads), uploads over
 # HTTPS land in the DynamicUser state directory, reload by SIGHUP, journal fields,
@@ -71,7 +73,11 @@ fi
 # dependency is never forgotten here). The container has no network, so dpkg -i must find
 # them installed.
 DEB_DEPENDS=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | grep -v '^$' | sort -u | paste -sd, -)
-INCLUDE="systemd,systemd-sysv,dbus,curl,$DEB_DEPENDS"
+# avahi-daemon and avahi-utils (avahi-browse): the mDNS checks (section 2b). dbus-broker is
+# the system bus (its package makes itself dbus.service): Debian 12's dbus-daemon cannot
+# resolve DynamicUser= clients and drops them (systemd issue 22737), dbus-broker serves
+# them; README.systemd says so.
+INCLUDE="systemd,systemd-sysv,dbus,dbus-broker,curl,avahi-daemon,avahi-utils,$DEB_DEPENDS"
 # A changed package list makes a new tarball rather than reusing a stale one.
 ROOTFS_TAR="$CACHE_DIR/$SUITE-minbase-$(echo "$INCLUDE" | md5sum | cut -c1-8).tar"
 
@@ -281,6 +287,19 @@ served_fingerprint() {
 }
 served_is() { [ "$(served_fingerprint "$1" "$2")" = "$3" ]; }
 
+# The container's private network has only lo, which mDNS does not use: a veth pair
+# carries it (the host's ip, in the container's network namespace; the dummy driver may be
+# missing). avahi-daemon uses mdns0 (192.0.2.10); mdns1, up without addresses, only gives
+# mdns0 its carrier. Avahi's own packets loop back to its cache, which avahi-browse reads.
+add_mdns_interface() {
+    timeout 10 nsenter --target "$CONTAINER_PID" --net sh -c \
+        'ip link add mdns0 type veth peer name mdns1 && echo 1 > /proc/sys/net/ipv6/conf/mdns1/disable_ipv6 &&
+         ip link set mdns1 up && ip link set mdns0 up && ip addr add 192.0.2.10/24 dev mdns0'
+}
+check "a veth interface with multicast for mDNS (mdns0, 192.0.2.10)" add_mdns_interface
+check "avahi-daemon runs in the container" wait_until 20 unit_is avahi-daemon.service active
+check "dbus-broker is the system bus" wait_until 20 unit_is dbus-broker.service active
+
 # 1. The package: dpkg installs it, the maintainer scripts enable and start the service.
 check "dpkg -i installs the package" in_container 120 dpkg -i /root/filedrop.deb
 check "filedrop.service is enabled by the package" property_is filedrop.service UnitFileState enabled
@@ -320,6 +339,48 @@ if [ -n "$started" ] && [ -n "$active" ] && [ "$active" -ge "$started" ] 2>/dev/
 else
     fail "start and READY=1 timestamps should be known" "$started -> $active"
 fi
+
+# 2b. Discovery: DNS-SD over mDNS through avahi-daemon, withdrawn on stop; without
+#     avahi-daemon filedrop starts anyway and says so in one line, and announces once
+#     avahi-daemon is back; a reload renames the announcement.
+# browsed TYPE: avahi-browse's resolved lines (=;iface;proto;name;type;domain;host;address;port;txt),
+# with the \032 it writes for a space in names turned back into spaces.
+browsed() { in_container 20 avahi-browse --resolve --parsable --terminate "$1" 2>/dev/null | grep '^=' | sed 's/\\032/ /g' || true; }
+# announced TYPE NAME PORT: resolved with that name, port and TXT path=/.
+announced() {
+    browsed "$1" | awk -F';' -v name="$2" -v port="$3" '$4 == name && $9 == port && $10 ~ /"path=\/"/ { ok = 1 } END { exit !ok }'
+}
+not_announced() { ! browsed "$1" | awk -F';' -v name="$2" '$4 == name { found = 1 } END { exit !found }'; }
+MDNS_NAME="filedrop on filedrop-test"
+check "avahi-browse _http._tcp lists \"$MDNS_NAME\" on port 8080 with path=/" wait_until 15 announced _http._tcp "$MDNS_NAME" 8080
+check "avahi-browse _https._tcp lists it on port 8443 with path=/" wait_until 15 announced _https._tcp "$MDNS_NAME" 8443
+log "what avahi-browse -rpt _http._tcp shows:"
+browsed _http._tcp | sed 's/^/       /'
+check "the journal says it is announced" journal_has "mdns: announced on the LAN as \"$MDNS_NAME\""
+check "a reload with mdns-name = Lab drop" in_container 10 sh -c 'echo "mdns-name = Lab drop" >> /etc/filedrop/filedrop.conf'
+check "systemctl reload, finished (the journal says so)" reload_finished
+check "the reload re-announces under the new name" wait_until 15 announced _http._tcp "Lab drop" 8080
+check "and the old name is gone" wait_until 15 not_announced _http._tcp "$MDNS_NAME"
+check "mdns-name goes again" in_container 10 sed -i '/^mdns-name = Lab drop$/d' /etc/filedrop/filedrop.conf
+check "systemctl stop filedrop" in_container 60 systemctl stop filedrop.service
+check "after stop, _http._tcp no longer lists filedrop" wait_until 15 not_announced _http._tcp "Lab drop"
+check "nor _https._tcp" wait_until 15 not_announced _https._tcp "Lab drop"
+check "avahi-daemon stopped and masked" in_container 30 sh -c \
+    'systemctl stop avahi-daemon.socket avahi-daemon.service && systemctl mask avahi-daemon.socket avahi-daemon.service'
+check "filedrop starts without avahi-daemon" in_container 60 systemctl start filedrop.service
+check "and is active" wait_until 10 unit_is filedrop.service active
+# mdns_lines: this run's log lines about mDNS or Avahi.
+mdns_lines() {
+    in_container 10 journalctl --no-pager -o cat -u filedrop.service _SYSTEMD_INVOCATION_ID="$(property filedrop.service InvocationID)" |
+        grep -iE 'mdns|avahi' || true
+}
+without_avahi=$(mdns_lines)
+if [ "$(grep -c . <<<"$without_avahi")" = 1 ]; then pass "it logs exactly one line about it: $without_avahi"
+else fail "without avahi-daemon filedrop should log one line about mDNS" "$without_avahi"; fi
+check "avahi-daemon unmasked and started again" in_container 30 sh -c \
+    'systemctl unmask avahi-daemon.socket avahi-daemon.service && systemctl start avahi-daemon.service'
+check "filedrop announces itself once avahi-daemon is back" wait_until 20 announced _http._tcp "$MDNS_NAME" 8080
+check "the journal says avahi-daemon is running now" journal_has "mdns: avahi-daemon is running now"
 
 # A CA of the test's own and two leaves it signed, for tls = files (section 9) and as the
 # wrong CA for tls = auto.
@@ -424,8 +485,8 @@ check "journal entries carry FILEDROP_* fields" journal_has "FILEDROP_SAVE_DIR=/
 main_pid=$(property filedrop.service MainPID || true)
 check "a new title goes into the configuration file" \
     in_container 10 sh -c 'echo "title = Reloaded by systemd" >> /etc/filedrop/filedrop.conf'
-check "systemctl reload succeeds" in_container 30 systemctl reload filedrop.service
-check "the journal shows the reload" wait_until 10 journal_has "configuration reloaded"
+# (reload_finished counts "configuration reloaded": section 2b reloaded once already.)
+check "systemctl reload succeeds, and the journal shows the reload" reload_finished
 title_reloaded() { https_get /config.json | grep 'Reloaded by systemd' >/dev/null; }
 check "the reloaded title is served" wait_until 10 title_reloaded
 check "still active after reload" unit_is filedrop.service active

@@ -212,6 +212,15 @@ public struct ConfigKey: Sendable {
             configuration.allowedHosts = names
             return true
         },
+        booleanKey("mdns", default: true,
+                   meaning: "Announce the page on the LAN with DNS-SD over mDNS (_http._tcp, _https._tcp) through avahi-daemon.", \.mdns),
+        ConfigKey(name: "mdns-name", kind: .value(placeholder: "NAME"), defaultText: "filedrop on HOSTNAME",
+                  meaning: "The name devices list for this drop when they browse the LAN (mdns).",
+                  expected: "1 to 63 bytes of UTF-8 without control characters") { configuration, value in
+            guard isPlainText(value), value.utf8.count <= ServiceAdvertisement.maximumNameBytes else { return false }
+            configuration.mdnsName = value
+            return true
+        },
         durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
         durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
         durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),

@@ -38,6 +38,10 @@ public struct Configuration: Sendable, Equatable {
     public var uploadQuotaPerHour: UInt64? = nil
     /// Names accepted in `Host` besides IP literals, `localhost` and the machine's own names.
     public var allowedHosts: [String] = []
+    /// Whether the daemon announces itself over mDNS (DNS-SD through Avahi).
+    public var mdns: Bool = true
+    /// The DNS-SD instance name; nil means "filedrop on HOSTNAME".
+    public var mdnsName: String? = nil
     /// Time allowed for a request line and header section to arrive.
     public var headTimeout: Duration = .seconds(10)
     /// Inactivity allowed while a body is arriving.

@@ -1,4 +1,5 @@
 import FiledropClient
+import FiledropCore
 import Foundation
 import CLinux
 import Glibc
@@ -33,6 +34,7 @@ struct ClientCommandLine {
 
     static let usage = """
         usage: filedrop send FILE... [--to URL] [--as NAME] [--method automatic|multipart|put|tus] [--quiet] [TRUST]
+               filedrop send --watch DIR [--to URL] [--after-send keep|delete|move:DIR] [--settle 2s] [--method ...] [TRUST]
                filedrop get NAME [--from URL] [-o PATH] [--quiet] [TRUST]
                filedrop ls [DIR] [--from URL] [TRUST]
         TRUST, for https:// URLs: --ca FILE | --fingerprint SHA256
@@ -41,6 +43,13 @@ struct ClientCommandLine {
         $FILEDROP_PASSWORD, or is asked for on the terminal when the server wants one.
         send: files of 8 MiB and more go up resumably (tus); sending an interrupted file
         again goes on where it stopped. get: resumes an interrupted download.
+        send --watch: sends each file that appears in DIR (and those there at start) once
+        its size and time stayed unchanged for --settle, skipping dotfiles and names
+        ending in ~, .part, .tmp, .swp, .crdownload; checks the server's SHA-256 against
+        its own, then keeps, deletes or moves (into a directory on the same file system)
+        the local copy; waits out network loss and server restarts. Sent files are
+        remembered in $XDG_STATE_HOME/filedrop/watch/ (else ~/.local/state/...), so a
+        restart sends nothing twice. Runs until stopped.
         https://: the certificate is always verified. Trusted are the system's certificates,
         servers in ~/.config/filedrop/known_servers ("HOST:PORT SHA256-FINGERPRINT" lines),
         --ca FILE (only that CA, PEM or DER) or --fingerprint SHA256 (the certificate of the
@@ -57,6 +66,8 @@ struct ClientCommandLine {
     var storedName: String?
     var method: FiledropClient.UploadMethod = .automatic
     var quiet = false
+    /// `send --watch DIR`: the folder and what to do with sent files.
+    var watch: FolderSender.Options?
     /// `--ca` or `--fingerprint`; nil for the default (system store, known_servers, ask).
     var requestedTrust: ServerTrust?
     let environment: [String: String]
@@ -75,6 +86,8 @@ struct ClientCommandLine {
             return arguments[index - 1]
         }
         var onlyOperands = false
+        var afterSend: AfterSend?
+        var settle: Duration?
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
@@ -87,6 +100,21 @@ struct ClientCommandLine {
             case (_, "-h"), (_, "--help"): throw UsageError(description: "")
             case (.send, "--to"), (.get, "--from"), (.ls, "--from"): url = try Self.serverURL(try value(argument))
             case (.send, "--as"): storedName = try value(argument)
+            case (.send, "--watch"):
+                guard watch == nil else { throw UsageError(description: "--watch takes one folder") }
+                watch = FolderSender.Options(folder: try value(argument))
+            case (.send, "--after-send"):
+                let text = try value(argument)
+                guard let action = AfterSend(text) else {
+                    throw UsageError(description: "--after-send must be keep, delete or move:DIR, not \(text)")
+                }
+                afterSend = action
+            case (.send, "--settle"):
+                let text = try value(argument)
+                guard let duration = DurationText.parse(text), duration > .zero else {
+                    throw UsageError(description: "--settle wants a duration such as 2s or 500ms, not \(text)")
+                }
+                settle = duration
             case (.send, "--method"):
                 let text = try value(argument)
                 guard let parsed = FiledropClient.UploadMethod(rawValue: text) else {
@@ -112,7 +140,18 @@ struct ClientCommandLine {
             throw UsageError(description: "--ca and --fingerprint are for https:// URLs")
         }
         switch verb {
+        case .send where watch != nil:
+            guard operands.isEmpty, storedName == nil else { throw UsageError(description: "--watch sends a folder's files: no FILE or --as besides") }
+            if let afterSend { watch?.afterSend = afterSend }
+            if let settle { watch?.settle = settle }
+            if case .move(let directory) = watch?.afterSend {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                    throw UsageError(description: "--after-send move:\(directory): not a directory")
+                }
+            }
         case .send:
+            guard afterSend == nil, settle == nil else { throw UsageError(description: "--after-send and --settle go with --watch") }
             guard !operands.isEmpty else { throw UsageError(description: "name at least one file to send") }
             if storedName != nil, operands.count > 1 { throw UsageError(description: "--as names one file only") }
         case .get:
@@ -175,6 +214,9 @@ struct ClientCommandLine {
                 ClientOutput.error(error.message)
                 return error.exitCode
             }
+        }
+        if let watch {
+            return await FolderSender(options: watch, client: client, method: method).run(environment: environment)
         }
         var worst = ExitCode.ok
         for operand in verb == .ls ? [operands.first ?? ""] : operands {
