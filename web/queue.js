@@ -2,7 +2,6 @@
 // (tus.js) when the server offers it. Each file goes to the folder that was open when it was
 // added. Rows are rendered by queue-view.js; this file holds the states and their changes.
 
-import { TusUpload, TUS_THRESHOLD, isAborted } from './tus.js';
 import { config } from './config.js';
 import { announce } from './announce.js';
 import { formatBytes, storedNameFromURL } from './format.js';
@@ -13,6 +12,8 @@ import { createRow, renderRow, renderOverall, scheduleRender, focusAfterRemoving
 const UPLOAD_URL = 'upload.html';
 const FILES_ROOT = new URL('files/', document.baseURI).pathname;
 const PARALLEL_UPLOADS = 3;
+/** Files at least this big go up with tus (tus.js); smaller ones in one plain request. */
+const TUS_THRESHOLD = 8 * 1024 * 1024;
 const SPEED_WINDOW_MS = 750;
 /** No byte for this long: the speed shown is zero, not the last one measured. */
 export const STALL_MS = 3000;
@@ -170,8 +171,18 @@ function start(item) {
 }
 
 /** A big file over tus: survives dropped connections and page reloads ("resuming"). A file
- *  remembered from an earlier visit goes on to where it was going then. */
+ *  remembered from an earlier visit goes on to where it was going then. The tus client is
+ *  loaded with the first big file: most visits send small files and never need it. */
 async function startResumable(item) {
+  let tus;
+  try {
+    tus = await import('./tus.js');
+  } catch {
+    // Offline, or the server gone: the same failure (and Retry) as a lost connection.
+    settleFailure(item, 0, '');
+    return;
+  }
+  const { TusUpload, isAborted } = tus;
   const remembered = await unfinishedUploadOf(item.file);
   if (item.state !== 'uploading') return;
   if (remembered && typeof remembered.targetPath === 'string') item.targetPath = remembered.targetPath;

@@ -12,13 +12,14 @@
 // Cache-first would need a version bump with every change to web/, which has no build step
 // to do it. Bump CACHE's version when SHELL changes: the new worker drops the old cache.
 
-const CACHE = 'filedrop-shell-v5';
+const CACHE = 'filedrop-shell-v6';
 // The manifest's PNG icons are left out: the page never shows them, and a device that installs
-// the app keeps its own copy.
+// the app keeps its own copy. So are the modules the page loads only when it sends (tus.js, with
+// the first big file; share.js, for a share): sending needs the network anyway.
 const SHELL = [
   '/', '/style.css', '/page.css', '/app.js', '/announce.js', '/arrivals.js', '/collect.js', '/config.js',
   '/file-ops.js', '/format.js', '/i18n.js', '/listing.js', '/queue-view.js', '/queue.js', '/resume-store.js',
-  '/share.js', '/tus.js', '/unfinished.js',
+  '/unfinished.js',
   '/manifest.webmanifest', '/icon.svg',
 ];
 const SHELL_PATHS = new Set(SHELL);

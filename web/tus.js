@@ -8,8 +8,6 @@
 import { uploadKey, rememberUpload, forgetUpload, storedUpload } from './resume-store.js';
 
 export const TUS_ENDPOINT = new URL('files/', document.baseURI).pathname;
-/** Files at least this big go up with tus; smaller ones in one plain request. */
-export const TUS_THRESHOLD = 8 * 1024 * 1024;
 const CHUNK_SIZE = 8 * 1024 * 1024;
 const VERSION = '1.0.0';
 /** Pauses before retrying a failed chunk; the last one repeats until MAX_FAILURES. */

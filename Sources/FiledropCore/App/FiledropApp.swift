@@ -142,7 +142,7 @@ public struct FiledropApp: HTTPResponder {
         case .page(let name):
             if let answer = LanguageSwitch.answer(head) { return .respond(answer) }
             if name == IndexPage.templateName, let page = languages.indexPage(LanguageChoice.language(for: head)) {
-                return .respond(page.response(head: head))
+                return .respond(page.response(head: head, compression: compression))
             }
             return .respond(try StaticSite.response(for: name, head: head, webRoot: webRoot, compression: compression))
         case .config:

@@ -61,11 +61,14 @@ extension IndexPage {
     /// As `StaticSite` serves the other files of the page (its CSP, `no-cache` with an ETag, a
     /// 304 when the browser has this language's copy), plus the Vary its language calls for.
     /// Compressed, like every generated body, by `FiledropApp`.
-    func response(head: RequestHead) -> Response {
+    func response(head: RequestHead, compression: ResponseCompression) -> Response {
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-cache")
         headers.add(.etag, etag)
         for field in PageText.varyFields { headers.addVary(field) }
+        // The 304 names the same fields as the 200 it stands for (RFC 9110 §15.4.5), which
+        // `compression.apply` gives Accept-Encoding.
+        if compression.variesByEncoding(generated: ResponseFormat.html.contentType) { headers.addVary("Accept-Encoding") }
         // On the 304 too: a browser updates its stored copy's fields from it, policy included.
         headers.add(policy: .uploadPage)
         guard !FileResponse.isNotModified(head: head, etag: etag, modifiedSeconds: .max) else {
