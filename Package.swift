@@ -30,7 +30,7 @@ var targets: [Target] = [
         pkgConfig: "zlib",
         providers: [.apt(["zlib1g-dev"])]
     ),
-    // OpenSSL's libcrypto: SHA-1 and MD5 for tus checksums (EVP digests, incremental).
+    // OpenSSL's libcrypto: EVP digests, incremental: every upload's SHA-256, tus checksums (SHA-1, MD5, SHA-256).
     .systemLibrary(
         name: "CCrypto",
         pkgConfig: "libcrypto",
@@ -55,12 +55,11 @@ var targets: [Target] = [
         pkgConfig: "libcrypt",
         providers: [.apt(["libcrypt-dev"])]
     ),
-    // Avahi's client library: DNS-SD announcements over D-Bus to avahi-daemon (mdns).
-    .systemLibrary(
-        name: "CAvahi",
-        pkgConfig: "avahi-client",
-        providers: [.apt(["libavahi-client-dev"])]
-    ),
+    // Avahi's client library: DNS-SD announcements over D-Bus to avahi-daemon (mdns). No
+    // pkgConfig: avahi-client.pc adds only -D_REENTRANT, a flag SwiftPM refuses with a warning
+    // on every build; the headers are in /usr/include and the modulemap links the libraries
+    // (libavahi-client-dev, in the Makefile's BUILD_PACKAGES).
+    .systemLibrary(name: "CAvahi"),
     // Linux calls the Glibc module hides (accept4, renameat2, O_TMPFILE): header only.
     .systemLibrary(name: "CLinux"),
     // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
