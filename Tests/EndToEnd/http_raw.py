@@ -259,10 +259,16 @@ def small_window_socket(port: int) -> socket.socket:
 
 
 def get_then_reset(client: socket.socket, target: str, host: str, at_least: int = 1 << 20) -> int:
-    """GETs `target`, reads at least `at_least` bytes of the answer, then resets the connection
-    as a client that gives up does (the server's next write fails). The bytes received."""
+    """GETs `target`, reads at least `at_least` bytes of the body, then resets the connection
+    as a client that gives up does (the server's next write fails). The body bytes received,
+    headers left out, so the figure compares with the body bytes the server logs as sent."""
     client.sendall(f"GET {target} HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
-    received = 0
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = client.recv(65536)
+        assert chunk, "the connection closed before the response head"
+        head += chunk
+    received = len(head) - head.index(b"\r\n\r\n") - 4
     while received < at_least:
         received += len(client.recv(65536))
     client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
