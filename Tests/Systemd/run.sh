@@ -333,7 +333,7 @@ first_ca=$(fingerprint_of "/var/lib/private/filedrop-tls/ca.crt" 2>/dev/null || 
 check "the earlier layout: the CA in /var/lib/private/filedrop-tls, /var/lib/filedrop-tls a link to it" \
     test -n "$first_ca" -a -L "$MACHINE$TLS_DIR"
 check "an upload of the earlier package's days, the dynamic user's" in_container 10 sh -c \
-    "cp /etc/hostname /var/lib/private/filedrop/earlier.txt && chown $earlier_uid:$earlier_uid /var/lib/private/filedrop/earlier.txt"
+    "install -m 0640 -o $earlier_uid -g $earlier_uid /etc/hostname /var/lib/private/filedrop/earlier.txt"
 reinstall_restarts() {
     local before after
     before=$(property filedrop.service MainPID)
@@ -360,7 +360,8 @@ check "and logged that it did" migration_logged
 handed_over() {
     local uid
     uid=$(filedrop_uid)
-    [ "$(in_container 10 stat -c '%u %a' $SAVE_DIR/earlier.txt)" = "$uid 644" ] &&
+    in_container 10 stat -c '%n %u %a' $SAVE_DIR/earlier.txt $TLS_DIR/ca.key $TLS_DIR
+    [ "$(in_container 10 stat -c '%u %a' $SAVE_DIR/earlier.txt)" = "$uid 640" ] &&
         [ "$(in_container 10 stat -c '%u %a' $TLS_DIR/ca.key)" = "$uid 600" ] &&
         [ "$(in_container 10 stat -c '%u %a' $TLS_DIR)" = "$uid 700" ]
 }
@@ -386,8 +387,8 @@ fi
 #     avahi-daemon filedrop starts anyway and says so in one line, and announces once
 #     avahi-daemon is back; a reload renames the announcement.
 # browsed TYPE: avahi-browse's resolved lines (=;iface;proto;name;type;domain;host;address;port;txt),
-# with the \032 it writes for a space in names turned back into spaces.
-browsed() { in_container 20 avahi-browse --resolve --parsable --terminate "$1" 2>/dev/null | grep '^=' | sed 's/\\032/ /g' || true; }
+# with the decimal escapes it writes in names (\032 for a space, \035 for #) decoded.
+browsed() { in_container 20 avahi-browse --resolve --parsable --terminate "$1" 2>/dev/null | grep '^=' | perl -pe 's/\\(\d{3})/chr($1)/ge' || true; }
 # announced TYPE NAME PORT: resolved with that name, port and TXT path=/.
 announced() {
     browsed "$1" | awk -F';' -v name="$2" -v port="$3" '$4 == name && $9 == port && $10 ~ /"path=\/"/ { ok = 1 } END { exit !ok }'
