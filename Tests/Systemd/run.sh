@@ -6,9 +6,8 @@
 # enabled and started by the package as its system user filedrop (an upgrade from the
 # DynamicUser= layout moves and hands over the files), READY=1 and STATUS=, its DNS-SD
 # announcement through avahi-daemon over Debian 12's stock dbus-daemon (renamed by reload,
-# "#2" for a second instance of the name, withdrawn on stop, and one log line and a normal
-# start without avahi-daemon), HTTPS with the package's
-# tls = auto (the CA in the second state directory, its fingerprint in STATUS, /ca.crt,
+# "#2" for a second instance of the name, on a new interface, withdrawn on stop, and one
+# log line and a normal start without avahi-daemon), HTTPS with the package's tls = auto (the CA in the second state directory, its fingerprint in STATUS, /ca.crt,
 # curl verifying with that CA; the plain port redirects and refuses uploads), uploads over
 # HTTPS land in the state directory, reload by SIGHUP, journal fields,
 # watchdog pings, a draining stop that systemd records as success, tls = files from
@@ -413,6 +412,22 @@ check "the second logs the collision and the name it took" twin_says "mdns: the 
 check "and that it is announced under it" twin_says "mdns: announced on the LAN as \"$MDNS_NAME #2\""
 check "the second stops" in_container 60 systemctl stop filedrop-twin.service
 check "and \"$MDNS_NAME #2\" is withdrawn" wait_until 15 not_announced _http._tcp "$MDNS_NAME #2"
+# An address change: a new interface with an address appears. The wildcard listener's
+# services are registered for every interface (AVAHI_IF_UNSPEC), which avahi-daemon
+# announces on each interface that comes up by itself (avahi-core announce.c,
+# avahi_announce_interface); filedrop re-plans on the netlink event, and nothing changes.
+add_second_interface() {
+    timeout 10 nsenter --target "$CONTAINER_PID" --net sh -c \
+        'ip link add mdns2 type veth peer name mdns3 && echo 1 > /proc/sys/net/ipv6/conf/mdns3/disable_ipv6 &&
+         ip link set mdns3 up && ip link set mdns2 up && ip addr add 198.51.100.10/24 dev mdns2'
+}
+# announced_on TYPE INTERFACE NAME ADDRESS: resolved on that interface with that address.
+announced_on() {
+    browsed "$1" | awk -F';' -v iface="$2" -v name="$3" -v address="$4" '$2 == iface && $4 == name && $8 == address { ok = 1 } END { exit !ok }'
+}
+check "a new interface appears while filedrop runs (mdns2, 198.51.100.10)" add_second_interface
+check "avahi-browse lists filedrop on mdns2 with 198.51.100.10, no restart or reload" \
+    wait_until 20 announced_on _http._tcp mdns2 "$MDNS_NAME" 198.51.100.10
 check "a reload with mdns-name = Lab drop" in_container 10 sh -c 'echo "mdns-name = Lab drop" >> /etc/filedrop/filedrop.conf'
 check "systemctl reload, finished (the journal says so)" reload_finished
 check "the reload re-announces under the new name" wait_until 15 announced _http._tcp "Lab drop" 8080
