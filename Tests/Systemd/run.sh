@@ -7,8 +7,9 @@
 # DynamicUser= layout moves and hands over the files), READY=1 and STATUS=, its DNS-SD
 # announcement through avahi-daemon over Debian 12's stock dbus-daemon (renamed by reload,
 # "#2" for a second instance of the name, on a new interface, withdrawn on stop, and one
-# log line and a normal start without avahi-daemon), HTTPS with the package's tls = auto (the CA in the second state directory, its fingerprint in STATUS, /ca.crt,
-# curl verifying with that CA; the plain port redirects and refuses uploads), uploads over
+# log line and a normal start without avahi-daemon), HTTPS with the package's tls = auto
+# (the CA in the second state directory, its fingerprint in STATUS, /ca.crt, curl
+# verifying with that CA; the plain port redirects and refuses uploads), uploads over
 # HTTPS land in the state directory, reload by SIGHUP, journal fields,
 # watchdog pings, a draining stop that systemd records as success, tls = files from
 # LoadCredential= (and what reload and restart do with a renewed pair), rotating the CA,
