@@ -24,18 +24,16 @@ from __future__ import annotations
 
 import datetime
 import hashlib
-import json
 import os
 import platform
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
+from filedrop_process import FiledropProcess
 from procstat import cpu_seconds
 
 REPO = Path(__file__).resolve().parents[1]
@@ -81,61 +79,30 @@ class Link:
         self.made.clear()
 
 
-class Daemon:
-    """filedrop in the server namespace on 0.0.0.0 (the veth address and loopback alike), port
-    0; the port comes from its sd_notify READY message on a socket of ours (a path, which
-    every network namespace reaches), and a thread keeps reading it so it never blocks."""
-
-    def __init__(self, namespace: str, save_dir: Path, workdir: Path, sha256: bool):
-        self.notify_path = str(workdir / f"notify-{'on' if sha256 else 'off'}")
-        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.notify.bind(self.notify_path)
-        env = {key: value for key, value in os.environ.items() if not key.startswith(("FILEDROP_", "NOTIFY_", "LISTEN_"))}
-        env["NOTIFY_SOCKET"] = self.notify_path
-        # `ip netns exec` execs the daemon: the PID is filedrop's own, for its CPU seconds.
-        self.process = subprocess.Popen(
-            ["ip", "netns", "exec", namespace, str(BINARY), "--config", "", "--listen", "0.0.0.0:0",
-             "--save-dir", str(save_dir), "--web-root", str(REPO / "web"), "--log-level", "warning",
-             "--sha256", "true" if sha256 else "false"],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.port = self._wait_ready()
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _wait_ready(self) -> int:
-        self.notify.settimeout(READY_TIMEOUT)
-        while True:
-            fields = dict(line.split("=", 1) for line in self.notify.recv(65536).decode().splitlines() if "=" in line)
-            if "X_FILEDROP_LISTEN" in fields:
-                return int(fields["X_FILEDROP_LISTEN"].split(",")[0].rsplit(":", 1)[1])
-
-    def _drain(self):
-        self.notify.settimeout(None)
-        try:
-            while self.notify.recv(65536):
-                pass
-        except OSError:
-            pass
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-        self.notify.close()
+def start_daemon(namespace: str, save_dir: Path, workdir: Path, sha256: bool) -> FiledropProcess:
+    """filedrop in the server namespace on 0.0.0.0 (the veth address and loopback alike),
+    port 0. `ip netns exec` execs it: the PID is filedrop's own, for its CPU seconds."""
+    return FiledropProcess(
+        ["ip", "netns", "exec", namespace, str(BINARY), "--config", "", "--listen", "0.0.0.0:0",
+         "--save-dir", str(save_dir), "--web-root", str(REPO / "web"), "--log-level", "warning",
+         "--sha256", "true" if sha256 else "false"],
+        str(workdir / f"notify-{'on' if sha256 else 'off'}"), READY_TIMEOUT)
 
 
 def _run(*argv: str) -> None:
     subprocess.run(argv, check=True, capture_output=True, text=True)
 
 
-def upload(namespace: str, host: str, daemon: Daemon, source: Path, save_dir: Path, digest: str, sha256: bool):
+def upload(namespace: str, host: str, daemon: FiledropProcess, source: Path, save_dir: Path, digest: str, sha256: bool):
     """One timed `curl -F` upload from `namespace`; (MiB/s by curl's time_total, daemon CPU s),
     or None when the stored copy or the answer's sha256 is wrong."""
-    cpu_before = cpu_seconds([daemon.process.pid])
+    cpu_before = cpu_seconds([daemon.pid])
     result = subprocess.run(
         ["ip", "netns", "exec", namespace, "curl", "-sS", "--fail", "--max-time", str(UPLOAD_TIMEOUT),
          "-H", "Accept: application/json", "-F", f"file=@{source}", "-w", "\n%{time_total}",
          f"http://{host}:{daemon.port}/upload"],
         capture_output=True, text=True, timeout=UPLOAD_TIMEOUT + 30)
-    cpu = cpu_seconds([daemon.process.pid]) - cpu_before
+    cpu = cpu_seconds([daemon.pid]) - cpu_before
     stored = save_dir / source.name
     try:
         body, seconds = result.stdout.rsplit("\n", 1)
@@ -209,7 +176,7 @@ def main() -> int:
     load_before = _load()
     workdir = Path(tempfile.mkdtemp(prefix="sha256-lan-", dir=REPO / ".build"))
     link = None
-    daemons: dict[bool, tuple[Daemon, Path]] = {}
+    daemons: dict[bool, tuple[FiledropProcess, Path]] = {}
     results = {(path, sha): [] for path in ("lan", "loopback") for sha in (True, False)}
     try:
         source, digest = source_file(workdir)
@@ -217,7 +184,7 @@ def main() -> int:
         for sha in (True, False):
             save_dir = workdir / f"save-{'on' if sha else 'off'}"
             save_dir.mkdir()
-            daemons[sha] = (Daemon(link.server, save_dir, workdir, sha), save_dir)
+            daemons[sha] = (start_daemon(link.server, save_dir, workdir, sha), save_dir)
         for round_number in range(RUNS):
             # Which of the two goes first alternates, so drift hits both alike.
             order = (True, False) if round_number % 2 == 0 else (False, True)
