@@ -16,53 +16,21 @@ import base64
 import http.client
 import os
 import shutil
-import socket
 import subprocess
 import tempfile
-import threading
 import time
 from pathlib import Path
+
+from filedrop_process import FiledropProcess
 
 REPO = Path(__file__).resolve().parents[1]
 BINARY = Path(os.environ.get("FILEDROP_BIN", REPO / ".build" / "release" / "filedrop"))
 
 
-class Daemon:
-    """The daemon on 127.0.0.1 port 0; the port comes from its sd_notify READY message, and
-    a thread keeps reading that socket so status updates never block it."""
-
-    def __init__(self, save_dir: Path, workdir: Path):
-        self.notify_path = str(workdir / "notify")
-        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-        self.notify.bind(self.notify_path)
-        env = {key: value for key, value in os.environ.items() if not key.startswith(("FILEDROP_", "NOTIFY_", "LISTEN_"))}
-        env["NOTIFY_SOCKET"] = self.notify_path
-        self.process = subprocess.Popen(
-            [str(BINARY), "--listen", "127.0.0.1:0", "--save-dir", str(save_dir), "--web-root", str(REPO / "web"),
-             "--max-upload-size", "64G", "--config="],
-            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        self.port = self._wait_ready()
-        threading.Thread(target=self._drain, daemon=True).start()
-
-    def _wait_ready(self) -> int:
-        self.notify.settimeout(10)
-        while True:
-            fields = dict(line.split("=", 1) for line in self.notify.recv(65536).decode().splitlines() if "=" in line)
-            if "X_FILEDROP_LISTEN" in fields:
-                return int(fields["X_FILEDROP_LISTEN"].split(",")[0].rsplit(":", 1)[1])
-
-    def _drain(self):
-        self.notify.settimeout(None)
-        try:
-            while self.notify.recv(65536):
-                pass
-        except OSError:
-            pass
-
-    def stop(self):
-        self.process.terminate()
-        self.process.wait(timeout=30)
-        self.notify.close()
+def start_daemon(save_dir: Path, workdir: Path) -> FiledropProcess:
+    """The daemon on 127.0.0.1, port 0."""
+    return FiledropProcess([str(BINARY), "--listen", "127.0.0.1:0", "--save-dir", str(save_dir), "--web-root",
+                            str(REPO / "web"), "--max-upload-size", "64G", "--config="], str(workdir / "notify"))
 
 
 def tus_upload(port: int, path: Path, chunk: int) -> None:
@@ -110,7 +78,7 @@ def main():
                 out.write(os.urandom(1 << 20))
         save_dir = workdir / "save"
         save_dir.mkdir()
-        daemon = Daemon(save_dir, workdir)
+        daemon = start_daemon(save_dir, workdir)
         results: dict[str, list[float]] = {"tus": [], "multipart": []}
         try:
             for _ in range(options.rounds):

@@ -56,6 +56,8 @@ install -m 0644 systemd/filedrop.service systemd/filedrop.socket systemd/filedro
 # The user unit template of `filedrop send --watch` (systemctl --user enable filedrop-send@...).
 install -D -m 0644 "$PACKAGING/filedrop-send@.service" "$STAGE/usr/lib/systemd/user/filedrop-send@.service"
 install -m 0644 "$PACKAGING/filedrop.conf" "$STAGE/etc/filedrop/filedrop.conf"
+# The system user filedrop.service runs as; postinst applies it with systemd-sysusers.
+install -D -m 0644 "$PACKAGING/sysusers.d/filedrop.conf" "$STAGE/usr/lib/sysusers.d/filedrop.conf"
 install -m 0644 "$PACKAGING/copyright" "$PACKAGING/README.systemd" "$STAGE/usr/share/doc/filedrop/"
 gzip -9n -c "$PACKAGING/changelog" >"$STAGE/usr/share/doc/filedrop/changelog.gz"
 install -d "$STAGE/usr/share/man/man1"

@@ -3,12 +3,14 @@
 #
 # Installs the filedrop Debian package into a Debian 12 container booted with a real
 # systemd (systemd-nspawn -b) and checks that the daemon is a well-behaved service:
-# enabled and started by the package, READY=1 and STATUS=, its DNS-SD announcement through
-# avahi-daemon (renamed by reload, withdrawn on stop, and one log line and a normal start
-# without avahi-daemon), HTTPS with the package's
-# tls = auto (the CA in the second state directory, its fingerprint in STATUS, /ca.crt,
-# curl verifying with that CA; the plain port redirects and refuses uploads), uploads over
-# HTTPS land in the DynamicUser state directory, reload by SIGHUP, journal fields,
+# enabled and started by the package as its system user filedrop (an upgrade from the
+# DynamicUser= layout moves and hands over the files), READY=1 and STATUS=, its DNS-SD
+# announcement through avahi-daemon over Debian 12's stock dbus-daemon (renamed by reload,
+# "#2" for a second instance of the name, on a new interface, withdrawn on stop, and one
+# log line and a normal start without avahi-daemon), HTTPS with the package's tls = auto
+# (the CA in the second state directory, its fingerprint in STATUS, /ca.crt, curl
+# verifying with that CA; the plain port redirects and refuses uploads), uploads over
+# HTTPS land in the state directory, reload by SIGHUP, journal fields,
 # watchdog pings, a draining stop that systemd records as success, tls = files from
 # LoadCredential= (and what reload and restart do with a renewed pair), rotating the CA,
 # socket activation on ports 80 and 443, the sandbox score, and remove/purge.
@@ -73,11 +75,10 @@ fi
 # dependency is never forgotten here). The container has no network, so dpkg -i must find
 # them installed.
 DEB_DEPENDS=$(dpkg-deb -f "$DEB" Depends | tr ',' '\n' | sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | grep -v '^$' | sort -u | paste -sd, -)
-# avahi-daemon and avahi-utils (avahi-browse): the mDNS checks (section 2b). dbus-broker is
-# the system bus (its package makes itself dbus.service): Debian 12's dbus-daemon cannot
-# resolve DynamicUser= clients and drops them (systemd issue 22737), dbus-broker serves
-# them; README.systemd says so.
-INCLUDE="systemd,systemd-sysv,dbus,dbus-broker,curl,avahi-daemon,avahi-utils,$DEB_DEPENDS"
+# avahi-daemon and avahi-utils (avahi-browse): the mDNS checks (section 2b). The system bus
+# is Debian 12's own dbus-daemon, which drops DynamicUser= clients (systemd issue 22737):
+# the package's static user is what lets the announcement through.
+INCLUDE="systemd,systemd-sysv,dbus,curl,avahi-daemon,avahi-utils,$DEB_DEPENDS"
 # A changed package list makes a new tarball rather than reusing a stale one.
 ROOTFS_TAR="$CACHE_DIR/$SUITE-minbase-$(echo "$INCLUDE" | md5sum | cut -c1-8).tar"
 
@@ -260,6 +261,8 @@ property_is() { [ "$(property "$1" "$2")" = "$3" ]; }
 journal_has() { in_container 10 journalctl --no-pager -o verbose -u filedrop.service | grep -- "$1" >/dev/null; }
 unit_is() { [ "$(in_container 10 systemctl is-active "$1")" = "$2" ]; }
 is_dynamic_uid() { [ -n "$1" ] && [ "$1" -ge 61184 ] && [ "$1" -le 65519 ]; }
+# The uid of the package's system user (systemd-sysusers gives one below 1000).
+filedrop_uid() { in_container 10 id -u filedrop; }
 # systemd 252 does not wait for the reload (ExecReload= only sends SIGHUP): wait for the
 # journal's next "configuration reloaded".
 reloads() { in_container 10 journalctl --no-pager -o cat -u filedrop.service | awk '/configuration reloaded/ { n++ } END { print n + 0 }'; }
@@ -274,7 +277,8 @@ main_uid() { in_container 10 awk '/^Uid:/ { print $2 }' "/proc/$(property filedr
 # HTTPS clients verify against one CA and nothing else: curl --cacert (the CA the daemon
 # made, as /ca.crt serves it, or the test's own CA for tls = files).
 CA=/root/ca.pem
-TLS_DIR=/var/lib/private/filedrop-tls
+TLS_DIR=/var/lib/filedrop-tls
+SAVE_DIR=/var/lib/filedrop
 https_get() { in_container 15 curl -fsS --max-time 10 --cacert "$CA" "https://127.0.0.1:8443$1"; }
 # The SHA-256 of a certificate file on the host's side of the container tree, AB:CD:...
 fingerprint_of() { openssl x509 -noout -fingerprint -sha256 -in "$MACHINE$1" | sed 's/^.*=//'; }
@@ -298,10 +302,20 @@ add_mdns_interface() {
 }
 check "a veth interface with multicast for mDNS (mdns0, 192.0.2.10)" add_mdns_interface
 check "avahi-daemon runs in the container" wait_until 20 unit_is avahi-daemon.service active
-check "dbus-broker is the system bus" wait_until 20 unit_is dbus-broker.service active
+check "the system bus is Debian 12's dbus-daemon" wait_until 20 unit_is dbus.service active
+check "dbus-broker is not installed" in_container 10 sh -c '! dpkg-query -W dbus-broker'
 
-# 1. The package: dpkg installs it, the maintainer scripts enable and start the service.
+# 1. The package: dpkg installs it, the maintainer scripts make the user filedrop, enable
+#    and start the service. Earlier packages ran it with DynamicUser=yes (files in
+#    /var/lib/private, owned by a transient uid): a drop-in makes this first install run
+#    that way (a User= of another name, as the filedrop user exists by then), and the
+#    upgrade below, which drops it, must move the files back and hand them to filedrop.
+EARLIER_DROPIN=/etc/systemd/system/filedrop.service.d/earlier-package.conf
+check "a drop-in runs the first install as earlier packages did (DynamicUser=yes)" in_container 10 sh -c \
+    "mkdir -p ${EARLIER_DROPIN%/*} && printf '[Service]\nDynamicUser=yes\nUser=filedrop-dynamic\nGroup=filedrop-dynamic\n' > $EARLIER_DROPIN"
 check "dpkg -i installs the package" in_container 120 dpkg -i /root/filedrop.deb
+check "the package made the system user filedrop (nologin, uid below 1000)" in_container 10 sh -c \
+    'getent passwd filedrop | awk -F: '"'"'$3 < 1000 && $7 ~ /nologin$/ { ok = 1 } END { exit !ok }'"'"
 check "filedrop.service is enabled by the package" property_is filedrop.service UnitFileState enabled
 check "filedrop.socket ships disabled" property_is filedrop.socket UnitFileState disabled
 check "filedrop-https.socket ships disabled" property_is filedrop-https.socket UnitFileState disabled
@@ -312,17 +326,46 @@ check "the packaged configuration says tls = auto" in_container 10 grep -x 'tls 
 
 # The CA is made at the first start and kept from then on: the upgrade below must not
 # make a new one (every device that installed it would stop trusting the server).
-first_ca=$(fingerprint_of "$TLS_DIR/ca.crt" 2>/dev/null || true)
+earlier_uid=$(main_uid || true)
+if is_dynamic_uid "$earlier_uid"; then pass "the earlier layout: a dynamic uid ($earlier_uid)"
+else fail "the first install should run as a dynamic user" "uid: $earlier_uid"; fi
+first_ca=$(fingerprint_of "/var/lib/private/filedrop-tls/ca.crt" 2>/dev/null || true)
+check "the earlier layout: the CA in /var/lib/private/filedrop-tls, /var/lib/filedrop-tls a link to it" \
+    test -n "$first_ca" -a -L "$MACHINE$TLS_DIR"
+check "an upload of the earlier package's days, the dynamic user's" in_container 10 sh -c \
+    "install -m 0640 -o $earlier_uid -g $earlier_uid /etc/hostname /var/lib/private/filedrop/earlier.txt"
 reinstall_restarts() {
     local before after
     before=$(property filedrop.service MainPID)
+    in_container 10 sh -c "rm $EARLIER_DROPIN && rmdir ${EARLIER_DROPIN%/*}"
     in_container 120 dpkg -i /root/filedrop.deb >/dev/null
     after=$(property filedrop.service MainPID)
     [ "$before" != 0 ] && [ "$after" != 0 ] && [ "$before" != "$after" ]
 }
-check "reinstalling (an upgrade) restarts the running service" reinstall_restarts
+check "upgrading to this package (drop-in gone) restarts the running service" reinstall_restarts
 check "still enabled after the upgrade" property_is filedrop.service UnitFileState enabled
 check_equal "the upgrade keeps the CA" "$first_ca" "$(fingerprint_of "$TLS_DIR/ca.crt" 2>/dev/null || true)"
+check_equal "the service runs as filedrop now" "$(filedrop_uid)" "$(main_uid)"
+moved_back() {
+    local dir
+    for dir in filedrop filedrop-tls; do
+        [ -d "$MACHINE/var/lib/$dir" ] && [ ! -L "$MACHINE/var/lib/$dir" ] && [ ! -e "$MACHINE/var/lib/private/$dir" ] ||
+            { ls -la "$MACHINE/var/lib" "$MACHINE/var/lib/private"; return 1; }
+    done
+}
+check "systemd moved both state directories back from /var/lib/private" moved_back
+# (-o cat: the message has a newline, which -o verbose would show as a blob.)
+migration_logged() { in_container 10 journalctl --no-pager -o cat -u filedrop.service | grep -F "Found pre-existing private StateDirectory=" >/dev/null; }
+check "and logged that it did" migration_logged
+handed_over() {
+    local uid
+    uid=$(filedrop_uid)
+    in_container 10 stat -c '%n %u %a' $SAVE_DIR/earlier.txt $TLS_DIR/ca.key $TLS_DIR
+    [ "$(in_container 10 stat -c '%u %a' $SAVE_DIR/earlier.txt)" = "$uid 640" ] &&
+        [ "$(in_container 10 stat -c '%u %a' $TLS_DIR/ca.key)" = "$uid 600" ] &&
+        [ "$(in_container 10 stat -c '%u %a' $TLS_DIR)" = "$uid 700" ]
+}
+check "the earlier files belong to filedrop now, modes kept (earlier.txt, ca.key, the directory)" handed_over
 
 # 2. Readiness and status.
 status=$(property filedrop.service StatusText || true)
@@ -344,8 +387,8 @@ fi
 #     avahi-daemon filedrop starts anyway and says so in one line, and announces once
 #     avahi-daemon is back; a reload renames the announcement.
 # browsed TYPE: avahi-browse's resolved lines (=;iface;proto;name;type;domain;host;address;port;txt),
-# with the \032 it writes for a space in names turned back into spaces.
-browsed() { in_container 20 avahi-browse --resolve --parsable --terminate "$1" 2>/dev/null | grep '^=' | sed 's/\\032/ /g' || true; }
+# with the decimal escapes it writes in names (\032 for a space, \035 for #) decoded.
+browsed() { in_container 20 avahi-browse --resolve --parsable --terminate "$1" 2>/dev/null | grep '^=' | perl -pe 's/\\(\d{3})/chr($1)/ge' || true; }
 # announced TYPE NAME PORT: resolved with that name, port and TXT path=/.
 announced() {
     browsed "$1" | awk -F';' -v name="$2" -v port="$3" '$4 == name && $9 == port && $10 ~ /"path=\/"/ { ok = 1 } END { exit !ok }'
@@ -357,6 +400,35 @@ check "avahi-browse _https._tcp lists it on port 8443 with path=/" wait_until 15
 log "what avahi-browse -rpt _http._tcp shows:"
 browsed _http._tcp | sed 's/^/       /'
 check "the journal says it is announced" journal_has "mdns: announced on the LAN as \"$MDNS_NAME\""
+# A second instance under the same name (another filedrop on this machine, or one on the
+# LAN): Avahi reports the collision and the newcomer takes Avahi's alternative, "NAME #2".
+# A transient service as the same user, plain HTTP on 8090, its own state directory.
+twin_journal() { in_container 10 journalctl --no-pager -o cat -u filedrop-twin.service; }
+twin_says() { twin_journal | grep -F -- "$1" >/dev/null; }
+check "a second filedrop with mdns-name \"$MDNS_NAME\" starts (systemd-run)" in_container 30 systemd-run --unit=filedrop-twin \
+    --property=User=filedrop --property=StateDirectory=filedrop-twin /usr/bin/filedrop --tls off --listen '[::]:8090' --mdns-name "$MDNS_NAME"
+check "avahi-browse lists the second as \"$MDNS_NAME #2\" on port 8090" wait_until 15 announced _http._tcp "$MDNS_NAME #2" 8090
+check "while the first keeps its name on 8080" announced _http._tcp "$MDNS_NAME" 8080
+check "the second logs the collision and the name it took" twin_says "mdns: the name \"$MDNS_NAME\" is taken on the LAN, trying \"$MDNS_NAME #2\""
+check "and that it is announced under it" twin_says "mdns: announced on the LAN as \"$MDNS_NAME #2\""
+check "the second stops" in_container 60 systemctl stop filedrop-twin.service
+check "and \"$MDNS_NAME #2\" is withdrawn" wait_until 15 not_announced _http._tcp "$MDNS_NAME #2"
+# An address change: a new interface with an address appears. The wildcard listener's
+# services are registered for every interface (AVAHI_IF_UNSPEC), which avahi-daemon
+# announces on each interface that comes up by itself (avahi-core announce.c,
+# avahi_announce_interface); filedrop re-plans on the netlink event, and nothing changes.
+add_second_interface() {
+    timeout 10 nsenter --target "$CONTAINER_PID" --net sh -c \
+        'ip link add mdns2 type veth peer name mdns3 && echo 1 > /proc/sys/net/ipv6/conf/mdns3/disable_ipv6 &&
+         ip link set mdns3 up && ip link set mdns2 up && ip addr add 198.51.100.10/24 dev mdns2'
+}
+# announced_on TYPE INTERFACE NAME ADDRESS: resolved on that interface with that address.
+announced_on() {
+    browsed "$1" | awk -F';' -v iface="$2" -v name="$3" -v address="$4" '$2 == iface && $4 == name && $8 == address { ok = 1 } END { exit !ok }'
+}
+check "a new interface appears while filedrop runs (mdns2, 198.51.100.10)" add_second_interface
+check "avahi-browse lists filedrop on mdns2 with 198.51.100.10, no restart or reload" \
+    wait_until 20 announced_on _http._tcp mdns2 "$MDNS_NAME" 198.51.100.10
 check "a reload with mdns-name = Lab drop" in_container 10 sh -c 'echo "mdns-name = Lab drop" >> /etc/filedrop/filedrop.conf'
 check "systemctl reload, finished (the journal says so)" reload_finished
 check "the reload re-announces under the new name" wait_until 15 announced _http._tcp "Lab drop" 8080
@@ -409,19 +481,17 @@ first_leaf=$(fingerprint_of "$TEST_PKI/first.crt" || true)
 renewed_leaf=$(fingerprint_of "$TEST_PKI/renewed.crt" || true)
 
 # 3. HTTPS with the package's tls = auto: filedrop's own CA, in the second state directory.
-check "$TLS_DIR is mode 0700, owned by the dynamic user" in_container 10 sh -c \
-    "stat -c '%a %u' $TLS_DIR | awk '\$1 == 700 && \$2 >= 61184 && \$2 <= 65519 { ok = 1 } END { exit !ok }'"
-check "ca.key is mode 0600, owned by the dynamic user" in_container 10 sh -c \
-    "stat -c '%a %u' $TLS_DIR/ca.key | awk '\$1 == 600 && \$2 >= 61184 && \$2 <= 65519 { ok = 1 } END { exit !ok }'"
+check_equal "$TLS_DIR is mode 0700, owned by filedrop" "700 filedrop" "$(in_container 10 stat -c '%a %U' $TLS_DIR)"
+check_equal "ca.key is mode 0600, owned by filedrop" "600 filedrop" "$(in_container 10 stat -c '%a %U' $TLS_DIR/ca.key)"
 check "ca.crt and server.crt are there" in_container 10 test -s "$TLS_DIR/ca.crt" -a -s "$TLS_DIR/server.crt"
-check "/var/lib/filedrop-tls is the second state directory" test "$(readlink "$MACHINE/var/lib/filedrop-tls")" = private/filedrop-tls
+check "/var/lib/filedrop-tls is the second state directory (a directory, no link)" test -d "$MACHINE$TLS_DIR" -a ! -L "$MACHINE$TLS_DIR"
 no_tls_in_save_dir() {
     local found
-    found=$(in_container 10 sh -c 'find /var/lib/private/filedrop \( -name "*.key" -o -name "*.crt" -o -name "*.pem" \) -print;
-        grep -rlE "PRIVATE KEY|BEGIN CERTIFICATE" /var/lib/private/filedrop || true')
+    found=$(in_container 10 sh -c "find $SAVE_DIR \( -name '*.key' -o -name '*.crt' -o -name '*.pem' \) -print;
+        grep -rlE 'PRIVATE KEY|BEGIN CERTIFICATE' $SAVE_DIR || true")
     [ -z "$found" ] || { echo "in the save directory: $found"; return 1; }
 }
-check "nothing TLS-related is inside /var/lib/private/filedrop (which is served)" no_tls_in_save_dir
+check "nothing TLS-related is inside $SAVE_DIR (which is served)" no_tls_in_save_dir
 ca_on_disk=$(fingerprint_of "$TLS_DIR/ca.crt" || true)
 status_ca=$(sed -n 's/.*CA SHA-256 \([0-9A-F:]*\).*/\1/p' <<<"$status")
 check_equal "StatusText's CA fingerprint is openssl's SHA-256 of ca.crt" "$ca_on_disk" "$status_ca"
@@ -451,21 +521,15 @@ in_container 10 sh -c 'echo "never in the clear" > /root/plain.txt' || true
 refused=$(in_container 15 curl -sS --max-time 10 -o /root/plain.out -w '%{http_code}' -F file=@/root/plain.txt http://127.0.0.1:8080/upload || true)
 check_equal "an upload over plain HTTP is refused" 403 "$refused"
 check "the refusal names the HTTPS URL" in_container 10 grep -F https://127.0.0.1:8443/upload /root/plain.out
-check "the refused upload is not stored" in_container 10 test ! -e /var/lib/private/filedrop/plain.txt
+check "the refused upload is not stored" in_container 10 test ! -e $SAVE_DIR/plain.txt
 password=$(in_container 15 curl -sS --max-time 10 -o /dev/null -w '%{http_code}' -u someone:secret http://127.0.0.1:8080/files/ || true)
 check_equal "a password over plain HTTP is refused" 403 "$password"
 check "IPv4 and IPv6 both reach [::]:8080 (/ca.crt)" in_container 15 curl -fsS --max-time 10 -o /dev/null "http://[::1]:8080/ca.crt"
 
-# 4. An upload over HTTPS lands in the DynamicUser state directory.
+# 4. An upload over HTTPS lands in the state directory, the service user's.
 check "curl -F uploads a file over HTTPS" in_container 20 curl -fsS --max-time 15 --cacert "$CA" -F file=@/etc/os-release https://127.0.0.1:8443/upload
-check "the upload is in /var/lib/private/filedrop, byte-identical" in_container 10 cmp /etc/os-release /var/lib/private/filedrop/os-release
-check "/var/lib/filedrop is the state directory" in_container 10 test -f /var/lib/filedrop/os-release
-owner=$(in_container 10 stat -c '%u %a' /var/lib/private/filedrop/os-release || true)
-if is_dynamic_uid "${owner%% *}"; then
-    pass "the upload belongs to the dynamic user (uid ${owner%% *}, mode ${owner##* })"
-else
-    fail "the upload should belong to a dynamic user (61184-65519)" "stat: $owner"
-fi
+check "the upload is in $SAVE_DIR, byte-identical" in_container 10 cmp /etc/os-release $SAVE_DIR/os-release
+check_equal "the upload belongs to filedrop, mode 0600 (UMask=0077)" "filedrop 600" "$(in_container 10 stat -c '%U %a' $SAVE_DIR/os-release)"
 download_matches() { https_get /files/os-release | cmp - "$MACHINE/etc/os-release"; }
 check "the upload downloads again over HTTPS" download_matches
 # The client lives in /usr/libexec/filedrop (not a command of its own): `filedrop` finds it.
@@ -543,7 +607,7 @@ wait "$slow_upload" 2>/dev/null || true
 code=$(in_container 10 cat /root/slow.code 2>/dev/null || true)
 if [[ "$code" == 2* ]]; then pass "the HTTPS upload in flight at SIGTERM completed (HTTP $code)"
 else fail "the upload in flight at SIGTERM should complete while draining" "curl said: $code"; fi
-check "the drained upload is stored intact" in_container 10 cmp /root/slow.bin /var/lib/private/filedrop/slow.bin
+check "the drained upload is stored intact" in_container 10 cmp /root/slow.bin $SAVE_DIR/slow.bin
 check "inactive after stop" unit_is filedrop.service inactive
 check "stop Result=success (no timeout, no SIGKILL)" property_is filedrop.service Result success
 check "exit status 0" property_is filedrop.service ExecMainStatus 0
@@ -559,10 +623,9 @@ check "it serves the credential's certificate (openssl s_client)" wait_until 10 
 check "curl --cacert the test CA verifies it" in_container 15 curl -fsS --max-time 10 -o /dev/null --cacert "$TEST_PKI/test-ca.crt" https://localhost:8443/
 check "the journal names the credential as its source" journal_has "certificate from /run/credentials/filedrop.service/tls.crt"
 check "the key on disk is mode 0600, root's" in_container 10 test "$(stat -c '%a %U' "$MACHINE$TEST_PKI/leaf.key")" = "600 root"
-check "the service runs as a DynamicUser" property_is filedrop.service DynamicUser yes
+check "the service runs as User=filedrop, no DynamicUser" property_is filedrop.service DynamicUser no
 service_uid=$(main_uid || true)
-if is_dynamic_uid "$service_uid"; then pass "the main process runs as dynamic uid $service_uid"
-else fail "the main process should run as a dynamic user" "uid: $service_uid"; fi
+check_equal "the main process runs as filedrop's uid" "$(filedrop_uid)" "$service_uid"
 check "that user cannot read the key file on disk" in_container 10 sh -c \
     "! setpriv --reuid=$service_uid --regid=$service_uid --clear-groups cat $TEST_PKI/leaf.key >/dev/null 2>&1"
 # systemd copies credentials when the service starts, not on reload (systemd 252, Debian 12):
@@ -645,7 +708,7 @@ nothing_on_own_ports() {
 }
 check "the service serves only the passed sockets, not listen= or https-listen=" nothing_on_own_ports
 check "uploads over HTTPS work when socket-activated" in_container 20 curl -fsS --max-time 15 --cacert "$CA" -F file=@/etc/hostname https://127.0.0.1/upload
-check "the socket-activated upload is stored" in_container 10 cmp /etc/hostname /var/lib/private/filedrop/hostname
+check "the socket-activated upload is stored" in_container 10 cmp /etc/hostname $SAVE_DIR/hostname
 activated_upgrade() { in_container 120 dpkg -i /root/filedrop.deb >/dev/null; }
 check "an upgrade while socket-activated" activated_upgrade
 check "the upgrade keeps filedrop.socket enabled" property_is filedrop.socket UnitFileState enabled
@@ -686,7 +749,10 @@ no_links_left() {
     [ -z "$left" ] || { echo "left: $left"; return 1; }
 }
 check "no enable or mask link is left after purge" no_links_left
-check "purge keeps the uploaded files" in_container 10 test -f /var/lib/private/filedrop/os-release
+check "purge keeps the uploaded files" in_container 10 test -f $SAVE_DIR/os-release
+if [[ "$purge_output" == *"uploaded files are kept in $SAVE_DIR"* ]]; then pass "purge says where the uploads are kept"
+else fail "purge should say where the uploads are kept" "dpkg said: $purge_output"; fi
+check "purge keeps the system user (its files stay usable)" in_container 10 id -u filedrop
 check "purge keeps the CA" in_container 10 test -s "$TLS_DIR/ca.key"
 if [[ "$purge_output" == *"$TLS_DIR"* ]]; then pass "purge says where the CA is kept"
 else fail "purge should say where the CA is kept" "dpkg said: $purge_output"; fi

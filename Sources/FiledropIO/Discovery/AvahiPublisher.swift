@@ -55,8 +55,10 @@ public final class AvahiPublisher: @unchecked Sendable {
             if let watch { filedrop_avahi_watch_free(poll, watch) }
             avahi_threaded_poll_free(poll)
             close(wakeup)
-            // Debian 12's dbus-daemon drops DynamicUser= clients (systemd issue 22737); dbus-broker serves them.
-            let hint = error == AVAHI_ERR_DBUS_ERROR ? " (under systemd's DynamicUser=, the system bus must be dbus-broker: see README.systemd)" : ""
+            // Debian 12's dbus-daemon drops DynamicUser= clients (systemd issue 22737); dbus-broker
+            // serves them. The packaged unit runs as the system user filedrop, which both serve.
+            let hint = error == AVAHI_ERR_DBUS_ERROR ? " (if the service runs with DynamicUser=, Debian 12's dbus-daemon refuses it: "
+                + "use a system user as the packaged unit does, or dbus-broker; see README.systemd)" : ""
             log.log(LogEvent(level: .notice, message: "mdns: cannot reach avahi-daemon over D-Bus (\(Self.describe(error))): not advertised on the LAN\(hint)"))
             return nil
         }
@@ -163,9 +165,7 @@ public final class AvahiPublisher: @unchecked Sendable {
         case AVAHI_ENTRY_GROUP_COLLISION:
             // Another machine has the name: RFC 6762 §9, pick "NAME #2" and announce again.
             guard let current = name else { return }
-            let alternative = Self.alternativeName(current.inUse)
-            log.log(LogEvent(level: .notice, message: "mdns: the name \"\(current.inUse)\" is taken on the LAN, trying \"\(alternative)\""))
-            name = (current.planned, alternative)
+            name = (current.planned, nameTaken(current.inUse))
             registered = nil
             synchronize()
         case AVAHI_ENTRY_GROUP_FAILURE:
@@ -213,7 +213,7 @@ public final class AvahiPublisher: @unchecked Sendable {
                 log.log(LogEvent(level: .warning, message: "mdns: cannot add the service (\(Self.describe(result)))"))
                 return
             }
-            current.inUse = Self.alternativeName(current.inUse)
+            current.inUse = nameTaken(current.inUse)
         }
         log.log(LogEvent(level: .warning, message: "mdns: every alternative name is taken; not advertised"))
     }
@@ -234,6 +234,15 @@ public final class AvahiPublisher: @unchecked Sendable {
             if result < 0 { return result }
         }
         return Int32(AVAHI_OK)
+    }
+
+    /// The next name to try after `taken` collided, with the log line that says so: a
+    /// collision on the LAN and one with this machine (a second filedrop) read the same.
+    private func nameTaken(_ taken: String) -> String {
+        let alternative = Self.alternativeName(taken)
+        log.log(LogEvent(level: .notice, message: "mdns: the name \"\(taken)\" is taken on the LAN, trying \"\(alternative)\"",
+                         fields: [("mdns_name", alternative)]))
+        return alternative
     }
 
     private static func alternativeName(_ name: String) -> String {
