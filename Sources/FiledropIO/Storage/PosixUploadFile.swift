@@ -124,9 +124,7 @@ final class PosixUploadFile: UploadFile {
             let hiddenName = try linkAnonymousUnderTemporaryName()
             try replace(name, with: hiddenName)
         case (.named(let hiddenName), false):
-            try storageCall("renameat2") {
-                LinuxFileCalls.renameat2(directory.descriptor, hiddenName, directory.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
-            }
+            try renameWithoutReplacing(hiddenName, to: name)
         case (.named(let hiddenName), true):
             try storageCall("renameat") { renameat(directory.descriptor, hiddenName, directory.descriptor, name) }
         }
@@ -145,6 +143,28 @@ final class PosixUploadFile: UploadFile {
             _ = try? syscall("unlinkat") { unlinkat(directory.descriptor, hiddenName, 0) }
         }
         file.close()
+    }
+
+    // MARK: Publishing a named temporary
+
+    /// renameat2(RENAME_NOREPLACE) where the file system has it; where it does not (NFS,
+    /// FUSE file systems such as bindfs: EINVAL; a C library without renameat2: ENOSYS),
+    /// linkat then unlinkat, which never replaces either (EEXIST) and is atomic on NFS. A
+    /// crash between the two leaves the hidden name as a second link to the published file,
+    /// which the stale-temporary sweep unlinks without touching the file.
+    private func renameWithoutReplacing(_ hiddenName: String, to name: String) throws(StorageError) {
+        do throws(SystemError) {
+            try syscall("renameat2") {
+                LinuxFileCalls.renameat2(directory.descriptor, hiddenName, directory.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
+            }
+            return
+        } catch where error.errno == EINVAL || error.errno == ENOSYS {
+            // Falls through to link + unlink.
+        } catch {
+            throw StorageError(error)
+        }
+        try storageCall("linkat") { linkat(directory.descriptor, hiddenName, directory.descriptor, name, 0) }
+        _ = try? syscall("unlinkat") { unlinkat(directory.descriptor, hiddenName, 0) }
     }
 
     // MARK: Publishing an O_TMPFILE
