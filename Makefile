@@ -113,6 +113,7 @@ integration-test: test-deps build
 # The SHA-256 cost at LAN speed needs network namespaces, so root; elsewhere it says how to run it.
 bench: build
 	$(PYTHON) bench/run.py
+	$(PYTHON) bench/cluster.py
 	@if [ "$$(id -u)" = 0 ]; then $(PYTHON) bench/sha256_lan.py; \
 	else echo "bench: skipped bench/sha256_lan.py (SHA-256 cost over a 1 Gbit/s veth): run it as root"; fi
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import shutil
 import socket
 import subprocess
@@ -25,9 +24,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, TEMP_FILE_PREFIX, Daemon
+from conftest import TEMP_FILE_PREFIX, Daemon
+from haproxy_config import haproxy_config
 
-HAPROXY_TEMPLATE = REPO / "docs" / "haproxy.cfg"
 HAPROXY_BIN = shutil.which("haproxy") or "/usr/sbin/haproxy"
 READY_TIMEOUT = 15.0
 STATE_TIMEOUT = 15.0
@@ -40,20 +39,6 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
-
-
-def haproxy_config(listen_port: int, daemon_ports: list[int], stats_socket: Path) -> str:
-    """docs/haproxy.cfg with this run's addresses: one `server` line per daemon, in order."""
-    text = HAPROXY_TEMPLATE.read_text()
-    text, binds = re.subn(r"(?m)^(\s*bind )\S+$", rf"\g<1>127.0.0.1:{listen_port}", text)
-    text, sockets = re.subn(r"(?m)^(\s*stats socket )\S+", rf"\g<1>{stats_socket}", text)
-    server_lines = re.findall(r"(?m)^\s*server \S+ \S+$", text)
-    assert binds == 1 and sockets == 1 and server_lines, "docs/haproxy.cfg lost a line the test rewrites"
-    indent = server_lines[0][: len(server_lines[0]) - len(server_lines[0].lstrip())]
-    servers = "".join(f"{indent}server filedrop{index + 1} 127.0.0.1:{port}\n" for index, port in enumerate(daemon_ports))
-    first = text.index(server_lines[0])
-    last = text.index(server_lines[-1]) + len(server_lines[-1]) + 1
-    return text[:first] + servers + text[last:]
 
 
 class ClusterDaemon(Daemon):
