@@ -28,7 +28,8 @@ from conftest import TEMP_FILE_PREFIX, Daemon
 from haproxy_config import haproxy_config
 
 HAPROXY_BIN = shutil.which("haproxy") or "/usr/sbin/haproxy"
-READY_TIMEOUT = 15.0
+# Mount namespaces, bind mounts and FUSE need root; CI runs `make test` as root.
+requires_root = pytest.mark.skipif(os.geteuid() != 0, reason="needs root: mount namespaces, bind mounts, bindfs")
 STATE_TIMEOUT = 15.0
 # Behind HAProxy every request comes from 127.0.0.1, so the daemons' per-client limits see
 # all the test's clients as one (docs/deployment.md says so for operators).

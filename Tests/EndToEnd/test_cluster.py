@@ -14,7 +14,9 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from cluster_support import Cluster, save_dir, temp_files  # noqa: F401 (save_dir is a fixture)
+from cluster_support import Cluster, requires_root, save_dir, temp_files  # noqa: F401 (save_dir is a fixture)
+
+pytestmark = requires_root
 
 UPLOADS = 200
 SHARED_NAMES = 4

@@ -15,9 +15,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from cluster_support import Cluster, save_dir, temp_files  # noqa: F401 (save_dir is a fixture)
+from cluster_support import Cluster, requires_root, save_dir, temp_files  # noqa: F401 (save_dir is a fixture)
 from http_raw import fetch
 from test_tus import PATCH_TYPE, TUS, TUS_FOLDER, metadata
+
+pytestmark = requires_root
 
 # The answer to a PATCH that finds another daemon writing the upload. The issue allows
 # 409 or 423; the tus store (branch `cluster`) documents which: narrow this to it.
