@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import socket
 import re
 import time
 from collections import Counter
@@ -14,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from cluster_support import Cluster, requires_root, save_dir, temp_files  # noqa: F401 (save_dir is a fixture)
+from cluster_support import ClusterDaemon, Cluster, requires_root, save_dir, temp_files  # noqa: F401 (save_dir is a fixture)
 
 pytestmark = requires_root
 
@@ -126,3 +127,30 @@ def test_docs_show_the_tested_haproxy_config():
     with open(os.path.join(DOCS, "deployment.md")) as guide, open(os.path.join(DOCS, "haproxy.cfg")) as config:
         blocks = re.findall(r"```haproxy\n(.*?)```", guide.read(), re.S)
         assert blocks == [config.read()]
+
+
+@pytest.mark.parametrize("save_dir", ["bindfs"], indirect=True)
+def test_a_daemon_starting_keeps_the_others_uploads_in_flight(cluster, tmp_path):
+    """Without O_TMPFILE an upload in flight has a named temporary: a daemon starting on the
+    same directory (a restart, one more daemon) must not take it for a crash's leftover."""
+    first = cluster.daemons[0]
+    content = os.urandom(2 << 20)
+    head = (f"PUT /files/in-flight.bin HTTP/1.1\r\nHost: localhost\r\nContent-Length: {len(content)}\r\n"
+            "Connection: close\r\n\r\n").encode()
+    with socket.create_connection(("127.0.0.1", first.port), timeout=30) as connection:
+        connection.sendall(head + content[: len(content) // 2])
+        deadline = time.monotonic() + 10
+        while not temp_files(cluster.save_dir):
+            assert time.monotonic() < deadline, "the upload never made its temporary"
+            time.sleep(0.05)
+        joining = ClusterDaemon(tmp_path / "joining", cluster.save_dir, [])
+        try:
+            joining.start()
+        finally:
+            joining.stop(check=False)
+            joining.cleanup()
+        connection.sendall(content[len(content) // 2:])
+        reply = connection.makefile("rb").readline()
+    assert reply.split()[1] == b"201", reply
+    assert (cluster.save_dir / "in-flight.bin").read_bytes() == content
+    assert temp_files(cluster.save_dir) == []

@@ -73,7 +73,8 @@ final class PosixUploadFile: UploadFile {
         }
     }
 
-    /// A new hidden `.filedrop-tmp-*` file; O_EXCL so it is ours even if a name repeats.
+    /// A new hidden `.filedrop-tmp-*` file; O_EXCL so it is ours even if a name repeats, and
+    /// locked until it closes.
     private static func createNamed(in directory: FileDescriptor) throws(StorageError) -> (Int32, String) {
         while true {
             let name = StorageNames.randomTemporaryName()
@@ -81,6 +82,8 @@ final class PosixUploadFile: UploadFile {
                 let descriptor = try syscall("openat") {
                     openat(directory.descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 }
+                // Marks it as in flight for other daemons' start-up sweeps (`TemporaryLock`).
+                _ = TemporaryLock.take(descriptor)
                 return (descriptor, name)
             } catch where error.errno == EEXIST {
                 continue
