@@ -42,7 +42,7 @@ BUILD_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev
 # iproute2: the address-change test's network namespace; rclone: its HTTP backend copies a folder.
 # prometheus: promtool checks GET /metrics (test_metrics.py); Debian ships promtool in no smaller
 # package (96 MB installed; on a host booted with systemd it also enables prometheus.service).
-TEST_PACKAGES := curl wget unzip dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2 rclone prometheus
+TEST_PACKAGES := curl wget unzip dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2 rclone prometheus haproxy bindfs fuse3
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
@@ -113,6 +113,7 @@ integration-test: test-deps build
 # The SHA-256 cost at LAN speed needs network namespaces, so root; elsewhere it says how to run it.
 bench: build
 	$(PYTHON) bench/run.py
+	$(PYTHON) bench/cluster.py
 	@if [ "$$(id -u)" = 0 ]; then $(PYTHON) bench/sha256_lan.py; \
 	else echo "bench: skipped bench/sha256_lan.py (SHA-256 cost over a 1 Gbit/s veth): run it as root"; fi
 

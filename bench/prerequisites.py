@@ -21,6 +21,7 @@ DEBIAN_PACKAGES = {
     "curl": "curl",
     "cmp": "diffutils",
     "openssl": "openssl",
+    "haproxy": "haproxy",
 }
 PYPI_PACKAGES = {"copyparty": "1.20.26", "uploadserver": "6.0.5"}
 

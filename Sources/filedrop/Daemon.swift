@@ -340,7 +340,8 @@ final class Daemon {
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
                            https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
-                           processProbe: ProcSelfProbe(), hashing: hashing, languages: loadLanguages(configuration))
+                           processProbe: ProcSelfProbe(), hashing: hashing, languages: loadLanguages(configuration),
+                           healthClock: { Clock.monotonicNanoseconds() })
     }
 
     /// The catalogues and the translated page, read again on each reload; each catalogue that

@@ -169,6 +169,19 @@ struct UploadAtomicityTests {
         #expect(fixture.contents("big.bin") == expected)
     }
 
+    /// Another daemon on the same directory without O_TMPFILE (NFS) writes into a named
+    /// temporary; a daemon starting meanwhile must leave it, then the upload publishes.
+    @Test("A named temporary in flight is kept by the start-up sweep")
+    func inFlightNamedTemporaryIsKept() throws {
+        let fixture = try SaveDirectoryFixture(options: StorageOptions(anonymousTemporaries: false))
+        let inFlight = try fixture.storage.createUpload(in: .root)
+        try bytes("still arriving").withUnsafeBytes { try inFlight.write($0) }
+        #expect(fixture.storage.removeStaleTemporaries() == 0)
+        try inFlight.publish(as: "arrived.txt", replacing: false, durable: false)
+        #expect(fixture.contents("arrived.txt") == bytes("still arriving"))
+        #expect(try fixture.entriesOnDisk() == ["arrived.txt"])
+    }
+
     @Test("Stale named temporaries from a crash are removed at start, nothing else")
     func staleTemporaries() throws {
         let fixture = try SaveDirectoryFixture()

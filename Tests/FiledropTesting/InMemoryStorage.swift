@@ -23,6 +23,9 @@ final class InMemoryStorage: Storage, Sendable {
         var writebackPacings = 0
         /// Publishing fails with this while set (an immutable folder, a permission problem).
         var publishFailure: StorageError?
+        /// Creating an upload fails with this while set (a read-only mount); each try counts.
+        var createFailure: StorageError?
+        var createAttempts = 0
         /// The SHA-256 recorded with each published file (the xattr of the real storage).
         var sha256: [StoragePath: String] = [:]
     }
@@ -37,6 +40,11 @@ final class InMemoryStorage: Storage, Sendable {
     let state = Mutex(State())
 
     func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile {
+        let failure = state.withLock { state in
+            state.createAttempts += 1
+            return state.createFailure
+        }
+        if let failure { throw failure }
         state.withLock { state in
             var path = StoragePath.root
             for component in directory.components {

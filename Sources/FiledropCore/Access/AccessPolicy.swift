@@ -25,6 +25,9 @@
 /// stylesheet `/trust` uses need no password in any mode: a device needs them before it can
 /// trust HTTPS, and a 401 there would have a browser send the password over plain HTTP.
 ///
+/// `/healthz` is open in every mode, private too: a load balancer has no password, and the
+/// answer says only whether uploads can be saved now.
+///
 /// `/metrics` follows `metrics-access` alone, in every mode: `off` hides it (404), `loopback`
 /// lets only this machine's peers in (403 for others), `password` and `open` as they say.
 public struct AccessPolicy: Sendable, Equatable {
@@ -60,11 +63,12 @@ public struct AccessPolicy: Sendable, Equatable {
             case .open: return .anyone
             }
         }
+        if route == .health { return .anyone }
         if mode == .private {
             return publishesTrustRoutes && route.isNeededBeforeTrust ? .anyone : .password
         }
         switch route {
-        case .page, .config, .qrCode, .trust, .uploadForm, .metrics:
+        case .page, .config, .qrCode, .trust, .uploadForm, .metrics, .health:
             return .anyone
         // Resumable uploads are uploads: each random id is the capability of whoever created
         // it, and terminating one removes no stored file.

@@ -22,6 +22,8 @@ public struct FiledropApp: HTTPResponder {
     public let processProbe: (any ProcessProbe)?
     /// The catalogues and the translated upload page (`LanguageChoice` picks one per request).
     public let languages: PageLanguages
+    /// Whether the save directory takes uploads, for `/healthz`; one for every loop's copy.
+    public let health: SaveDirectoryHealth
     /// Per file version, so repeated downloads of one file reuse its header values.
     private(set) var downloadHeaders = FileHeaderCache()
 
@@ -32,7 +34,8 @@ public struct FiledropApp: HTTPResponder {
                 compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
                 tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
                 phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []), processProbe: (any ProcessProbe)? = nil,
-                hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages()) {
+                hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages(),
+                healthClock: (@Sendable () -> UInt64)? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
@@ -44,6 +47,7 @@ public struct FiledropApp: HTTPResponder {
         self.languages = languages
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.storage = storage
+        self.health = SaveDirectoryHealth(storage: storage, now: healthClock)
         var store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
         store.withholdsStoredNames = configuration.access == .drop
         store.hashing = configuration.sha256 ? hashing : nil
@@ -165,6 +169,8 @@ public struct FiledropApp: HTTPResponder {
             return handler.route(head, route: tusRoute, context: context)
         case .metrics:
             return metricsPage()
+        case .health:
+            return healthPage(head)
         case .methodRefused(let method, .uploadForm) where method == .get || method == .head:
             // The no-script form's result page reopened (from history, a bookmark, a shared
             // link): it has no GET of its own to show, so the page to send more files is the answer.

@@ -35,6 +35,8 @@ public enum RequestKind: String, Sendable, CaseIterable {
     /// MOVE (rename) and MKCOL (new folder).
     case fileOperation = "file_operation"
     case metrics
+    /// `/healthz`, from load balancers.
+    case health
     /// A refused method, or a request that never got as far as a route (malformed, timed out).
     case other
 

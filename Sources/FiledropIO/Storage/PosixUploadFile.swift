@@ -73,7 +73,8 @@ final class PosixUploadFile: UploadFile {
         }
     }
 
-    /// A new hidden `.filedrop-tmp-*` file; O_EXCL so it is ours even if a name repeats.
+    /// A new hidden `.filedrop-tmp-*` file; O_EXCL so it is ours even if a name repeats, and
+    /// locked until it closes.
     private static func createNamed(in directory: FileDescriptor) throws(StorageError) -> (Int32, String) {
         while true {
             let name = StorageNames.randomTemporaryName()
@@ -81,6 +82,8 @@ final class PosixUploadFile: UploadFile {
                 let descriptor = try syscall("openat") {
                     openat(directory.descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 }
+                // Marks it as in flight for other daemons' start-up sweeps (`TemporaryLock`).
+                _ = TemporaryLock.take(descriptor)
                 return (descriptor, name)
             } catch where error.errno == EEXIST {
                 continue
@@ -124,9 +127,7 @@ final class PosixUploadFile: UploadFile {
             let hiddenName = try linkAnonymousUnderTemporaryName()
             try replace(name, with: hiddenName)
         case (.named(let hiddenName), false):
-            try storageCall("renameat2") {
-                LinuxFileCalls.renameat2(directory.descriptor, hiddenName, directory.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
-            }
+            try renameWithoutReplacing(hiddenName, to: name)
         case (.named(let hiddenName), true):
             try storageCall("renameat") { renameat(directory.descriptor, hiddenName, directory.descriptor, name) }
         }
@@ -145,6 +146,28 @@ final class PosixUploadFile: UploadFile {
             _ = try? syscall("unlinkat") { unlinkat(directory.descriptor, hiddenName, 0) }
         }
         file.close()
+    }
+
+    // MARK: Publishing a named temporary
+
+    /// renameat2(RENAME_NOREPLACE) where the file system has it; where it does not (NFS,
+    /// FUSE file systems such as bindfs: EINVAL; a C library without renameat2: ENOSYS),
+    /// linkat then unlinkat, which never replaces either (EEXIST) and is atomic on NFS. A
+    /// crash between the two leaves the hidden name as a second link to the published file,
+    /// which the stale-temporary sweep unlinks without touching the file.
+    private func renameWithoutReplacing(_ hiddenName: String, to name: String) throws(StorageError) {
+        do throws(SystemError) {
+            try syscall("renameat2") {
+                LinuxFileCalls.renameat2(directory.descriptor, hiddenName, directory.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
+            }
+            return
+        } catch where error.errno == EINVAL || error.errno == ENOSYS {
+            // Falls through to link + unlink.
+        } catch {
+            throw StorageError(error)
+        }
+        try storageCall("linkat") { linkat(directory.descriptor, hiddenName, directory.descriptor, name, 0) }
+        _ = try? syscall("unlinkat") { unlinkat(directory.descriptor, hiddenName, 0) }
     }
 
     // MARK: Publishing an O_TMPFILE

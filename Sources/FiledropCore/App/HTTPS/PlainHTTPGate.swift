@@ -11,6 +11,8 @@
 /// - `/metrics` without a password is served as usual (`metrics-access` decides), so a
 ///   scraper on this machine needs no CA; with `metrics-access = password` it is refused
 ///   here like any request that carries one.
+/// - `/healthz` is served as usual: a balancer may check the plain port, and the answer
+///   carries nothing secret.
 /// - Any other GET or HEAD is redirected to the same path and query over HTTPS.
 ///
 /// No `Strict-Transport-Security` is sent, over either port. RFC 6797 §8.1.1: browsers
@@ -31,7 +33,7 @@ struct PlainHTTPGate: Sendable {
         if sendsSecret(head) {
             return refusal(head, https: https)
         }
-        if route.isNeededBeforeTrust || route == .metrics { return nil }
+        if route.isNeededBeforeTrust || route == .metrics || route == .health { return nil }
         guard let https else {
             return .error(.badRequest("This port sends browsers to HTTPS on port \(httpsPort), but the request names no "
                                       + "host (no Host header) to send them to."), format: ResponseFormat(head: head))

@@ -22,6 +22,8 @@ extension Route {
             return .tusControl
         case .metrics:
             return .metrics
+        case .health:
+            return .health
         case .methodRefused:
             return .other
         }

@@ -12,6 +12,7 @@
 /// *    /files/<path>                     .storedFile      download, listing, ZIP, PUT, DELETE, MOVE, MKCOL, OPTIONS
 /// OPTIONS, POST /files/; /files/.tus/<id> .tus            resumable uploads (tus 1.0)
 /// GET  /metrics                          .metrics         counters in the Prometheus text format
+/// GET  /healthz                          .health          200 while the save directory takes uploads, else 503
 /// ```
 ///
 /// A method a page-like route does not take is `.methodRefused` (405, or 501 for a method
@@ -29,6 +30,8 @@ public enum Route: Sendable, Equatable {
     case storedFile(StoredFileRoute)
     case tus(TusRoute)
     case metrics
+    /// GET, HEAD: for load balancers, which know no password.
+    case health
     /// `method` on `route`, which does not take it.
     indirect case methodRefused(HTTPMethod, on: Route)
 
@@ -66,6 +69,8 @@ public enum Route: Sendable, Equatable {
             self = Self.reading(head.method, .trust(.page))
         case "/metrics":
             self = Self.reading(head.method, .metrics)
+        case "/healthz":
+            self = Self.reading(head.method, .health)
         default:
             self = Self.reading(head.method, .page(name: path == "/" ? "index.html" : path.dropFirst()))
         }
