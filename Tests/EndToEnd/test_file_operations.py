@@ -215,3 +215,31 @@ def test_zip_selection_refusals_come_before_any_byte(deleting, query, status):
         assert b"missing.txt" in body
     html = request(deleting, "GET", f"/files/?{query}", {"Accept": "text/html"})
     assert html[0] == status and html[1]["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("flags,file_methods,folder_methods", [
+    (["--allow-delete"], ["GET", "HEAD", "PUT", "MKCOL", "DELETE", "MOVE", "OPTIONS"],
+     ["GET", "HEAD", "MKCOL", "DELETE", "MOVE", "OPTIONS"]),
+    ([], ["GET", "HEAD", "PUT", "MKCOL", "OPTIONS"], ["GET", "HEAD", "MKCOL", "OPTIONS"]),
+    (["--access", "read-only", "--allow-delete"], ["GET", "HEAD", "OPTIONS"], ["GET", "HEAD", "OPTIONS"]),
+], ids=["allow-delete", "default", "read-only"])
+def test_options_lists_what_the_server_accepts_there(daemon_factory, flags, file_methods, folder_methods):
+    daemon = daemon_factory(*flags, fill=False)
+    seed(daemon)
+    for path, methods in [("/files/a.txt", file_methods), ("/files/sub/", folder_methods)]:
+        status, headers, _ = request(daemon, "OPTIONS", path)
+        assert status == 204
+        assert [method.strip() for method in headers["allow"].split(",")] == methods, path
+    # What OPTIONS lists is accepted: MKCOL makes a folder wherever it is listed.
+    if "MKCOL" in folder_methods:
+        assert request(daemon, "MKCOL", "/files/sub/new/")[0] == 201
+
+
+def test_a_folder_moved_into_itself_is_409_with_a_sentence(deleting):
+    before = snapshot(deleting)
+    status, _, body = request(deleting, "MOVE", "/files/sub/", {"Destination": "/files/sub/deeper/"})
+    assert status == 409 and body == b"409 Conflict: A folder cannot be moved into itself.\n"
+    status, _, page = request(deleting, "MOVE", "/files/sub/", {"Destination": "/files/sub/deeper/",
+                                                                  "Accept": "text/html", "Accept-Language": "de"})
+    assert status == 409 and "Ein Ordner kann nicht in sich selbst verschoben werden.".encode() in page
+    assert snapshot(deleting) == before
