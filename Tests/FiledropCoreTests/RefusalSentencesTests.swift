@@ -33,6 +33,14 @@ import Testing
                 errors.append(error)
             }
         }
+        for (field, value) in [(HTTPFieldName.secFetchSite, "cross-site"), (HTTPFieldName.origin, "http://evil.example")] {
+            do throws(HTTPError) {
+                try OriginCheck.check(InMemoryServer.head(.post, "/upload", [field: value]))
+                Issue.record("a cross-site POST (\(value)) was accepted")
+            } catch {
+                errors.append(error)
+            }
+        }
         return errors
     }
 
