@@ -158,6 +158,8 @@ import Testing
         let own = try CatalogueFilesTests.catalogue(language)
         #expect(html.contains(own["trust.fingerprintHeading"]!.htmlEscaped))
         #expect(html.contains("<em>"))
+        // Every placeholder filled, every emphasis mark turned into markup.
+        #expect(!html.contains("{") && !html.contains("*"))
         for key in english.keys where key.hasPrefix("trust.") && key != "trust.nothingHeading" && !key.hasPrefix("trust.nothing") {
             let fixed = english[key]!.split(separator: "{").first.map(String.init) ?? ""
             // The opening words of each English sentence (before any placeholder or emphasis).
@@ -166,6 +168,16 @@ import Testing
         }
         #expect(html.contains(HTTPSFixture.anchor.fingerprintSHA256))
         #expect(html.contains("update-ca-certificates"))
+    }
+
+    @Test(arguments: PageLanguage.allCases)
+    func everyLanguageFillsEveryMark(language: PageLanguage) {
+        for authority in [HTTPSFixture.anchor, nil] {
+            let html = Fixture.text(Fixture(authority: authority).answer(
+                Fixture.head(.get, "/trust", [.cookie: "filedrop-lang=\(language.rawValue)"])))
+            #expect(html.contains("<html lang=\"\(language.tag)\""))
+            #expect(!html.contains("{") && !html.contains("*") && !html.contains(">trust."), "\(language)")
+        }
     }
 
     @Test func withTheOperatorsCertificateThePageSaysNothingNeedsInstalling() {
