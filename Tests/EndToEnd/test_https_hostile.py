@@ -109,7 +109,7 @@ def test_a_browser_sending_plain_http_to_the_https_port_reads_why_in_its_languag
     assert closed and data.startswith(b"HTTP/1.1 400 "), data
     page = data.partition(b"\r\n\r\n")[2].decode()
     assert '<html lang="fr"' in page
-    assert f"Ce port parle HTTPS : https://127.0.0.1:{daemon.https_port}/files/" in page, page
+    assert f"Ce port parle HTTPS\u00a0: https://127.0.0.1:{daemon.https_port}/files/" in page, page
     assert "This port speaks HTTPS" not in page
     still_serves(daemon)
 

@@ -78,7 +78,7 @@ import Testing
         let server = InMemoryServer(configuration: { var c = Configuration(); c.access = .readOnly; return c }(),
                                     languages: Self.languages)
         let page = server.answer(InMemoryServer.head(.put, "/files/a.txt", ["Accept": "text/html", "Accept-Language": "fr"]))
-        #expect(InMemoryServer.text(page).contains("Ce serveur est en lecture seule : les envois sont désactivés."))
+        #expect(InMemoryServer.text(page).contains("Ce serveur est en lecture seule\u{A0}: les envois sont désactivés."))
         let curl = server.answer(InMemoryServer.head(.put, "/files/a.txt", ["Accept": "*/*", "Accept-Language": "fr"]))
         #expect(InMemoryServer.text(curl) == "403 Forbidden: This server is read-only: uploads are switched off.\n")
         let json = server.answer(InMemoryServer.head(.put, "/files/a.txt", ["Accept": "application/json", "Accept-Language": "fr"]))
