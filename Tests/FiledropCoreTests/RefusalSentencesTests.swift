@@ -10,8 +10,7 @@ import Testing
 
     /// Sentences as the code writes them, taken from the code itself where it can be called.
     static var codeSentences: [HTTPError] {
-        var errors: [HTTPError] = [HTTPError.readOnlyServer, StoragePolicy.tooFullToStart, PendingUpload.digestMismatch,
-                                   .conflict(StorageError.folderIntoItself)]
+        var errors: [HTTPError] = [HTTPError.readOnlyServer, StoragePolicy.tooFullToStart, PendingUpload.digestMismatch]
         let storageErrors: [StorageError] = [.exists, .notADirectory, .isADirectory, .notEmpty, .noSpace, .readOnly,
                                              .permissionDenied, .nameTooLong, .notAllowed, .crossDevice, .movedIntoItself]
         errors += storageErrors.map(\.httpError)

@@ -20,7 +20,7 @@ extension FiledropApp {
         // RFC 4918 §9.9.4: 403 when source and destination are the same resource.
         guard destination != source else { throw .forbidden("The new name is the same as the old one: nothing to rename.") }
         guard !destination.components.starts(with: source.components) else {
-            throw .conflict(StorageError.folderIntoItself)
+            throw StorageError.movedIntoItself.httpError
         }
         let durable = store.policy.durable
         return .blocking("move", skippableWhenAbandoned: false, { [storage] () -> Result<FileMetadata.Kind, HTTPError> in
