@@ -243,3 +243,21 @@ def test_a_folder_moved_into_itself_is_409_with_a_sentence(deleting):
                                                                   "Accept": "text/html", "Accept-Language": "de"})
     assert status == 409 and "Ein Ordner kann nicht in sich selbst verschoben werden.".encode() in page
     assert snapshot(deleting) == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a second file system needs root (CI runs as root)")
+def test_a_rename_onto_another_file_system_says_why(deleting):
+    mount_point = deleting.save_dir / "other-disk"
+    mount_point.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "none", str(mount_point)], check=True, timeout=10)
+    try:
+        status, _, body = request(deleting, "MOVE", "/files/a.txt", {"Destination": "/files/other-disk/a.txt"})
+        assert status == 502, body
+        assert b"another file system inside the save directory" in body
+        status, _, page = request(deleting, "MOVE", "/files/a.txt", {"Destination": "/files/other-disk/a.txt",
+                                                                      "Accept": "text/html", "Accept-Language": "es"})
+        assert status == 502 and "El destino está en otro sistema de archivos".encode() in page
+        assert (deleting.save_dir / "a.txt").read_bytes() == b"alpha\n"
+        assert list(mount_point.iterdir()) == []
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=True, timeout=10)
