@@ -51,6 +51,10 @@ final class ReloadableResponder: PerLoopResponder {
         return current.withLock { $0 }.route(head, context: context, kind: &kind)
     }
 
+    func plainRequestOnTLSPort(port: UInt16) -> any HTTPResponder {
+        current.withLock { $0 }.app.plainRequestOnTLSPort(port: port)
+    }
+
     func responder(forLoop index: Int) -> any HTTPResponder {
         LoopResponder(self)
     }
@@ -76,6 +80,10 @@ final class ReloadableResponder: PerLoopResponder {
                 box = Self.ownCopy(of: source.current.withLock { $0 })
             }
             return box.route(head, context: context, kind: &kind)
+        }
+
+        func plainRequestOnTLSPort(port: UInt16) -> any HTTPResponder {
+            source.plainRequestOnTLSPort(port: port)
         }
 
         private static func ownCopy(of shared: Box) -> Box {

@@ -215,3 +215,49 @@ def test_zip_selection_refusals_come_before_any_byte(deleting, query, status):
         assert b"missing.txt" in body
     html = request(deleting, "GET", f"/files/?{query}", {"Accept": "text/html"})
     assert html[0] == status and html[1]["content-type"].startswith("text/html")
+
+
+@pytest.mark.parametrize("flags,file_methods,folder_methods", [
+    (["--allow-delete"], ["GET", "HEAD", "PUT", "MKCOL", "DELETE", "MOVE", "OPTIONS"],
+     ["GET", "HEAD", "MKCOL", "DELETE", "MOVE", "OPTIONS"]),
+    ([], ["GET", "HEAD", "PUT", "MKCOL", "OPTIONS"], ["GET", "HEAD", "MKCOL", "OPTIONS"]),
+    (["--access", "read-only", "--allow-delete"], ["GET", "HEAD", "OPTIONS"], ["GET", "HEAD", "OPTIONS"]),
+], ids=["allow-delete", "default", "read-only"])
+def test_options_lists_what_the_server_accepts_there(daemon_factory, flags, file_methods, folder_methods):
+    daemon = daemon_factory(*flags, fill=False)
+    seed(daemon)
+    for path, methods in [("/files/a.txt", file_methods), ("/files/sub/", folder_methods)]:
+        status, headers, _ = request(daemon, "OPTIONS", path)
+        assert status == 204
+        assert [method.strip() for method in headers["allow"].split(",")] == methods, path
+    # What OPTIONS lists is accepted: MKCOL makes a folder wherever it is listed.
+    if "MKCOL" in folder_methods:
+        assert request(daemon, "MKCOL", "/files/sub/new/")[0] == 201
+
+
+def test_a_folder_moved_into_itself_is_409_with_a_sentence(deleting):
+    before = snapshot(deleting)
+    status, _, body = request(deleting, "MOVE", "/files/sub/", {"Destination": "/files/sub/deeper/"})
+    assert status == 409 and body == b"409 Conflict: A folder cannot be moved into itself.\n"
+    status, _, page = request(deleting, "MOVE", "/files/sub/", {"Destination": "/files/sub/deeper/",
+                                                                  "Accept": "text/html", "Accept-Language": "de"})
+    assert status == 409 and "Ein Ordner kann nicht in sich selbst verschoben werden.".encode() in page
+    assert snapshot(deleting) == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mounting a second file system needs root (CI runs as root)")
+def test_a_rename_onto_another_file_system_says_why(deleting):
+    mount_point = deleting.save_dir / "other-disk"
+    mount_point.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "none", str(mount_point)], check=True, timeout=10)
+    try:
+        status, _, body = request(deleting, "MOVE", "/files/a.txt", {"Destination": "/files/other-disk/a.txt"})
+        assert status == 502, body
+        assert b"another file system inside the save directory" in body
+        status, _, page = request(deleting, "MOVE", "/files/a.txt", {"Destination": "/files/other-disk/a.txt",
+                                                                      "Accept": "text/html", "Accept-Language": "es"})
+        assert status == 502 and "El destino está en otro sistema de archivos".encode() in page
+        assert (deleting.save_dir / "a.txt").read_bytes() == b"alpha\n"
+        assert list(mount_point.iterdir()) == []
+    finally:
+        subprocess.run(["umount", "-l", str(mount_point)], check=True, timeout=10)

@@ -100,6 +100,20 @@ def test_plain_http_gets_400_naming_the_https_url_and_is_closed(https_daemon, ho
     still_serves(daemon)
 
 
+def test_a_browser_sending_plain_http_to_the_https_port_reads_why_in_its_language(https_daemon):
+    daemon = https_daemon()
+    with raw_connection(daemon) as sock:
+        sock.sendall(f"GET /files/ HTTP/1.1\r\nHost: 127.0.0.1:{daemon.https_port}\r\nAccept: text/html\r\n"
+                     "Accept-Language: fr-FR,fr;q=0.9\r\n\r\n".encode())
+        data, closed = read_until_closed(sock, timeout=5)
+    assert closed and data.startswith(b"HTTP/1.1 400 "), data
+    page = data.partition(b"\r\n\r\n")[2].decode()
+    assert '<html lang="fr"' in page
+    assert f"Ce port parle HTTPS\u00a0: https://127.0.0.1:{daemon.https_port}/files/" in page, page
+    assert "This port speaks HTTPS" not in page
+    still_serves(daemon)
+
+
 def test_plain_http_upload_to_the_https_port_stores_nothing(https_daemon):
     daemon = https_daemon()
     body = b"sent in clear text\n" * 100

@@ -6,15 +6,20 @@ CA, a 404 saying why with the operator's certificate). Every HTTPS client here v
 certificate for real.
 """
 
+import html
 import http.client
+import json
 import plistlib
+import re
 import ssl
 import subprocess
 import time
 
 import pytest
 
+from conftest import WEB_ROOT
 from http_raw import fetch
+from page_support import assert_accessible, assert_no_problems, browser_page  # noqa: F401 (a fixture)
 
 
 @pytest.fixture(scope="module")
@@ -220,3 +225,59 @@ def test_auto_profile_and_trust_page_carry_the_ca(daemon_factory, tmp_path):
     assert page.status == 200
     assert fingerprint.encode() in page.body
     assert b'href="/ca.crt"' in page.body and b'href="/ca.mobileconfig"' in page.body
+
+
+def catalogue(code):
+    return json.loads((WEB_ROOT / f"i18n-{code}.json").read_text(encoding="utf-8"))
+
+
+def fixed_words(text):
+    """The parts of a catalogue text the page shows as they are: between its {placeholders}
+    and *emphasis* marks, escaped as the server escapes text."""
+    escaped = html.escape(text, quote=True).replace("&#x27;", "&#39;")
+    return [part for part in re.split(r"\{\w+\}|\*", escaped) if len(part.strip()) >= 4]
+
+
+@pytest.mark.parametrize("headers,code,tag", [
+    ({"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"}, "de", "de"),
+    ({"Accept-Language": "en", "Cookie": "filedrop-lang=zh"}, "zh", "zh-Hans"),
+], ids=["accept-language", "cookie"])
+def test_the_trust_page_is_in_the_readers_language(daemon_factory, tmp_path, headers, code, tag):
+    daemon = start_auto(daemon_factory, tmp_path)
+    page = fetch(daemon.url + "/trust", headers={"Accept": "text/html", **headers})
+    assert page.status == 200
+    assert f'<html lang="{tag}" dir="ltr">'.encode() in page.body
+    assert {"accept-language", "cookie"} <= {t.strip().lower() for v in page.headers_named("Vary") for t in v.split(",")}
+    body = page.body.decode()
+    own, english = catalogue(code), catalogue("en")
+    # "nothing" is the operator-certificate page's; this server has a CA of its own.
+    shown = [key for key in own if key.startswith("trust.") and not key.startswith("trust.nothing")]
+    assert len(shown) > 30
+    for key in shown:
+        for words in fixed_words(own[key]):
+            assert words in body, (key, words)
+        for words in fixed_words(english[key]):
+            if len(words) >= 12:
+                assert words not in body, ("English left", key, words)
+    _, _, fingerprint = ca_from_plain_http(daemon, tmp_path)
+    assert fingerprint in body
+
+
+@pytest.mark.parametrize("locale", ["de-DE", "zh-CN"])
+def test_the_translated_trust_page_has_no_axe_violation(browser_page, daemon_factory, tmp_path, locale):
+    daemon = start_auto(daemon_factory, tmp_path)
+    page = browser_page("phone", locale=locale)
+    page.goto(daemon.url + "/trust")
+    assert page.locator("html").get_attribute("lang") == ("de" if locale == "de-DE" else "zh-Hans")
+    assert_accessible(page)
+    assert_no_problems(page)
+
+
+def test_plain_http_refusals_are_in_the_readers_language(daemon_factory, certificate):
+    daemon = start(daemon_factory, certificate)
+    page = fetch(daemon.url + "/files/x.txt", "PUT", body=b"x", headers={"Accept": "text/html", "Accept-Language": "de"})
+    assert page.status == 403
+    assert "Dieser Server nimmt Uploads und Passwörter nur über HTTPS an".encode() in page.body
+    assert f"{daemon.https_url}/files/x.txt".encode() in page.body
+    text = fetch(daemon.url + "/files/x.txt", "PUT", body=b"x", headers={"Accept-Language": "de"})
+    assert b"only over HTTPS" in text.body

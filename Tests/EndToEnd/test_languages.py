@@ -116,3 +116,33 @@ def test_a_broken_catalogue_falls_back_to_english_and_sighup_reloads_it(daemon_f
     assert wait_until(lambda: "Dateien über das lokale Netzwerk".encode()
                       in fetch(daemon.url + "/", headers={**HTML, "Accept-Language": "de"}).body, timeout=10)
     assert len(daemon.wait_for_log_lines("i18n-de.json")) == 1
+
+
+def test_a_refusals_sentence_is_translated_for_browsers_and_english_for_programs(daemon):
+    # A hidden name, refused before any byte is stored.
+    for language, sentence in [("de", "Der Name &quot;.hidden.txt&quot; beginnt mit einem Punkt"),
+                               ("zh-CN", "名称 &quot;.hidden.txt&quot; 以点开头")]:
+        page = fetch(daemon.url + "/files/.hidden.txt", method="PUT", body=b"x",
+                     headers={**HTML, "Accept-Language": language})
+        assert page.status == 400
+        assert sentence.encode() in page.body, page.body
+        assert b"starts with a dot" not in page.body
+        assert varies_by_language(page)
+    text = fetch(daemon.url + "/files/.hidden.txt", method="PUT", body=b"x", headers={"Accept-Language": "de"})
+    assert text.body == (b'400 Bad Request: The name ".hidden.txt" starts with a dot, which makes it hidden; '
+                         b"this server does not accept hidden names.\n")
+    answer = fetch(daemon.url + "/files/.hidden.txt", method="PUT", body=b"x",
+                   headers={"Accept": "application/json", "Accept-Language": "zh"})
+    assert "starts with a dot" in json.loads(answer.body)["error"]
+    assert not (daemon.save_dir / ".hidden.txt").exists()
+
+
+def test_a_wrong_password_is_said_in_the_readers_language(daemon_factory):
+    from test_access import basic, password_hash
+    daemon = daemon_factory("--access", "private", "--password-hash", password_hash())
+    for language, sentence in [("fr", "Le mot de passe est incorrect."), ("es", "La contraseña es incorrecta.")]:
+        page = fetch(daemon.url + "/files/", headers={**HTML, **basic("wrong"), "Accept-Language": language})
+        assert page.status == 401
+        assert sentence.encode() in page.body, page.body
+    text = fetch(daemon.url + "/files/", headers={**basic("wrong"), "Accept-Language": "fr"})
+    assert text.status == 401 and text.body == b"401 Unauthorized: The password is wrong.\n"

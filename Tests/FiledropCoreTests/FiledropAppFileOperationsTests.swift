@@ -86,7 +86,7 @@ import Testing
         let server = Self.server()
         #expect(Self.move(server, "/files/a.txt", to: nil).status == .badRequest)
         #expect(Self.move(server, "/files/nothing.txt", to: "/files/x.txt").status == .notFound)
-        #expect(Self.move(server, "/files/sub/", to: "/files/sub/deeper/").status == .forbidden)
+        #expect(Self.move(server, "/files/sub/", to: "/files/sub/deeper/").status == .conflict)
         #expect(Self.move(server, "/files/", to: "/files/x/").status == .forbidden)
         #expect(Self.move(server, "/files/..%2Fa.txt", to: "/files/x.txt").status == .badRequest)
         #expect(server.storage.files == Self.untouched)

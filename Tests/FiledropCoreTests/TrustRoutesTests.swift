@@ -145,6 +145,41 @@ import Testing
         #expect(html.contains("&lt;img src=x onerror=alert(1)&gt;"))
     }
 
+    /// Every sentence from the catalogue, none of English's left, whether the language came
+    /// from Accept-Language or the cookie; the page says what chose its words.
+    @Test(arguments: [(HTTPFieldName.acceptLanguage, "de-DE,de;q=0.9,en;q=0.5", PageLanguage.german),
+                      (HTTPFieldName.cookie, "filedrop-lang=zh", PageLanguage.chinese)])
+    func thePageIsInTheReadersLanguage(field: HTTPFieldName, value: String, language: PageLanguage) throws {
+        let response = Fixture().answer(Fixture.head(.get, "/trust", [field: value]))
+        let html = Fixture.text(response)
+        #expect(html.contains("<html lang=\"\(language.tag)\""))
+        #expect(response?.headers["Vary"]?.contains("Accept-Language") == true)
+        let english = try CatalogueFilesTests.catalogue(.english)
+        let own = try CatalogueFilesTests.catalogue(language)
+        #expect(html.contains(own["trust.fingerprintHeading"]!.htmlEscaped))
+        #expect(html.contains("<em>"))
+        // Every placeholder filled, every emphasis mark turned into markup.
+        #expect(!html.contains("{") && !html.contains("*"))
+        for key in english.keys where key.hasPrefix("trust.") && key != "trust.nothingHeading" && !key.hasPrefix("trust.nothing") {
+            let fixed = english[key]!.split(separator: "{").first.map(String.init) ?? ""
+            // The opening words of each English sentence (before any placeholder or emphasis).
+            let opening = String(fixed.prefix { $0 != "*" }.prefix(24))
+            if opening.count >= 8 { #expect(!html.contains(opening.htmlEscaped), "English \(key) left") }
+        }
+        #expect(html.contains(HTTPSFixture.anchor.fingerprintSHA256))
+        #expect(html.contains("update-ca-certificates"))
+    }
+
+    @Test(arguments: PageLanguage.allCases)
+    func everyLanguageFillsEveryMark(language: PageLanguage) {
+        for authority in [HTTPSFixture.anchor, nil] {
+            let html = Fixture.text(Fixture(authority: authority).answer(
+                Fixture.head(.get, "/trust", [.cookie: "filedrop-lang=\(language.rawValue)"])))
+            #expect(html.contains("<html lang=\"\(language.tag)\""))
+            #expect(!html.contains("{") && !html.contains("*") && !html.contains(">trust."), "\(language)")
+        }
+    }
+
     @Test func withTheOperatorsCertificateThePageSaysNothingNeedsInstalling() {
         let html = Fixture.text(Fixture(authority: nil).answer(Fixture.head(.get, "/trust"), secure: true))
         #expect(html.contains("Nothing to install"))

@@ -62,4 +62,35 @@ import Testing
         #expect(throws: StorageError.notFound) { try fixture.storage.makeDirectory(Self.path("no/such"), durable: false) }
         #expect(throws: StorageError.notADirectory) { try fixture.storage.makeDirectory(Self.path("a.txt/x"), durable: false) }
     }
+
+    /// The kernel's own refusal, for a rename the app's check did not see coming (a folder
+    /// renamed meanwhile): EINVAL becomes the 409 sentence, not a bare 500.
+    @Test func aFolderIntoItselfIsItsOwnRefusal() throws {
+        let fixture = try SaveDirectoryFixture()
+        try Self.write("c", "sub/c.txt", in: fixture)
+        #expect(throws: StorageError.movedIntoItself) {
+            try fixture.storage.move(Self.path("sub"), to: Self.path("sub/deeper"), durable: false)
+        }
+        #expect(StorageError.movedIntoItself.httpError.status == .conflict)
+        #expect(fixture.contents("sub/c.txt") == Array("c".utf8))
+    }
+
+    /// Root may mount here (CI runs as root); elsewhere there is no second file system to make.
+    static let canMount = getuid() == 0
+
+    /// A file system mounted inside the save directory: rename cannot cross it (EXDEV), and
+    /// the client is told why instead of getting a bare 500.
+    @Test(.enabled(if: canMount)) func acrossFileSystemsIsItsOwnRefusal() throws {
+        let fixture = try SaveDirectoryFixture()
+        try Self.write("a", "a.txt", in: fixture)
+        let mountPoint = fixture.path + "/other"
+        try FileManager.default.createDirectory(atPath: mountPoint, withIntermediateDirectories: false)
+        try #require(mount("none", mountPoint, "tmpfs", 0, "size=1m") == 0, "mount: errno \(errno)")
+        defer { umount2(mountPoint, Int32(MNT_DETACH)) }
+        #expect(throws: StorageError.crossDevice) {
+            try fixture.storage.move(Self.path("a.txt"), to: Self.path("other/a.txt"), durable: false)
+        }
+        #expect(StorageError.crossDevice.httpError.status == .badGateway)
+        #expect(fixture.contents("a.txt") == Array("a".utf8))
+    }
 }

@@ -9,17 +9,17 @@ struct InMemoryServer {
     let storage: InMemoryStorage
 
     /// The app as the daemon builds it, with in-memory storage and web root; the optional
-    /// parts (tus, access control, HTTPS, QR codes) as given.
+    /// parts (tus, access control, HTTPS, QR codes, the catalogues) as given.
     init(configuration: Configuration = Configuration(), storage: InMemoryStorage = InMemoryStorage(),
          log: any LogSink = NoLog(), compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
          tusUploads: TusUploads? = nil,
          access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []),
-         hashing: (any UploadHashing)? = nil) {
+         hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages()) {
         self.storage = storage
         app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
                           monitor: UploadMonitor(log: log, now: { 0 }), compressor: compressor, qrEncoder: qrEncoder,
                           tusUploads: tusUploads,
-                          access: access, https: https, phoneAddress: phoneAddress, hashing: hashing)
+                          access: access, https: https, phoneAddress: phoneAddress, hashing: hashing, languages: languages)
     }
 
     static let context = RequestContext(client: "test", wallClockSeconds: 0)

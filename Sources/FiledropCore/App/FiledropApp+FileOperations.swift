@@ -20,7 +20,7 @@ extension FiledropApp {
         // RFC 4918 §9.9.4: 403 when source and destination are the same resource.
         guard destination != source else { throw .forbidden("The new name is the same as the old one: nothing to rename.") }
         guard !destination.components.starts(with: source.components) else {
-            throw .forbidden("A folder cannot be moved into itself.")
+            throw StorageError.movedIntoItself.httpError
         }
         let durable = store.policy.durable
         return .blocking("move", skippableWhenAbandoned: false, { [storage] () -> Result<FileMetadata.Kind, HTTPError> in
@@ -32,9 +32,23 @@ extension FiledropApp {
                 return .respond(Response(status: .created, headers: [.location: location, .contentType: ResponseFormat.text.contentType],
                                          body: .bytes(Array("Renamed to \(location)\n".utf8))))
             case .failure(let error):
-                return .respond(.error(error, format: ResponseFormat(head: head)))
+                return .respond(.error(error, format: ResponseFormat(head: head), text: languages.text(for: head)))
             }
         }
+    }
+
+    /// What `OPTIONS` on a stored file's or folder's URL says it takes (RFC 9110 §9.3.7): the
+    /// methods this configuration accepts there, whether or not the name exists yet (finding
+    /// out would take a file-system call on the loop). PUT only to a file URL; MKCOL, and
+    /// with allow-delete DELETE and MOVE, unless the server is read-only.
+    func allowedMethods(isDirectoryURL: Bool) -> [HTTPMethod] {
+        var methods: [HTTPMethod] = [.get, .head]
+        if configuration.access != .readOnly {
+            if !isDirectoryURL { methods.append(.put) }
+            methods.append(.mkcol)
+            if configuration.allowDelete { methods += [.delete, .move] }
+        }
+        return methods + [.options]
     }
 
     /// `MKCOL /files/new/folder/` (RFC 4918 §9.3): 201; 405 when the name exists; 409 when
@@ -72,7 +86,7 @@ extension FiledropApp {
             case let other?:
                 error = other.httpError
             }
-            return .respond(.error(error, format: ResponseFormat(head: head)))
+            return .respond(.error(error, format: ResponseFormat(head: head), text: languages.text(for: head)))
         }
     }
 

@@ -11,7 +11,8 @@ extension FiledropApp {
         let address = HTTPSURL(head: head, port: https.port)
         switch route {
         case .page:
-            return TrustPage(title: configuration.title, authority: https.authority, https: address).response()
+            return TrustPage(title: configuration.title, authority: https.authority, https: address,
+                             text: languages.text(for: head)).response()
         case .certificate:
             return CertificateDownload.response(try Self.localAuthority(of: https), head: head)
         case .profile:
@@ -26,6 +27,11 @@ extension FiledropApp {
                 + "filedrop's own, so there is nothing to install.")
         }
         return authority
+    }
+
+    /// Plain HTTP sent to the HTTPS port, answered on a browser's page in its language.
+    public func plainRequestOnTLSPort(port: UInt16) -> any HTTPResponder {
+        PlainRequestOnTLSPort(port: port, languages: languages)
     }
 
     /// The address a phone should open to reach the page the request came from: over HTTPS

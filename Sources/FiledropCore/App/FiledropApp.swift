@@ -111,7 +111,9 @@ public struct FiledropApp: HTTPResponder {
         if let https, https.gates(context) {
             // The Host check first: a redirect must never put a name we do not serve into a URL.
             try access.hosts.check(head)
-            if let answer = PlainHTTPGate(httpsPort: https.port).answer(head, route: route) { return .respond(answer) }
+            if let answer = PlainHTTPGate(httpsPort: https.port).answer(head, route: route, text: languages.text(for: head)) {
+                return .respond(answer)
+            }
         }
         guard let passwordCheck = try access.check(head, route: route, context) else {
             return try admitted(head, route: route, context: context, compression: compression)
@@ -225,7 +227,8 @@ public struct FiledropApp: HTTPResponder {
         case .makeFolder(let hasBody):
             return try makeFolder(path, hasBody: hasBody, head: head)
         case .options:
-            return .respond(Response(status: .noContent, headers: [.allow: "GET, HEAD, PUT, OPTIONS"]))
+            return .respond(Response(status: .noContent, headers: [.allow: allowedMethods(isDirectoryURL: file.isDirectoryURL)
+                .map(\.description).joined(separator: ", ")]))
         case .methodRefused(_, let allowed):
             throw .methodNotAllowed(allowed: allowed)
         }

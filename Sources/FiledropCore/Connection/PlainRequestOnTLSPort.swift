@@ -1,17 +1,25 @@
 /// What a plain-HTTP request sent to the HTTPS port gets, like nginx's 497: a `400` whose
-/// sentence names the HTTPS URL that was meant. The connection closes after it (the I/O
-/// layer sees to that): this port has nothing else to say in clear text.
+/// sentence names the HTTPS URL that was meant, on a browser's page in its language (the
+/// request's head is parsed, so `LanguageChoice` has its fields). The connection closes after
+/// it (the I/O layer sees to that): this port has nothing else to say in clear text.
+///
+/// Bytes that are neither a TLS handshake nor an HTTP head never get here: they are a
+/// protocol error of the connection (400 from `ConnectionStateMachine`, in English, as no
+/// head says who reads it), or the TLS layer's failure, which has no page at all.
 public struct PlainRequestOnTLSPort: HTTPResponder {
     /// The port the request arrived on, which speaks HTTPS.
     public let port: UInt16
+    /// The catalogues for a browser's page; nil: English without the pages' translated parts.
+    let languages: PageLanguages?
 
-    public init(port: UInt16) {
+    public init(port: UInt16, languages: PageLanguages? = nil) {
         self.port = port
+        self.languages = languages
     }
 
     public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
         let message = "This port speaks HTTPS: \(httpsURL(for: head)) (plain HTTP sent to it is not served)."
-        return .respond(.error(.badRequest(message), format: ResponseFormat(head: head)))
+        return .respond(.error(.badRequest(message), format: ResponseFormat(head: head), text: languages?.text(for: head)))
     }
 
     /// `https://HOST:PORT/PATH`, from the request's own Host when it is a plain host name or

@@ -5,11 +5,18 @@ public protocol HTTPResponder: Sendable {
     /// `route`, also saying what kind of request `head` is (for the request-duration
     /// histogram), from the route it parsed anyway. By default the kind stays `.other`.
     func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision
+    /// What answers a connection to the HTTPS port `port` that sent plain HTTP instead. By
+    /// default `PlainRequestOnTLSPort` in English; the app gives it its catalogues.
+    func plainRequestOnTLSPort(port: UInt16) -> any HTTPResponder
 }
 
 extension HTTPResponder {
     public func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision {
         route(head, context: context)
+    }
+
+    public func plainRequestOnTLSPort(port: UInt16) -> any HTTPResponder {
+        PlainRequestOnTLSPort(port: port)
     }
 }
 

@@ -113,5 +113,11 @@ public enum StorageError: Error, Equatable, Sendable {
     case nameTooLong
     /// A symlink or something else that is not a plain file or directory.
     case notAllowed
+    /// A rename whose two names are on different file systems (EXDEV): `rename` cannot move
+    /// data, only names, and the save directory has another file system mounted inside it.
+    case crossDevice
+    /// A rename the kernel calls invalid (EINVAL from renameat2): a folder into itself or
+    /// below itself, which the app checks first but a concurrent rename can still cause.
+    case movedIntoItself
     case io(call: String, errno: Int32)
 }

@@ -30,6 +30,8 @@ final class Connection: EventHandler, @unchecked Sendable {
     private let handshakeDeadline: UInt64
     private let configuration: ConnectionConfiguration
     private let secure: SecureListener?
+    /// The app, asked for what answers plain HTTP on the HTTPS port (`answerPlainRequest`).
+    private let responder: any HTTPResponder
     private let limits: HTTPLimits
     private let log: any LogSink
     /// Whether finished requests are logged (`access-log`).
@@ -66,6 +68,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         self.peer = peer.host
         self.configuration = configuration
         self.secure = secure
+        self.responder = responder
         tls = secure.flatMap { TLSSession(context: $0.context, descriptor: descriptor) }
         handshaking = secure != nil
         let now = Clock.monotonicNanoseconds()
@@ -134,7 +137,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         let context = RequestContext(client: peer, wallClockSeconds: loop.wallClockSeconds)
         var oneRequest = configuration
         oneRequest.keepAlive = false
-        machine = ConnectionStateMachine(configuration: oneRequest, responder: PlainRequestOnTLSPort(port: port),
+        machine = ConnectionStateMachine(configuration: oneRequest, responder: responder.plainRequestOnTLSPort(port: port),
                                          context: context, now: loop.now)
         readAvailable(loop: loop)
     }

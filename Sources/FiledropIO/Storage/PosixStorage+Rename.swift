@@ -15,9 +15,16 @@ extension PosixStorage {
         // A symlink or a device file is not part of the drop, whatever name it has.
         guard found.isDirectory || found.isRegularFile else { throw .notAllowed }
         let destinationParent = try openDirectory(destination.parent, creating: false)
-        try storageCall("renameat2") {
-            LinuxFileCalls.renameat2(sourceParent.descriptor, sourceName, destinationParent.descriptor, destinationName,
-                                     LinuxFileCalls.RENAME_NOREPLACE)
+        do {
+            try syscall("renameat2") {
+                LinuxFileCalls.renameat2(sourceParent.descriptor, sourceName, destinationParent.descriptor, destinationName,
+                                         LinuxFileCalls.RENAME_NOREPLACE)
+            }
+        } catch {
+            // rename(2): EINVAL is "an attempt to make a directory a subdirectory of itself"
+            // here (the flag is known to every kernel filedrop runs on); elsewhere it means
+            // other things, so only this call maps it.
+            throw error.errno == EINVAL ? StorageError.movedIntoItself : StorageError(error)
         }
         if durable {
             try storageCall("fsync") { fsync(destinationParent.descriptor) }

@@ -14,6 +14,7 @@ extension StorageError {
         case ENOTDIR: self = .notADirectory
         case EISDIR: self = .isADirectory
         case ENOTEMPTY: self = .notEmpty
+        case EXDEV: self = .crossDevice
         // O_NOFOLLOW on a symlink.
         case ELOOP: self = .notAllowed
         default: self = .io(call: error.call, errno: error.errno)

@@ -21,7 +21,9 @@ struct HTTPSFixture {
         configuration.httpMode = mode
         configure(&configuration)
         let https = HTTPSPresentation(port: port, plainHTTPMode: mode, authority: authority)
-        server = InMemoryServer(configuration: configuration, qrEncoder: qrEncoder, https: https)
+        // The web root's catalogues: the trust page and the refusals are written from them.
+        server = InMemoryServer(configuration: configuration, qrEncoder: qrEncoder, https: https,
+                                languages: PageLanguages(reading: CatalogueFilesTests.read))
     }
 
     static func head(_ method: HTTPMethod, _ target: String, host: String? = "192.168.1.5:8080",

@@ -27,16 +27,17 @@
 struct PlainHTTPGate: Sendable {
     let httpsPort: UInt16
 
-    /// The answer to a plain-HTTP request, or nil when it is served as usual.
-    func answer(_ head: RequestHead, route: Route) -> Response? {
+    /// The answer to a plain-HTTP request, or nil when it is served as usual; a refusal's page
+    /// is in `text`'s language.
+    func answer(_ head: RequestHead, route: Route, text: PageText? = nil) -> Response? {
         let https = HTTPSURL(head: head, port: httpsPort)
         if sendsSecret(head) {
-            return refusal(head, https: https)
+            return refusal(head, https: https, text: text)
         }
         if route.isNeededBeforeTrust || route == .metrics || route == .health { return nil }
         guard let https else {
             return .error(.badRequest("This port sends browsers to HTTPS on port \(httpsPort), but the request names no "
-                                      + "host (no Host header) to send them to."), format: ResponseFormat(head: head))
+                                      + "host (no Host header) to send them to."), format: ResponseFormat(head: head), text: text)
         }
         return redirect(to: https.sameResource(as: head))
     }
@@ -57,11 +58,11 @@ struct PlainHTTPGate: Sendable {
     /// (RFC 2817), which no browser or curl does; nginx has no status of its own for this (its
     /// 497 is the other way round: plain HTTP sent to the HTTPS port). The sentence names
     /// the HTTPS URL to use instead, in the client's format (HTML, JSON or text).
-    private func refusal(_ head: RequestHead, https: HTTPSURL?) -> Response {
+    private func refusal(_ head: RequestHead, https: HTTPSURL?, text: PageText?) -> Response {
         let target = https.map { ": " + $0.sameResource(as: head) } ?? " (port \(httpsPort))"
         let sentence = "This server takes uploads and passwords only over HTTPS, so nobody on the network can read them"
             + target
-        return .error(.forbidden(sentence), format: ResponseFormat(head: head))
+        return .error(.forbidden(sentence), format: ResponseFormat(head: head), text: text)
     }
 
     /// 308 keeps the method (RFC 9110 §15.4.9), so a HEAD stays a HEAD. `no-store`: a

@@ -31,6 +31,16 @@ public struct PageText: Sendable {
         return filled(template(key).htmlEscaped, all)
     }
 
+    /// `html` with the catalogue text's `*words*` as `<em>words</em>`: the names of buttons and
+    /// settings a person looks for on their own device, as the trust page's steps give them.
+    public func htmlEmphasising(_ key: String, markup: [String: String] = [:]) -> String {
+        var escaped = ""
+        for (index, part) in template(key).htmlEscaped.split(separator: "*", omittingEmptySubsequences: false).enumerated() {
+            escaped += index % 2 == 1 ? "<em>\(part)</em>" : String(part)
+        }
+        return filled(escaped, markup)
+    }
+
     public func htmlPlural(_ key: String, count: UInt64) -> String {
         plural(key, count: count).htmlEscaped
     }
@@ -80,8 +90,8 @@ public struct PageText: Sendable {
     }
 
     /// The catalogue groups only the server writes (the page's own markup, the listing, the
-    /// result and error pages); every other key is for the page's script.
-    static let serverPrefixes = ["page.", "listing.", "report.", "error.", "status.", "language.", "number."]
+    /// result, error and trust pages); every other key is for the page's script.
+    static let serverPrefixes = ["page.", "listing.", "report.", "error.", "refusal.", "status.", "language.", "number.", "trust."]
 
     /// The strings the page's script looks up, as one JSON object: this language's, and
     /// English's for a key it lacks (not a plural form it has none of, as Chinese's "one").

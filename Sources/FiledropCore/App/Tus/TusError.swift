@@ -54,7 +54,8 @@ enum TusError: Error, Equatable {
     static func publishFailure(_ error: StorageError) -> TusError {
         switch error {
         case .noSpace, .readOnly, .permissionDenied, .io: .completeNotSaved(error)
-        case .exists, .notFound, .notADirectory, .isADirectory, .notEmpty, .nameTooLong, .notAllowed: .discarded(error.httpError)
+        case .exists, .notFound, .notADirectory, .isADirectory, .notEmpty, .nameTooLong, .notAllowed, .crossDevice, .movedIntoItself:
+            .discarded(error.httpError)
         }
     }
 
