@@ -154,3 +154,34 @@ def test_a_daemon_starting_keeps_the_others_uploads_in_flight(cluster, tmp_path)
     assert reply.split()[1] == b"201", reply
     assert (cluster.save_dir / "in-flight.bin").read_bytes() == content
     assert temp_files(cluster.save_dir) == []
+
+
+@pytest.mark.parametrize("save_dir", ["bindfs"], indirect=True)
+def test_renames_work_where_the_file_system_has_no_rename_noreplace(save_dir, tmp_path):
+    """bindfs, like NFS, refuses renameat2(RENAME_NOREPLACE) with EINVAL: MOVE of a file and
+    of a folder still works through the fallback, and still never replaces what is there."""
+    (save_dir / "a.txt").write_bytes(b"a")
+    (save_dir / "b.txt").write_bytes(b"b")
+    (save_dir / "sub").mkdir()
+    (save_dir / "sub" / "c.txt").write_bytes(b"c")
+    daemon = ClusterDaemon(tmp_path / "renaming", save_dir, ["--allow-delete"])
+    try:
+        daemon.start()
+        base = f"http://127.0.0.1:{daemon.port}"
+
+        def move(source: str, destination: str) -> int:
+            return requests.request("MOVE", f"{base}/files/{source}", timeout=REQUEST_TIMEOUT,
+                                    headers={"Destination": f"/files/{destination}"}).status_code
+
+        assert move("a.txt", "b.txt") == 412
+        assert move("sub/", "b.txt") == 412
+        assert move("sub/", "sub/deeper/") == 409
+        assert move("a.txt", "sub/a.txt") == 201
+        assert move("sub/", "folder/") == 201
+    finally:
+        daemon.stop(check=False)
+        daemon.cleanup()
+    assert sorted(p.name for p in save_dir.iterdir()) == ["b.txt", "folder"]
+    assert (save_dir / "b.txt").read_bytes() == b"b"
+    assert sorted(p.name for p in (save_dir / "folder").iterdir()) == ["a.txt", "c.txt"]
+    assert (save_dir / "folder" / "a.txt").read_bytes() == b"a"

@@ -93,4 +93,32 @@ import Testing
         #expect(StorageError.crossDevice.httpError.status == .badGateway)
         #expect(fixture.contents("a.txt") == Array("a".utf8))
     }
+
+    /// The fallbacks for file systems without RENAME_NOREPLACE (NFS, bindfs), run directly
+    /// here since this file system has the flag: neither ever replaces what is there.
+    @Test func theFallbacksWithoutNoReplaceNeverReplace() throws {
+        let fixture = try SaveDirectoryFixture()
+        try Self.write("a", "a.txt", in: fixture)
+        try Self.write("b", "b.txt", in: fixture)
+        try Self.write("c", "sub/c.txt", in: fixture)
+        try Self.write("d", "taken/d.txt", in: fixture)
+        try FileManager.default.createDirectory(atPath: fixture.path + "/empty", withIntermediateDirectories: false)
+        let root = open(fixture.path, O_RDONLY | O_DIRECTORY)
+        defer { close(root) }
+
+        #expect(throws: StorageError.exists) { try renameByLinking("a.txt", in: root, to: "b.txt", in: root) }
+        try renameByLinking("a.txt", in: root, to: "moved.txt", in: root)
+        #expect(throws: StorageError.exists) { try renameDirectoryOntoReservation("sub", in: root, to: "taken", in: root) }
+        #expect(throws: StorageError.exists) { try renameDirectoryOntoReservation("sub", in: root, to: "empty", in: root) }
+        #expect(throws: StorageError.exists) { try renameDirectoryOntoReservation("sub", in: root, to: "b.txt", in: root) }
+        #expect(throws: StorageError.movedIntoItself) {
+            try renameDirectoryOntoReservation("sub", in: root, to: "sub/deeper", in: root)
+        }
+        try renameDirectoryOntoReservation("sub", in: root, to: "folder", in: root)
+
+        #expect(Set(try fixture.entriesOnDisk()) == ["moved.txt", "b.txt", "folder", "taken", "empty"])
+        #expect(fixture.contents("moved.txt") == Array("a".utf8) && fixture.contents("b.txt") == Array("b".utf8))
+        #expect(fixture.contents("folder/c.txt") == Array("c".utf8) && fixture.contents("taken/d.txt") == Array("d".utf8))
+        #expect(!FileManager.default.fileExists(atPath: fixture.path + "/folder/deeper"))
+    }
 }

@@ -4,9 +4,9 @@ import Glibc
 /// MOVE and MKCOL below the save directory: both parents are opened one component at a time
 /// with O_NOFOLLOW like every other path, so neither end can leave the save directory.
 extension PosixStorage {
-    /// renameat2(RENAME_NOREPLACE): the kernel refuses an existing destination (EEXIST) in the
-    /// same step as the rename, so no check-then-rename race can replace a file. Durable: both
-    /// directories are synced, so the new name survives a crash and the old one stays gone.
+    /// Never replaces: an existing destination is refused in the same step as the rename
+    /// (`renameWithoutReplacing`), so no check-then-rename race can replace a file. Durable:
+    /// both directories are synced, so the new name survives a crash and the old one stays gone.
     public func move(_ source: StoragePath, to destination: StoragePath, durable: Bool) throws(StorageError) {
         guard let sourceName = source.name, let destinationName = destination.name else { throw .notAllowed }
         guard StorageNames.isClientName(sourceName), StorageNames.isClientName(destinationName) else { throw .notAllowed }
@@ -15,17 +15,8 @@ extension PosixStorage {
         // A symlink or a device file is not part of the drop, whatever name it has.
         guard found.isDirectory || found.isRegularFile else { throw .notAllowed }
         let destinationParent = try openDirectory(destination.parent, creating: false)
-        do {
-            try syscall("renameat2") {
-                LinuxFileCalls.renameat2(sourceParent.descriptor, sourceName, destinationParent.descriptor, destinationName,
-                                         LinuxFileCalls.RENAME_NOREPLACE)
-            }
-        } catch {
-            // rename(2): EINVAL is "an attempt to make a directory a subdirectory of itself"
-            // here (the flag is known to every kernel filedrop runs on); elsewhere it means
-            // other things, so only this call maps it.
-            throw error.errno == EINVAL ? StorageError.movedIntoItself : StorageError(error)
-        }
+        try renameWithoutReplacing(sourceName, in: sourceParent.descriptor, to: destinationName,
+                                   in: destinationParent.descriptor, isDirectory: found.isDirectory)
         if durable {
             try storageCall("fsync") { fsync(destinationParent.descriptor) }
             try storageCall("fsync") { fsync(sourceParent.descriptor) }

@@ -150,24 +150,11 @@ final class PosixUploadFile: UploadFile {
 
     // MARK: Publishing a named temporary
 
-    /// renameat2(RENAME_NOREPLACE) where the file system has it; where it does not (NFS,
-    /// FUSE file systems such as bindfs: EINVAL; a C library without renameat2: ENOSYS),
-    /// linkat then unlinkat, which never replaces either (EEXIST) and is atomic on NFS. A
-    /// crash between the two leaves the hidden name as a second link to the published file,
-    /// which the stale-temporary sweep unlinks without touching the file.
+    /// A crash between renameWithoutReplacing's link and unlink leaves the hidden name as a
+    /// second link to the published file, which the stale-temporary sweep unlinks.
     private func renameWithoutReplacing(_ hiddenName: String, to name: String) throws(StorageError) {
-        do throws(SystemError) {
-            try syscall("renameat2") {
-                LinuxFileCalls.renameat2(directory.descriptor, hiddenName, directory.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
-            }
-            return
-        } catch where error.errno == EINVAL || error.errno == ENOSYS {
-            // Falls through to link + unlink.
-        } catch {
-            throw StorageError(error)
-        }
-        try storageCall("linkat") { linkat(directory.descriptor, hiddenName, directory.descriptor, name, 0) }
-        _ = try? syscall("unlinkat") { unlinkat(directory.descriptor, hiddenName, 0) }
+        try FiledropIO.renameWithoutReplacing(hiddenName, in: directory.descriptor, to: name, in: directory.descriptor,
+                                              isDirectory: false)
     }
 
     // MARK: Publishing an O_TMPFILE
