@@ -81,7 +81,31 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         let descriptor = try storageCall("openat") {
             openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         }
-        return PosixPartialFile(FileDescriptor(owning: descriptor))
+        return PosixPartialFile(FileDescriptor(owning: descriptor), folder: folder, name: id + Self.partSuffix)
+    }
+
+    public func load(id: String) throws(StorageError) -> RecoveredPartialUpload {
+        try checkID(id)
+        let folder = try openFolder(creating: false)
+        let record = try readRecord(id + Self.recordSuffix, in: folder)
+        var status = stat()
+        try storageCall("fstatat") { fstatat(folder.descriptor, id + Self.partSuffix, &status, AT_SYMLINK_NOFOLLOW) }
+        guard status.isRegularFile else { throw .notFound }
+        return RecoveredPartialUpload(id: id, record: record, size: UInt64(status.st_size), modified: Int64(status.st_mtim.tv_sec))
+    }
+
+    public func ids() -> [String] {
+        guard let folder = try? openFolder(creating: false), let names = try? DirectoryEntries.names(in: folder) else { return [] }
+        var parts: Set<String> = []
+        var records: Set<String> = []
+        for name in names {
+            if name.hasSuffix(Self.partSuffix) {
+                parts.insert(String(name.dropLast(Self.partSuffix.count)))
+            } else if name.hasSuffix(Self.recordSuffix) {
+                records.insert(String(name.dropLast(Self.recordSuffix.count)))
+            }
+        }
+        return parts.intersection(records).filter { (try? checkID($0)) != nil }.sorted()
     }
 
     public func remove(id: String) {
@@ -200,11 +224,51 @@ func writeAll(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor) throws(S
 }
 
 /// A partial file open (O_APPEND) for one PATCH.
+///
+/// Its lock is an open file description lock (fcntl(2) F_OFD_SETLK) on the whole file: it
+/// belongs to this open file, not to the process, so two requests of one daemon exclude each
+/// other as two daemons do; the kernel drops it when the last descriptor closes or the
+/// process dies (nothing stale to clean up after a SIGKILL, unlike a lock file); and over
+/// NFSv4 the client passes it to the server as a byte-range lock.
 final class PosixPartialFile: PartialUploadFile {
     private let file: FileDescriptor
+    private let folder: FileDescriptor
+    private let name: String
 
-    init(_ file: FileDescriptor) {
+    init(_ file: FileDescriptor, folder: FileDescriptor, name: String) {
         self.file = file
+        self.folder = folder
+        self.name = name
+    }
+
+    func tryLock() throws(StorageError) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        do throws(SystemError) {
+            _ = try syscall("fcntl(F_OFD_SETLK)") { fcntl(file.descriptor, LinuxFileCalls.F_OFD_SETLK, &lock) }
+        } catch where error.errno == EAGAIN || error.errno == EACCES {
+            return false
+        } catch {
+            throw StorageError(error)
+        }
+        // Opened before another daemon removed or published the upload, locked after it let
+        // go: the name no longer leads to this file, and nothing may be written to it.
+        var named = stat()
+        let opened = try mappingSystemErrors { () throws(SystemError) in try file.status() }
+        guard (try? syscall("fstatat") { fstatat(folder.descriptor, name, &named, AT_SYMLINK_NOFOLLOW) }) != nil,
+              named.st_ino == opened.st_ino, named.st_dev == opened.st_dev else {
+            unlock()
+            throw .notFound
+        }
+        return true
+    }
+
+    func unlock() {
+        var lock = flock()
+        lock.l_type = Int16(F_UNLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        _ = try? syscall("fcntl(F_OFD_SETLK)") { fcntl(file.descriptor, LinuxFileCalls.F_OFD_SETLK, &lock) }
     }
 
     var size: UInt64 {
