@@ -5,7 +5,8 @@
 extension TusHandler {
     /// protocol.md "PATCH": the body goes at Upload-Offset, which must be the current offset
     /// (409 otherwise); "creation-defer-length": a PATCH may bring the Upload-Length.
-    func patch(_ head: RequestHead, id: String) throws(TusError) -> RouteDecision {
+    /// `lockedElsewhere`: another daemon's writer held the upload's lock on disk a moment ago.
+    func patch(_ head: RequestHead, id: String, lockedElsewhere: Bool) throws(TusError) -> RouteDecision {
         try writable()
         guard TusHeaders.hasPatchContentType(head) else { throw .wrongContentType }
         guard let offset = try TusHeaders.integer(head, .uploadOffset) else {
@@ -21,6 +22,7 @@ extension TusHandler {
             }
             throw .notFound
         }
+        if lockedElsewhere { throw .locked }
         let checksum = try expectedChecksum(head)
         try admit(name: upload.machine.withLock { $0.record.displayName })
         // No body: the machine finishes it at once (a `Content-Length: 0` body is never read).

@@ -50,13 +50,16 @@ struct TusHandler {
             let id = String(id)
             // The upload as its files are now: another daemon on the same save directory may
             // have made, written or removed it (`TusUploads.refresh`, a stat and a small read).
-            return .blocking("tus lookup", { [uploads, limits, store] in
+            return .blocking("tus lookup", { [uploads, limits, store] () -> Bool in
                 uploads.refresh(id, expiration: limits.expiration, monitor: store.monitor)
-            }) { _ in
+                // Another daemon writing it moves the offset on disk: "locked" is the answer
+                // then, not an offset that is already out of date.
+                return operation == .append && uploads.isLockedElsewhere(id)
+            }) { lockedElsewhere in
                 do throws(TusError) {
                     switch operation {
                     case .status: return try status(id)
-                    case .append: return try patch(head, id: id)
+                    case .append: return try patch(head, id: id, lockedElsewhere: lockedElsewhere)
                     case .terminate: return try terminate(id)
                     case .methodRefused: throw .http(.methodNotAllowed(allowed: TusRoute.uploadMethods))
                     }

@@ -94,6 +94,16 @@ extension TusUploads {
 
     // MARK: The lock on disk
 
+    /// Whether a writer of another daemon holds upload `id`'s lock on disk right now (one of
+    /// this daemon is its machine's business): a look that takes and drops the lock at once.
+    /// Blocking (an open and two fcntl calls): on a worker.
+    func isLockedElsewhere(_ id: String) -> Bool {
+        guard let upload = upload(id), upload.machine.withLock({ $0.phase == .idle }),
+              let file = try? area.openForAppending(id: id), let locked = try? file.tryLock() else { return false }
+        if locked { file.unlock() }
+        return !locked
+    }
+
     /// Takes the upload's lock on disk for `token` with `file`, without waiting. A writer of
     /// this daemon that lost the machine's write lock (it went quiet and this request took
     /// over) gives its file lock up first: it may not write any more anyway. Returns whether
