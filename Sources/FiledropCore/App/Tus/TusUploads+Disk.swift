@@ -42,12 +42,18 @@ extension TusUploads {
 
     /// Deletes an expired upload under its lock on disk, so never from under a writer of
     /// another daemon, and once: a daemon that finds the files gone (another swept first)
-    /// passes over it quietly. Returns whether this call removed it. Blocking: on a worker.
+    /// passes over it quietly. One whose lock another daemon holds is expired all the same
+    /// (nothing was written to it for `expiration`): this daemon forgets it and answers 404,
+    /// and the files are left to the holder, most likely the daemon removing them right now.
+    /// Returns whether this call removed it. Blocking: on a worker.
     private func removeExpired(_ upload: TusUpload, expiration: Duration, monitor: UploadMonitor?) -> Bool {
         let file: any PartialUploadFile
         do throws(StorageError) {
             file = try area.openForAppending(id: upload.id)
-            guard try file.tryLock() else { return false }
+            guard try file.tryLock() else {
+                dropRemovedElsewhere(upload.id)
+                return false
+            }
         } catch .notFound {
             dropRemovedElsewhere(upload.id)
             return false
