@@ -101,6 +101,7 @@ import Testing
         #expect(refused.status.code == 423)
         #expect(Self.text(refused).contains("Another request is writing this upload"))
         #expect(daemons.area.bytes(Self.id(of: location)) == [])
+        #expect(daemons.send(1, .delete, location, [:]).status.code == 423, "not pulled from under the writer")
         otherWriter.unlock()
         #expect(daemons.patch(1, location, offset: 0, Self.content).status == .noContent)
         #expect(daemons.storage.files[Self.stored] == Self.content)

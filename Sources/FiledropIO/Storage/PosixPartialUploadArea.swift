@@ -19,9 +19,13 @@ public final class PosixPartialUploadArea: PartialUploadArea {
     static let maxRecordSize = 64 << 10
 
     let storage: PosixStorage
+    /// Crash leftovers younger than this are left alone at recovery: another daemon on the
+    /// same save directory may be between writing an upload's two pieces, or saving its record.
+    let leftoverGraceSeconds: Int64
 
-    public init(storage: PosixStorage) {
+    public init(storage: PosixStorage, leftoverGraceSeconds: Int64 = 60) {
         self.storage = storage
+        self.leftoverGraceSeconds = leftoverGraceSeconds
     }
 
     public func recover() -> [RecoveredPartialUpload] {
@@ -30,7 +34,7 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         var records: Set<String> = []
         for name in names {
             if name.hasSuffix(Self.temporarySuffix) {
-                unlink(name, in: folder)
+                unlinkLeftover(name, in: folder)
             } else if name.hasSuffix(Self.partSuffix) {
                 parts.insert(String(name.dropLast(Self.partSuffix.count)))
             } else if name.hasSuffix(Self.recordSuffix) {
@@ -38,8 +42,8 @@ public final class PosixPartialUploadArea: PartialUploadArea {
             }
         }
         for orphan in parts.symmetricDifference(records) {
-            unlink(orphan + Self.partSuffix, in: folder)
-            unlink(orphan + Self.recordSuffix, in: folder)
+            unlinkLeftover(orphan + Self.partSuffix, in: folder)
+            unlinkLeftover(orphan + Self.recordSuffix, in: folder)
         }
         var found: [RecoveredPartialUpload] = []
         for id in parts.intersection(records).sorted() {
@@ -199,6 +203,15 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         }
         guard count <= Self.maxRecordSize else { throw .notAllowed }
         return Array(bytes.prefix(count))
+    }
+
+    /// Unlinks a crash leftover unless it changed within `leftoverGraceSeconds`.
+    private func unlinkLeftover(_ name: String, in folder: FileDescriptor) {
+        var status = stat()
+        guard (try? syscall("fstatat") { fstatat(folder.descriptor, name, &status, AT_SYMLINK_NOFOLLOW) }) != nil else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        if Int64(now.tv_sec) - Int64(status.st_mtim.tv_sec) >= leftoverGraceSeconds { unlink(name, in: folder) }
     }
 
     private func unlink(_ name: String, in folder: FileDescriptor) {

@@ -53,14 +53,15 @@ struct TusHandler {
             return .blocking("tus lookup", { [uploads, limits, store] () -> Bool in
                 uploads.refresh(id, expiration: limits.expiration, monitor: store.monitor)
                 // Another daemon writing it moves the offset on disk: "locked" is the answer
-                // then, not an offset that is already out of date.
-                return operation == .append && uploads.isLockedElsewhere(id)
+                // then, not an offset that is already out of date, and a termination waits
+                // for the client to ask again rather than pull the file from under the writer.
+                return operation != .status && uploads.isLockedElsewhere(id)
             }) { lockedElsewhere in
                 do throws(TusError) {
                     switch operation {
                     case .status: return try status(id)
                     case .append: return try patch(head, id: id, lockedElsewhere: lockedElsewhere)
-                    case .terminate: return try terminate(id)
+                    case .terminate: return try terminate(id, lockedElsewhere: lockedElsewhere)
                     case .methodRefused: throw .http(.methodNotAllowed(allowed: TusRoute.uploadMethods))
                     }
                 } catch {
@@ -208,9 +209,10 @@ struct TusHandler {
 
     /// protocol.md "Termination": 204, and the URL is gone for good. A PATCH still writing
     /// stops at its next byte.
-    private func terminate(_ id: String) throws(TusError) -> RouteDecision {
+    private func terminate(_ id: String, lockedElsewhere: Bool) throws(TusError) -> RouteDecision {
         try writable()
         guard let upload = uploads.upload(id) else { throw .notFound }
+        if lockedElsewhere { throw .locked }
         try upload.machine.withLock { (machine: inout TusUploadMachine) throws(TusError) in try machine.terminate() }
         return removing(upload, reason: "terminated by the client", answer: Response(status: .noContent, headers: TusResponses.baseHeaders()))
     }
