@@ -28,18 +28,34 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         self.leftoverGraceSeconds = leftoverGraceSeconds
     }
 
-    public func recover() -> [RecoveredPartialUpload] {
-        guard let folder = try? openFolder(creating: false), let names = try? DirectoryEntries.names(in: folder) else { return [] }
+    /// What the folder holds: the ids with a partial file, those with a record, and the
+    /// names of temporary records (a record save in progress, or cut off by a crash).
+    private struct Pieces {
         var parts: Set<String> = []
         var records: Set<String> = []
+        var temporaries: [String] = []
+    }
+
+    private func pieces(in folder: FileDescriptor) -> Pieces? {
+        guard let names = try? DirectoryEntries.names(in: folder) else { return nil }
+        var found = Pieces()
         for name in names {
             if name.hasSuffix(Self.temporarySuffix) {
-                unlinkLeftover(name, in: folder)
+                found.temporaries.append(name)
             } else if name.hasSuffix(Self.partSuffix) {
-                parts.insert(String(name.dropLast(Self.partSuffix.count)))
+                found.parts.insert(String(name.dropLast(Self.partSuffix.count)))
             } else if name.hasSuffix(Self.recordSuffix) {
-                records.insert(String(name.dropLast(Self.recordSuffix.count)))
+                found.records.insert(String(name.dropLast(Self.recordSuffix.count)))
             }
+        }
+        return found
+    }
+
+    public func recover() -> [RecoveredPartialUpload] {
+        guard let folder = try? openFolder(creating: false), let pieces = pieces(in: folder) else { return [] }
+        let (parts, records) = (pieces.parts, pieces.records)
+        for temporary in pieces.temporaries {
+            unlinkLeftover(temporary, in: folder)
         }
         for orphan in parts.symmetricDifference(records) {
             unlinkLeftover(orphan + Self.partSuffix, in: folder)
@@ -99,17 +115,8 @@ public final class PosixPartialUploadArea: PartialUploadArea {
     }
 
     public func ids() -> [String] {
-        guard let folder = try? openFolder(creating: false), let names = try? DirectoryEntries.names(in: folder) else { return [] }
-        var parts: Set<String> = []
-        var records: Set<String> = []
-        for name in names {
-            if name.hasSuffix(Self.partSuffix) {
-                parts.insert(String(name.dropLast(Self.partSuffix.count)))
-            } else if name.hasSuffix(Self.recordSuffix) {
-                records.insert(String(name.dropLast(Self.recordSuffix.count)))
-            }
-        }
-        return parts.intersection(records).filter { (try? checkID($0)) != nil }.sorted()
+        guard let folder = try? openFolder(creating: false), let pieces = pieces(in: folder) else { return [] }
+        return pieces.parts.intersection(pieces.records).filter { (try? checkID($0)) != nil }.sorted()
     }
 
     public func remove(id: String) {
