@@ -177,10 +177,11 @@ public final class TusUploads: Sendable {
             let (size, took) = try lockedSize(upload, token: token)
             lockedHere = took
             if let length = record.length, size != length {
-                let refusal: TusError = size > length ? .oversized(size: size, length: length) : .offsetMismatch(current: size)
+                let oversized = size > length
+                let fate = oversized ? "discarded" : "kept at byte \(size)"
                 store.monitor.resumableEnded(name: record.displayName, client: record.client,
-                                             reason: "not saved: the partial file holds \(size) bytes, Upload-Length is \(length)")
-                throw refusal
+                                             reason: "not saved: the partial file holds \(size) bytes, Upload-Length is \(length); \(fate)")
+                throw oversized ? .oversized(size: size, length: length) : .offsetMismatch(current: size)
             }
             outcome = .success(try place(upload, record: record, size: size, store: store))
         } catch {
