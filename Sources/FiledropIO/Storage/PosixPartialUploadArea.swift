@@ -354,9 +354,7 @@ final class PosixAdoptedUpload: UploadFile {
         if replacing {
             try storageCall("renameat") { renameat(folder.descriptor, partName, target.descriptor, name) }
         } else {
-            try storageCall("renameat2") {
-                LinuxFileCalls.renameat2(folder.descriptor, partName, target.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
-            }
+            try moveWithoutReplacing(to: name)
         }
         done = true
         file.close()
@@ -364,6 +362,26 @@ final class PosixAdoptedUpload: UploadFile {
             try storageCall("fsync") { fsync(target.descriptor) }
             try storageCall("fsync") { fsync(folder.descriptor) }
         }
+    }
+
+    /// renameat2(RENAME_NOREPLACE) where the file system has it; where it does not (NFS and
+    /// FUSE file systems such as bindfs answer EINVAL; a C library without renameat2, ENOSYS)
+    /// linkat then unlinkat, which never replaces either (EEXIST). A crash between the two
+    /// leaves the partial file as a second link to the published file, with its record: the
+    /// next start publishes it again, under a collision name.
+    private func moveWithoutReplacing(to name: String) throws(StorageError) {
+        do throws(SystemError) {
+            try syscall("renameat2") {
+                LinuxFileCalls.renameat2(folder.descriptor, partName, target.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
+            }
+            return
+        } catch where error.errno == EINVAL || error.errno == ENOSYS {
+            // Falls through to link + unlink.
+        } catch {
+            throw StorageError(error)
+        }
+        try storageCall("linkat") { linkat(folder.descriptor, partName, target.descriptor, name, 0) }
+        _ = try? syscall("unlinkat") { unlinkat(folder.descriptor, partName, 0) }
     }
 
     func discard() {
