@@ -51,7 +51,7 @@ import Testing
             return
         }
         #expect(response.status == .noContent)
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
     }
 
     @Test func fsyncRunsWithoutTheUploadsLockHeld() throws {
@@ -79,7 +79,7 @@ import Testing
         #expect(text.contains("The upload is complete and kept on the server, but could not be saved under its name"))
         #expect(text.contains("retry to finish it"))
         #expect(!text.contains("discarded"))
-        let id = try #require(server.area.ids.first)
+        let id = try #require(server.area.ids().first)
         #expect(server.area.bytes(id) == Self.content, "the partial file is intact")
         #expect(server.storage.files.isEmpty)
         #expect(server.offset(location) == nil, "HEAD tries to save it too, and says it failed")
@@ -91,7 +91,7 @@ import Testing
         #expect(retry.status == .noContent)
         #expect(retry.headers["upload-offset"] == "10")
         #expect(server.storage.files[Self.path] == Self.content)
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
         #expect(server.offset(location) == "10")
     }
 
@@ -106,7 +106,7 @@ import Testing
         #expect(status.headers["upload-offset"] == "10")
         #expect(status.headers["upload-length"] == "10")
         #expect(server.storage.files[Self.path] == Self.content)
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
     }
 
     @Test func aPublishNoRetryCanHelpDiscardsAndSaysSo() throws {
@@ -116,7 +116,7 @@ import Testing
         let last = server.patch(location, offset: 0, Self.content)
         #expect(last.status == .conflict)
         #expect(FiledropAppUploadTests.bodyText(last).contains("was discarded"))
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
         #expect(server.storage.files[Self.path] == Array("old".utf8))
     }
 
@@ -146,7 +146,7 @@ import Testing
         let location = try Self.leaveCompleteUpload(in: server)
         server.restart()
         #expect(server.storage.files[Self.path] == Self.content)
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
         let status = server.send(.head, location, ["Tus-Resumable": "1.0.0"])
         #expect(status.status == .ok)
         #expect(status.headers["upload-offset"] == "10")
@@ -159,7 +159,7 @@ import Testing
         server.storage.state.withLock { $0.publishFailure = .permissionDenied }
         server.restart()
         #expect(server.app.publishCompleteTusUploads().kept.isEmpty == false)
-        #expect(server.area.ids.count == 1)
+        #expect(server.area.ids().count == 1)
         server.storage.state.withLock { $0.publishFailure = nil }
         #expect(server.offset(location) == "10")
         #expect(server.storage.files[Self.path] == Self.content)
@@ -195,7 +195,7 @@ import Testing
                                                      "Content-Type": "application/offset+octet-stream"], body: Self.content)
         #expect(refused.status == .tooManyRequests)
         #expect(refused.headers["location"] == nil)
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
         #expect(server.uploads.count == 0, "nothing counts against tus-max-per-client or tus-max-pending")
         #expect(log.kinds == before + [.uploadRefused], "one refusal: no upload started, no upload failed")
         holder.abort()

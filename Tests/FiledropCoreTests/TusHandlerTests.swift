@@ -92,7 +92,7 @@ import Testing
         #expect(last.status == .noContent)
         #expect(last.headers["upload-offset"] == String(Self.content.count))
         #expect(server.storage.files[Self.path("fox.txt")] == Self.content)
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
         #expect(server.offset(location) == String(Self.content.count), "a lost last response can be asked again")
     }
 
@@ -174,7 +174,7 @@ import Testing
         #expect(server.patch(location, offset: 0, chunk, extra: ["Upload-Checksum": "sha3 AA=="]).status == .badRequest)
         #expect(server.patch(location, offset: 0, chunk, extra: ["Upload-Checksum": ByteSumDigests.header(chunk)]).status == .noContent)
         #expect(server.offset(location) == "5")
-        #expect(server.area.bytes(try #require(server.area.ids.first)) == chunk)
+        #expect(server.area.bytes(try #require(server.area.ids().first)) == chunk)
     }
 
     @Test func abortedPatchKeepsItsBytesUnlessChecksummed() throws {
@@ -231,7 +231,7 @@ import Testing
         #expect(server.offset(location) == nil)
         #expect(server.patch(location, offset: 3, Array("4".utf8)).status == .notFound)
         #expect(server.send(.delete, location, ["Tus-Resumable": "1.0.0"]).status == .notFound)
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
         #expect(server.storage.files.isEmpty)
     }
 
@@ -248,7 +248,7 @@ import Testing
         #expect(server.uploads.sweep(expiration: .seconds(day)) == 1)
         #expect(server.offset(idle) == nil)
         #expect(server.offset(busy) == "1")
-        #expect(server.area.ids.count == 1)
+        #expect(server.area.ids().count == 1)
     }
 
     @Test func expiredUploadsAreDeletedOnAccessWithoutASweep() throws {
@@ -258,12 +258,12 @@ import Testing
         let day: Int64 = 24 * 3600
         server.clock.advance(by: day - 1)
         #expect(server.offset(headed) == "0")
-        #expect(server.area.ids.count == 2)
+        #expect(server.area.ids().count == 2)
         server.clock.advance(by: 1)
         #expect(server.send(.head, headed, ["Tus-Resumable": "1.0.0"]).status == .notFound)
-        #expect(server.area.ids.count == 1)
+        #expect(server.area.ids().count == 1)
         #expect(server.patch(patched, offset: 0, Array("1".utf8)).status == .notFound)
-        #expect(server.area.ids.isEmpty)
+        #expect(server.area.ids().isEmpty)
         #expect(server.uploads.count == 0)
         #expect(server.uploads.sweep(expiration: .seconds(day)) == 0)
     }

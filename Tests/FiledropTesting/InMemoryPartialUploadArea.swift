@@ -53,6 +53,16 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
         _ = entries.withLock { $0.removeValue(forKey: id) }
     }
 
+    func load(id: String) throws(StorageError) -> RecoveredPartialUpload {
+        guard let entry = entries.withLock({ $0[id] }) else { throw .notFound }
+        return RecoveredPartialUpload(id: id, record: entry.record, size: UInt64(entry.bytes.count), modified: entry.modified)
+    }
+
+    func ids() -> [String] { entries.withLock { $0.keys.sorted() } }
+
+    /// Which open file holds each upload's write lock, as the kernel keeps OFD locks.
+    let lockHolders = Mutex<[String: ObjectIdentifier]>([:])
+
     /// Read once with `ByteSumHashing`, as the real area reads with libcrypto.
     func sha256(id: String) throws(StorageError) -> [UInt8] {
         guard let entry = entries.withLock({ $0[id] }) else { throw .notFound }
@@ -87,7 +97,6 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
     }
 
     func bytes(_ id: String) -> [UInt8]? { entries.withLock { $0[id]?.bytes } }
-    var ids: [String] { entries.withLock { Array($0.keys) } }
 }
 
 final class MemoryPartialFile: PartialUploadFile {
@@ -114,6 +123,24 @@ final class MemoryPartialFile: PartialUploadFile {
     func synchronize() throws(StorageError) {
         area.duringSynchronize?()
     }
+
+    func tryLock() throws(StorageError) -> Bool {
+        guard area.bytes(id) != nil else { throw .notFound }
+        return area.lockHolders.withLock { holders in
+            guard holders[id] == nil || holders[id] == ObjectIdentifier(self) else { return false }
+            holders[id] = ObjectIdentifier(self)
+            return true
+        }
+    }
+
+    func unlock() {
+        area.lockHolders.withLock { holders in
+            if holders[id] == ObjectIdentifier(self) { holders[id] = nil }
+        }
+    }
+
+    /// A closed file lets go of its lock, as with OFD locks.
+    deinit { unlock() }
 }
 
 /// The partial file handed to the policy: publishing moves it out of the area.

@@ -14,6 +14,13 @@ public protocol PartialUploadArea: Sendable {
     func saveRecord(id: String, _ record: [UInt8], durable: Bool) throws(StorageError)
     /// Opens the partial file for appending.
     func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile
+    /// One upload as it is on disk right now (another daemon on the same save directory may
+    /// have made or changed it): its record and the partial file's size and last write; a
+    /// stat and a small read. `.notFound` when either piece is gone.
+    func load(id: String) throws(StorageError) -> RecoveredPartialUpload
+    /// The ids of the uploads whose record and partial file are both there. Removes nothing:
+    /// another daemon may be between writing the two.
+    func ids() -> [String]
     /// Forgets an upload: record and partial file. Missing pieces are not an error.
     func remove(id: String)
     /// Hands a complete partial file to the storage policy: the returned file publishes into
@@ -51,6 +58,13 @@ public protocol PartialUploadFile: UploadSink {
     /// Flushes to disk: an offset the client was told must survive a crash. The core calls
     /// it only when the policy is durable.
     func synchronize() throws(StorageError)
+    /// Takes the upload's write lock, shared by every daemon on the save directory, without
+    /// waiting: false when another open file holds it (another daemon's writer, or another
+    /// request's). `.notFound` when the upload was removed or published before the lock came,
+    /// so nothing is ever written to a file that left the area. The lock goes with `unlock`,
+    /// when the file closes, and when the process dies.
+    func tryLock() throws(StorageError) -> Bool
+    func unlock()
 }
 
 extension PartialUploadFile {

@@ -15,6 +15,8 @@ enum LinuxFileCalls {
     static let SYNC_FILE_RANGE_WRITE: UInt32 = 2
     /// sync_file_range(2): wait for the write-out just started.
     static let SYNC_FILE_RANGE_WAIT_AFTER: UInt32 = 4
+    /// fcntl(2): set or clear an open file description lock without waiting (EAGAIN when held).
+    static let F_OFD_SETLK: Int32 = 37
 
     private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
     private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32

@@ -19,27 +19,47 @@ public final class PosixPartialUploadArea: PartialUploadArea {
     static let maxRecordSize = 64 << 10
 
     let storage: PosixStorage
+    /// Crash leftovers younger than this are left alone at recovery: another daemon on the
+    /// same save directory may be between writing an upload's two pieces, or saving its record.
+    let leftoverGraceSeconds: Int64
 
-    public init(storage: PosixStorage) {
+    public init(storage: PosixStorage, leftoverGraceSeconds: Int64 = 60) {
         self.storage = storage
+        self.leftoverGraceSeconds = leftoverGraceSeconds
+    }
+
+    /// What the folder holds: the ids with a partial file, those with a record, and the
+    /// names of temporary records (a record save in progress, or cut off by a crash).
+    private struct Pieces {
+        var parts: Set<String> = []
+        var records: Set<String> = []
+        var temporaries: [String] = []
+    }
+
+    private func pieces(in folder: FileDescriptor) -> Pieces? {
+        guard let names = try? DirectoryEntries.names(in: folder) else { return nil }
+        var found = Pieces()
+        for name in names {
+            if name.hasSuffix(Self.temporarySuffix) {
+                found.temporaries.append(name)
+            } else if name.hasSuffix(Self.partSuffix) {
+                found.parts.insert(String(name.dropLast(Self.partSuffix.count)))
+            } else if name.hasSuffix(Self.recordSuffix) {
+                found.records.insert(String(name.dropLast(Self.recordSuffix.count)))
+            }
+        }
+        return found
     }
 
     public func recover() -> [RecoveredPartialUpload] {
-        guard let folder = try? openFolder(creating: false), let names = try? DirectoryEntries.names(in: folder) else { return [] }
-        var parts: Set<String> = []
-        var records: Set<String> = []
-        for name in names {
-            if name.hasSuffix(Self.temporarySuffix) {
-                unlink(name, in: folder)
-            } else if name.hasSuffix(Self.partSuffix) {
-                parts.insert(String(name.dropLast(Self.partSuffix.count)))
-            } else if name.hasSuffix(Self.recordSuffix) {
-                records.insert(String(name.dropLast(Self.recordSuffix.count)))
-            }
+        guard let folder = try? openFolder(creating: false), let pieces = pieces(in: folder) else { return [] }
+        let (parts, records) = (pieces.parts, pieces.records)
+        for temporary in pieces.temporaries {
+            unlinkLeftover(temporary, in: folder)
         }
         for orphan in parts.symmetricDifference(records) {
-            unlink(orphan + Self.partSuffix, in: folder)
-            unlink(orphan + Self.recordSuffix, in: folder)
+            unlinkLeftover(orphan + Self.partSuffix, in: folder)
+            unlinkLeftover(orphan + Self.recordSuffix, in: folder)
         }
         var found: [RecoveredPartialUpload] = []
         for id in parts.intersection(records).sorted() {
@@ -81,7 +101,22 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         let descriptor = try storageCall("openat") {
             openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         }
-        return PosixPartialFile(FileDescriptor(owning: descriptor))
+        return PosixPartialFile(FileDescriptor(owning: descriptor), folder: folder, name: id + Self.partSuffix)
+    }
+
+    public func load(id: String) throws(StorageError) -> RecoveredPartialUpload {
+        try checkID(id)
+        let folder = try openFolder(creating: false)
+        let record = try readRecord(id + Self.recordSuffix, in: folder)
+        var status = stat()
+        try storageCall("fstatat") { fstatat(folder.descriptor, id + Self.partSuffix, &status, AT_SYMLINK_NOFOLLOW) }
+        guard status.isRegularFile else { throw .notFound }
+        return RecoveredPartialUpload(id: id, record: record, size: UInt64(status.st_size), modified: Int64(status.st_mtim.tv_sec))
+    }
+
+    public func ids() -> [String] {
+        guard let folder = try? openFolder(creating: false), let pieces = pieces(in: folder) else { return [] }
+        return pieces.parts.intersection(pieces.records).filter { (try? checkID($0)) != nil }.sorted()
     }
 
     public func remove(id: String) {
@@ -177,6 +212,15 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         return Array(bytes.prefix(count))
     }
 
+    /// Unlinks a crash leftover unless it changed within `leftoverGraceSeconds`.
+    private func unlinkLeftover(_ name: String, in folder: FileDescriptor) {
+        var status = stat()
+        guard (try? syscall("fstatat") { fstatat(folder.descriptor, name, &status, AT_SYMLINK_NOFOLLOW) }) != nil else { return }
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        if Int64(now.tv_sec) - Int64(status.st_mtim.tv_sec) >= leftoverGraceSeconds { unlink(name, in: folder) }
+    }
+
     private func unlink(_ name: String, in folder: FileDescriptor) {
         _ = try? syscall("unlinkat") { unlinkat(folder.descriptor, name, 0) }
     }
@@ -200,11 +244,51 @@ func writeAll(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor) throws(S
 }
 
 /// A partial file open (O_APPEND) for one PATCH.
+///
+/// Its lock is an open file description lock (fcntl(2) F_OFD_SETLK) on the whole file: it
+/// belongs to this open file, not to the process, so two requests of one daemon exclude each
+/// other as two daemons do; the kernel drops it when the last descriptor closes or the
+/// process dies (nothing stale to clean up after a SIGKILL, unlike a lock file); and over
+/// NFSv4 the client passes it to the server as a byte-range lock.
 final class PosixPartialFile: PartialUploadFile {
     private let file: FileDescriptor
+    private let folder: FileDescriptor
+    private let name: String
 
-    init(_ file: FileDescriptor) {
+    init(_ file: FileDescriptor, folder: FileDescriptor, name: String) {
         self.file = file
+        self.folder = folder
+        self.name = name
+    }
+
+    func tryLock() throws(StorageError) -> Bool {
+        var lock = flock()
+        lock.l_type = Int16(F_WRLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        do throws(SystemError) {
+            _ = try syscall("fcntl(F_OFD_SETLK)") { fcntl(file.descriptor, LinuxFileCalls.F_OFD_SETLK, &lock) }
+        } catch where error.errno == EAGAIN || error.errno == EACCES {
+            return false
+        } catch {
+            throw StorageError(error)
+        }
+        // Opened before another daemon removed or published the upload, locked after it let
+        // go: the name no longer leads to this file, and nothing may be written to it.
+        var named = stat()
+        let opened = try mappingSystemErrors { () throws(SystemError) in try file.status() }
+        guard (try? syscall("fstatat") { fstatat(folder.descriptor, name, &named, AT_SYMLINK_NOFOLLOW) }) != nil,
+              named.st_ino == opened.st_ino, named.st_dev == opened.st_dev else {
+            unlock()
+            throw .notFound
+        }
+        return true
+    }
+
+    func unlock() {
+        var lock = flock()
+        lock.l_type = Int16(F_UNLCK)
+        lock.l_whence = Int16(SEEK_SET)
+        _ = try? syscall("fcntl(F_OFD_SETLK)") { fcntl(file.descriptor, LinuxFileCalls.F_OFD_SETLK, &lock) }
     }
 
     var size: UInt64 {
@@ -270,9 +354,7 @@ final class PosixAdoptedUpload: UploadFile {
         if replacing {
             try storageCall("renameat") { renameat(folder.descriptor, partName, target.descriptor, name) }
         } else {
-            try storageCall("renameat2") {
-                LinuxFileCalls.renameat2(folder.descriptor, partName, target.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
-            }
+            try moveWithoutReplacing(to: name)
         }
         done = true
         file.close()
@@ -280,6 +362,26 @@ final class PosixAdoptedUpload: UploadFile {
             try storageCall("fsync") { fsync(target.descriptor) }
             try storageCall("fsync") { fsync(folder.descriptor) }
         }
+    }
+
+    /// renameat2(RENAME_NOREPLACE) where the file system has it; where it does not (NFS and
+    /// FUSE file systems such as bindfs answer EINVAL; a C library without renameat2, ENOSYS)
+    /// linkat then unlinkat, which never replaces either (EEXIST). A crash between the two
+    /// leaves the partial file as a second link to the published file, with its record: the
+    /// next start publishes it again, under a collision name.
+    private func moveWithoutReplacing(to name: String) throws(StorageError) {
+        do throws(SystemError) {
+            try syscall("renameat2") {
+                LinuxFileCalls.renameat2(folder.descriptor, partName, target.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
+            }
+            return
+        } catch where error.errno == EINVAL || error.errno == ENOSYS {
+            // Falls through to link + unlink.
+        } catch {
+            throw StorageError(error)
+        }
+        try storageCall("linkat") { linkat(folder.descriptor, partName, target.descriptor, name, 0) }
+        _ = try? syscall("unlinkat") { unlinkat(folder.descriptor, partName, 0) }
     }
 
     func discard() {

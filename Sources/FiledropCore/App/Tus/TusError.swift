@@ -8,7 +8,10 @@ enum TusError: Error, Equatable {
     case notFound
     /// "PATCH": `Upload-Offset` is not the upload's offset: 409, nothing changes.
     case offsetMismatch(current: UInt64)
-    /// Another PATCH is writing this upload right now.
+    /// Another PATCH is writing this upload right now, through this daemon or another on
+    /// the same save directory (it holds the upload's lock on disk): 423 Locked, as tusd
+    /// answers. Not 409: that one means "your Upload-Offset is wrong", while here the offset
+    /// may be right and the client only has to wait; tus clients retry both after a HEAD.
     case locked
     /// "Checksum": the body does not match `Upload-Checksum`: 460, the chunk is discarded.
     case checksumMismatch
@@ -25,6 +28,9 @@ enum TusError: Error, Equatable {
     /// (disk full, read-only or immutable folder, permissions, I/O): data and record are
     /// kept, and a retried PATCH at the final offset or a HEAD saves it.
     case completeNotSaved(StorageError)
+    /// Every byte should be in, but the partial file holds `size` bytes, more than
+    /// `Upload-Length`: never published, the upload is deleted (500: nothing the client did).
+    case oversized(size: UInt64, length: UInt64)
     /// Saving was refused for a reason no retry changes (the name is taken and the
     /// collision policy rejects, a file is in the way): the upload was deleted.
     case discarded(HTTPError)
@@ -46,8 +52,14 @@ enum TusError: Error, Equatable {
         case .tooManyUploads: Self.tooManyRequestsStatus
         case .pendingSpaceFull: .insufficientStorage
         case .notStored(let error, _), .completeNotSaved(let error): Self.keptDataStatus(error)
+        case .oversized: .internalServerError
         case .discarded(let error): error.status
         }
+    }
+
+    var isOversized: Bool {
+        if case .oversized = self { return true }
+        return false
     }
 
     /// The failure of saving a complete upload: kept when it may pass, discarded when not.
@@ -106,6 +118,8 @@ enum TusError: Error, Equatable {
             "The server could not store this request: \(Self.reason(error)). The upload is kept at byte \(offset) and resumes from there."
         case .completeNotSaved(let error):
             "The upload is complete and kept on the server, but could not be saved under its name: \(Self.reason(error)); retry to finish it."
+        case .oversized(let size, let length):
+            "The upload holds \(size) bytes, more than its Upload-Length of \(length), so it was not saved and was discarded; upload the file again."
         case .discarded(let error): "The upload could not be saved under its name and was discarded: \(error.message)"
         }
     }

@@ -5,16 +5,15 @@
 extension TusHandler {
     /// protocol.md "PATCH": the body goes at Upload-Offset, which must be the current offset
     /// (409 otherwise); "creation-defer-length": a PATCH may bring the Upload-Length.
-    func patch(_ head: RequestHead, id: String) throws(TusError) -> RouteDecision {
+    /// `lockedElsewhere`: another daemon's writer held the upload's lock on disk a moment ago.
+    func patch(_ head: RequestHead, id: String, lockedElsewhere: Bool) throws(TusError) -> RouteDecision {
         try writable()
         guard TusHeaders.hasPatchContentType(head) else { throw .wrongContentType }
         guard let offset = try TusHeaders.integer(head, .uploadOffset) else {
             throw .badRequest("A PATCH needs Upload-Offset.")
         }
         let hasBody = TusHeaders.hasBody(head)
-        let upload: TusUpload
-        switch uploads.lookup(id, expiration: limits.expiration) {
-        case .unknown:
+        guard let upload = uploads.upload(id) else {
             // The last response of a finished upload was lost: the repeat changes nothing.
             if let length = uploads.finishedLength(id), length == offset, !hasBody {
                 var headers = TusResponses.baseHeaders()
@@ -22,11 +21,8 @@ extension TusHandler {
                 return .respond(Response(status: .noContent, headers: headers))
             }
             throw .notFound
-        case .expired(let expired):
-            return removing(expired, reason: expiredReason, answer: TusError.notFound.response)
-        case .live(let live):
-            upload = live
         }
+        if lockedElsewhere { throw .locked }
         let checksum = try expectedChecksum(head)
         try admit(name: upload.machine.withLock { $0.record.displayName })
         // No body: the machine finishes it at once (a `Content-Length: 0` body is never read).
@@ -57,9 +53,8 @@ extension TusHandler {
         let grant = try uploads.acquire(upload, request, limits: limits, sizeLimit: store.policy.sizeLimit)
         let monitor = store.monitor
         upload.machine.withLock { $0.startProgress(on: monitor) }
-        let (area, store) = (uploads.area, store)
-        return .blocking("tus open", skippableWhenAbandoned: false, { () -> Result<any PartialUploadFile, TusError> in
-            Self.open(upload, at: offset, bodyLength: bodyLength, grant: grant, area: area, store: store)
+        return .blocking("tus open", skippableWhenAbandoned: false, { [uploads, store] () -> Result<any PartialUploadFile, TusError> in
+            Self.open(upload, at: offset, bodyLength: bodyLength, grant: grant, token: token, uploads: uploads, store: store)
         }) { [uploads, limits] opened in
             var succeeded = false
             if case .success = opened { succeeded = true }
@@ -79,27 +74,54 @@ extension TusHandler {
         }
     }
 
-    /// On a worker, holding the write lock. A PATCH that brings no bytes (the retry that
-    /// only publishes) has nothing to check room for.
+    /// On a worker, holding the machine's write lock: takes the upload's lock on disk too
+    /// (`.locked` when another daemon's writer holds it), held until the PATCH ends. A PATCH
+    /// that brings no bytes (the retry that only publishes) has nothing to check room for.
     private static func open(_ upload: TusUpload, at offset: UInt64, bodyLength: UInt64?, grant: TusUploadMachine.WriteGrant,
-                             area: any PartialUploadArea, store: UploadStore) -> Result<any PartialUploadFile, TusError> {
+                             token: UInt64, uploads: TusUploads, store: UploadStore) -> Result<any PartialUploadFile, TusError> {
         do throws(TusError) {
             if bodyLength != 0 {
                 do throws(HTTPError) { try store.checkRoom(for: bodyLength) } catch { throw .http(error) }
             }
+            let file: any PartialUploadFile
             do throws(StorageError) {
-                let file = try area.openForAppending(id: upload.id)
-                // Left over from a PATCH that lost its lock or failed its checksum.
-                if file.size != offset { try file.truncate(to: offset) }
-                if let record = grant.recordToSave { try area.saveRecord(id: upload.id, record.encoded(), durable: store.policy.durable) }
-                return .success(file)
+                file = try uploads.area.openForAppending(id: upload.id)
             } catch .notFound {
                 throw .notFound
             } catch {
                 throw .notStored(error, keptOffset: offset)
             }
+            let tookOver = try uploads.lockOnDisk(upload, token: token, file: file)
+            do throws(TusError) {
+                try checkOffset(of: file, is: offset, tookOver: tookOver)
+                if let record = grant.recordToSave {
+                    do throws(StorageError) {
+                        try uploads.area.saveRecord(id: upload.id, record.encoded(), durable: store.policy.durable)
+                    } catch {
+                        throw .notStored(error, keptOffset: offset)
+                    }
+                }
+                return .success(file)
+            } catch {
+                uploads.unlockOnDisk(upload, token: token)
+                throw error
+            }
         } catch {
             return .failure(error)
+        }
+    }
+
+    /// Under the lock on disk the partial file's size is the offset, whoever wrote it
+    /// (protocol.md "PATCH": 409 when Upload-Offset is not it). Past the offset may lie the
+    /// unverified rest of a checksummed chunk of this daemon's writer that went quiet and was
+    /// taken over: cut off. Anything else there was written, and acknowledged, by another
+    /// daemon after this one last looked.
+    private static func checkOffset(of file: any PartialUploadFile, is offset: UInt64, tookOver: Bool) throws(TusError) {
+        let size = file.size
+        if tookOver && size > offset {
+            do throws(StorageError) { try file.truncate(to: offset) } catch { throw .notStored(error, keptOffset: offset) }
+        } else if size != offset {
+            throw .offsetMismatch(current: size)
         }
     }
 }

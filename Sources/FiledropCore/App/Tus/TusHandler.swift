@@ -46,11 +46,27 @@ struct TusHandler {
         case .upload(let id, let operation):
             try TusHeaders.checkVersion(head)
             guard TusID.isValid(id) else { throw .notFound }
-            switch operation {
-            case .status: return try status(String(id))
-            case .append: return try patch(head, id: String(id))
-            case .terminate: return try terminate(String(id))
-            case .methodRefused: throw .http(.methodNotAllowed(allowed: TusRoute.uploadMethods))
+            if case .methodRefused = operation { throw .http(.methodNotAllowed(allowed: TusRoute.uploadMethods)) }
+            let id = String(id)
+            // The upload as its files are now: another daemon on the same save directory may
+            // have made, written or removed it (`TusUploads.refresh`, a stat and a small read).
+            return .blocking("tus lookup", { [uploads, limits, store] () -> Bool in
+                uploads.refresh(id, expiration: limits.expiration, monitor: store.monitor)
+                // Another daemon writing it moves the offset on disk: "locked" is the answer
+                // then, not an offset that is already out of date, and a termination waits
+                // for the client to ask again rather than pull the file from under the writer.
+                return operation != .status && uploads.isLockedElsewhere(id)
+            }) { lockedElsewhere in
+                do throws(TusError) {
+                    switch operation {
+                    case .status: return try status(id)
+                    case .append: return try patch(head, id: id, lockedElsewhere: lockedElsewhere)
+                    case .terminate: return try terminate(id, lockedElsewhere: lockedElsewhere)
+                    case .methodRefused: throw .http(.methodNotAllowed(allowed: TusRoute.uploadMethods))
+                    }
+                } catch {
+                    return .respond(error.response)
+                }
             }
         }
     }
@@ -100,8 +116,8 @@ struct TusHandler {
         // Absolute: some tus clients cannot resolve a relative Location.
         let path = TusRoute.uploadPrefix + upload.id
         let location = RequestOrigin(head: head, isSecure: context.isSecure)?.url(path: path) ?? path
-        return .blocking("tus create", skippableWhenAbandoned: false, { [uploads, store] in
-            uploads.storeNew(upload, store: store)
+        return .blocking("tus create", skippableWhenAbandoned: false, { [uploads, store, limits] in
+            uploads.storeNew(upload, store: store, limits: limits)
         }) { failure in
             if let failure { return .respond(failure.response) }
             guard startsBody else {
@@ -146,15 +162,9 @@ struct TusHandler {
     /// all its bytes but is not saved yet (its publish failed, or the daemon stopped
     /// before it) is published first, so the offset the client reads means "done".
     private func status(_ id: String) throws(TusError) -> RouteDecision {
-        let upload: TusUpload
-        switch uploads.lookup(id, expiration: limits.expiration) {
-        case .unknown:
+        guard let upload = uploads.upload(id) else {
             guard let length = uploads.finishedLength(id) else { throw .notFound }
             return .respond(finishedStatus(length))
-        case .expired(let expired):
-            return removing(expired, reason: expiredReason, answer: TusError.notFound.response)
-        case .live(let live):
-            upload = live
         }
         if !readOnly, let token = uploads.claimForPublishing(upload) {
             return .blocking("tus publish", skippableWhenAbandoned: false, { [uploads, store] in
@@ -199,21 +209,15 @@ struct TusHandler {
 
     /// protocol.md "Termination": 204, and the URL is gone for good. A PATCH still writing
     /// stops at its next byte.
-    private func terminate(_ id: String) throws(TusError) -> RouteDecision {
+    private func terminate(_ id: String, lockedElsewhere: Bool) throws(TusError) -> RouteDecision {
         try writable()
-        let upload: TusUpload
-        switch uploads.lookup(id, expiration: limits.expiration) {
-        case .unknown: throw .notFound
-        case .expired(let expired): return removing(expired, reason: expiredReason, answer: TusError.notFound.response)
-        case .live(let live): upload = live
-        }
+        guard let upload = uploads.upload(id) else { throw .notFound }
+        if lockedElsewhere { throw .locked }
         try upload.machine.withLock { (machine: inout TusUploadMachine) throws(TusError) in try machine.terminate() }
         return removing(upload, reason: "terminated by the client", answer: Response(status: .noContent, headers: TusResponses.baseHeaders()))
     }
 
     // MARK: - Helpers
-
-    var expiredReason: String { "expired after \(DurationText.format(limits.expiration)) without activity" }
 
     /// Deletes an upload already marked removed (its partial file may be big) on a worker,
     /// then answers.

@@ -98,11 +98,19 @@ final class TusPatch: RequestBodyConsumer {
     /// an event loop answers from the machine.
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         ended = true
-        guard upload.machine.withLock({ $0.finish(token) }) else { return .ready(Self.takenOver.response) }
-        return .blocking("tus finish", { self.finishHeld() }, then: { .ready($0) })
+        guard upload.machine.withLock({ $0.finish(token) }) else {
+            uploads.unlockOnDisk(upload, token: token)
+            return .ready(Self.takenOver.response)
+        }
+        return .blocking("tus finish", {
+            let response = self.finishHeld()
+            // Before the answer goes out: the client's next PATCH may go to another daemon.
+            self.uploads.unlockOnDisk(self.upload, token: self.token)
+            return response
+        }, then: { .ready($0) })
     }
 
-    /// On a worker, holding the upload's write lock.
+    /// On a worker, holding the upload's write lock and its lock on disk.
     private func finishHeld() -> Response {
         // The running hash waits for the next PATCH as hash state alone.
         writer.digest?.settle()
@@ -157,6 +165,7 @@ final class TusPatch: RequestBodyConsumer {
                 try? file.truncate(to: cut)
             }
         }
+        uploads.unlockOnDisk(upload, token: token)
     }
 }
 

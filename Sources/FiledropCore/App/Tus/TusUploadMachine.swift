@@ -234,9 +234,28 @@ struct TusUploadMachine {
     /// Removes the upload when nothing has written to it for `seconds` (a PATCH that is still
     /// receiving keeps it); true when it did.
     mutating func expire(now: Int64, after seconds: Int64) -> Bool {
-        guard !isRemoved, isFree(now: now, staleAfter: seconds), now - lastActivity >= seconds else { return false }
+        guard isExpired(now: now, after: seconds) else { return false }
         phase = .removed
         return true
+    }
+
+    /// Nothing has written to it for `seconds` and no PATCH is receiving.
+    func isExpired(now: Int64, after seconds: Int64) -> Bool {
+        !isRemoved && isFree(now: now, staleAfter: seconds) && now - lastActivity >= seconds
+    }
+
+    // MARK: Disk
+
+    /// Takes over what the upload's files say now: another daemon on the same save
+    /// directory may have written it (the offset is the partial file's size), brought its
+    /// length (the record) or written to it lately (the file's mtime). Only while nobody here
+    /// works on it: a writer of this daemon holds the lock on disk that keeps the others out,
+    /// so its own count is the right one.
+    mutating func synchronize(record: TusRecord?, offset: UInt64, modified: Int64) {
+        guard phase == .idle else { return }
+        if let record { self.record = record }
+        self.offset = offset
+        lastActivity = max(lastActivity, modified)
     }
 
     private mutating func release() {

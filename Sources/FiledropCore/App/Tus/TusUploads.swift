@@ -4,6 +4,8 @@ import Synchronization
 /// configuration reloads (the daemon makes one and hands it to each `FiledropApp`).
 /// On disk each upload is a partial file and a record in a `PartialUploadArea`; here it is
 /// a `TusUpload`: its `TusUploadMachine` behind the lock that lets one event at a time in.
+/// Several daemons may share one save directory: the files are the truth, and every request
+/// brings its upload in line with them first (`refresh`, in `TusUploads+Disk.swift`).
 ///
 /// Lock order: `registry` before any upload's `machine`, never the other way round.
 /// Pending space (`tus-max-pending`) is accounted under `registry`'s lock: every reservation
@@ -18,7 +20,9 @@ public final class TusUploads: Sendable {
     /// whose WiFi dropped cannot tell the server, whose socket waits out the body timeout,
     /// and the resumed PATCH should not have to wait for that.
     let staleWriterSeconds: Int64
-    private let registry = Mutex<[String: TusUpload]>([:])
+    /// The uploads this daemon knows, by id: made here, found at start, or found on disk
+    /// when a request or the sweep asked for them (`TusUploads+Disk.swift`).
+    let registry = Mutex<[String: TusUpload]>([:])
     /// Uploads completed recently, by id, with their length: a client whose last response
     /// was lost asks HEAD again and must learn it is done rather than start over.
     private let finished = Mutex<[String: (length: UInt64, at: Int64)]>([:])
@@ -38,7 +42,9 @@ public final class TusUploads: Sendable {
                 area.remove(id: found.id)
                 continue
             }
-            recovered[found.id] = TusUpload(id: found.id, record: record, offset: found.size, lastActivity: found.modified)
+            let upload = TusUpload(id: found.id, record: record, offset: found.size, lastActivity: found.modified)
+            upload.isOnDisk.store(true, ordering: .releasing)
+            recovered[found.id] = upload
         }
         registry.withLock { $0 = recovered }
     }
@@ -55,26 +61,6 @@ public final class TusUploads: Sendable {
 
     func upload(_ id: String) -> TusUpload? {
         registry.withLock { $0[id] }
-    }
-
-    /// What `lookup` found.
-    enum Lookup {
-        case live(TusUpload)
-        /// Idle for the expiration: now marked removed; the caller deletes its files with
-        /// `forget` off the loop and answers 404.
-        case expired(TusUpload)
-        case unknown
-    }
-
-    /// The upload `id`. One idle for `expiration` expires right here, so HEAD, PATCH and
-    /// DELETE answer 404 as soon as it expires instead of waiting for the next `sweep`
-    /// (which runs once a minute).
-    func lookup(_ id: String, expiration: Duration) -> Lookup {
-        guard let upload = upload(id) else { return .unknown }
-        let now = clock()
-        let seconds = expiration.components.seconds
-        let expired = upload.machine.withLock { $0.expire(now: now, after: seconds) }
-        return expired ? .expired(upload) : .live(upload)
     }
 
     func finishedLength(_ id: String) -> UInt64? {
@@ -104,18 +90,23 @@ public final class TusUploads: Sendable {
         return upload
     }
 
-    /// The guard before opening (the declared length must fit, as for any upload), then the
+    /// The guard before opening (the declared length must fit, as for any upload), the
+    /// pending-space limit counted on disk (other daemons' uploads hold room too), then the
     /// record and empty partial file of a registered upload; on failure the registration is
-    /// undone. Blocking (statvfs, and the record is synced): on a worker.
-    func storeNew(_ upload: TusUpload, store: UploadStore) -> TusError? {
+    /// undone. Blocking (statvfs, a look at every record, and the record is synced): on a worker.
+    func storeNew(_ upload: TusUpload, store: UploadStore, limits: TusLimits) -> TusError? {
         let record = upload.machine.withLock { $0.record }
         do throws(TusError) {
             do throws(HTTPError) { try store.checkRoom(for: record.length) } catch { throw .http(error) }
+            if let maxPending = limits.maxPending, pendingOnDisk(excluding: upload.id) + (record.length ?? 0) > maxPending {
+                throw .pendingSpaceFull(limit: maxPending)
+            }
             do throws(StorageError) {
                 try area.create(id: upload.id, record: record.encoded(), durable: store.policy.durable)
             } catch {
                 throw .http(error.httpError)
             }
+            upload.isOnDisk.store(true, ordering: .releasing)
             return nil
         } catch {
             _ = registry.withLock { $0.removeValue(forKey: upload.id) }
@@ -145,12 +136,18 @@ public final class TusUploads: Sendable {
 
     /// Ends an upload that will not complete (termination, expiry, a refused publish): its
     /// partial file and record are deleted, and its machine is `removed` if the caller has
-    /// not done so already. Blocking (unlinking a big partial file frees its blocks): on a
-    /// worker, or before serving.
-    func forget(_ upload: TusUpload, reason: String) {
+    /// not done so already. Logged through its upload line, or through `monitor` when this
+    /// daemon never opened one. Blocking (unlinking a big partial file frees its blocks): on
+    /// a worker, or before serving.
+    func forget(_ upload: TusUpload, reason: String, monitor: UploadMonitor? = nil) {
         _ = registry.withLock { $0.removeValue(forKey: upload.id) }
         area.remove(id: upload.id)
-        upload.machine.withLock { $0.remove() }?.failed(reason: reason)
+        let (progress, record) = upload.machine.withLock { ($0.remove(), $0.record) }
+        if let progress {
+            progress.failed(reason: reason)
+        } else {
+            monitor?.resumableEnded(name: record.displayName, client: record.client, reason: reason)
+        }
     }
 
     /// Takes the write lock of a complete upload nobody is writing, for `publish`; nil when
@@ -168,25 +165,46 @@ public final class TusUploads: Sendable {
     ///
     /// A failure that may pass keeps the partial file and record and frees the lock, so a
     /// retry publishes it; one no retry changes deletes the upload (`TusError.publishFailure`).
+    ///
+    /// It publishes under the upload's lock on disk (the PATCH's, or one taken here), from
+    /// the partial file's real size: one that is not exactly `Upload-Length` is never
+    /// published (a short one is kept at its size, a long one deleted), and logged.
     func publish(_ upload: TusUpload, token: UInt64, store: UploadStore) -> Result<StoredFile, TusError> {
-        let (record, size) = upload.machine.withLock { ($0.record, $0.offset) }
+        let record = upload.machine.withLock { $0.record }
         let outcome: Result<StoredFile, TusError>
+        var lockedHere = false
         do throws(TusError) {
+            let (size, took) = try lockedSize(upload, token: token)
+            lockedHere = took
+            if let length = record.length, size != length {
+                let oversized = size > length
+                let fate = oversized ? "discarded" : "kept at byte \(size)"
+                store.monitor.resumableEnded(name: record.displayName, client: record.client,
+                                             reason: "not saved: the partial file holds \(size) bytes, Upload-Length is \(length); \(fate)")
+                throw oversized ? .oversized(size: size, length: length) : .offsetMismatch(current: size)
+            }
             outcome = .success(try place(upload, record: record, size: size, store: store))
         } catch {
             outcome = .failure(error)
         }
+        if lockedHere { unlockOnDisk(upload, token: token) }
         let now = clock()
         switch outcome {
         case .success(let stored):
             // Remembered before it leaves `uploads`, so a HEAD in between never sees neither.
-            finished.withLock { $0[upload.id] = (size, now) }
+            finished.withLock { $0[upload.id] = (stored.size, now) }
             let progress = upload.machine.withLock { $0.remove() }
             _ = registry.withLock { $0.removeValue(forKey: upload.id) }
             area.remove(id: upload.id)
             progress?.finished(stored: stored)
         case .failure(.discarded(let error)):
             forget(upload, reason: error.message)
+        case .failure(let error) where error.isOversized:
+            forget(upload, reason: error.message, monitor: store.monitor)
+        case .failure(.notFound):
+            // Another daemon published or removed it before this one got the lock.
+            upload.machine.withLock { $0.publishDeferred(token, now: now) }
+            dropRemovedElsewhere(upload.id)
         case .failure:
             upload.machine.withLock { $0.publishDeferred(token, now: now) }
         }
@@ -257,20 +275,22 @@ public final class TusUploads: Sendable {
     }
 
     /// Deletes uploads nobody has written to for `expiration` (tus "Expiration": abandoned
-    /// uploads must not hold disk space forever) and forgets old completions. A PATCH in
-    /// progress keeps its upload. Returns how many uploads were removed.
+    /// uploads must not hold disk space forever) and forgets old completions. Looks at
+    /// every upload on disk, also those of other daemons on the same save directory; a PATCH
+    /// in progress, here or there, keeps its upload (it holds the lock), and an upload
+    /// another daemon removed first is passed over. Returns how many uploads this call removed.
+    /// Blocking (a directory walk, a stat and a small read per upload, unlinks): on a worker.
     @discardableResult
     public func sweep(expiration: Duration) -> Int {
         let now = clock()
         let seconds = expiration.components.seconds
-        let expired = registry.withLock { all in
-            all.values.filter { upload in upload.machine.withLock { $0.expire(now: now, after: seconds) } }
-        }
-        for upload in expired {
-            forget(upload, reason: "expired after \(DurationText.format(expiration)) without activity")
+        let known = registry.withLock { Set($0.keys) }
+        var removed = 0
+        for id in known.union(area.ids()).sorted() where refresh(id, expiration: expiration, monitor: nil) {
+            removed += 1
         }
         finished.withLock { all in all = all.filter { now - $0.value.at < seconds } }
-        return expired.count
+        return removed
     }
 }
 
@@ -297,10 +317,28 @@ final class TusUpload: Sendable {
     /// `bytesFed` is the offset. Lost at a restart or when a chunk is cut back; publishing
     /// then hashes the partial file once (`TusUploads.contentSHA256`).
     let contentDigest = Mutex<(any UploadDigestStream)?>(nil)
+    /// The upload's lock on disk (`PartialUploadFile.tryLock`) held by this daemon for the
+    /// request `token`, and the open file that holds it; nil when this daemon holds none.
+    let diskLock = Mutex<(token: UInt64, holder: DiskLockHolder)?>(nil)
+    /// Its record and partial file are on disk (written, or found there). Until then a
+    /// look at the disk that finds nothing must not take it for one another daemon removed.
+    let isOnDisk = Atomic<Bool>(false)
 
     init(id: String, record: TusRecord, offset: UInt64, lastActivity: Int64) {
         self.id = id
         self.machine = Mutex(TusUploadMachine(record: record, offset: offset, lastActivity: lastActivity))
+    }
+}
+
+/// The open partial file that holds an upload's lock on disk, kept in `TusUpload.diskLock`
+/// so the daemon can let go of it when the request ends or is taken over.
+/// `@unchecked Sendable`: a partial file is used by one request at a time (the machine's write
+/// lock sees to that), and this only ever unlocks it.
+final class DiskLockHolder: @unchecked Sendable {
+    let file: any PartialUploadFile
+
+    init(_ file: any PartialUploadFile) {
+        self.file = file
     }
 }
 

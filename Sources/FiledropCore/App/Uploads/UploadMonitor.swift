@@ -88,6 +88,14 @@ public final class UploadMonitor: Sendable {
                          fields: [("file", name), ("client", client), ("status", String(error.status.code))]))
     }
 
+    /// A resumable upload this daemon never received bytes for (so no upload line is open)
+    /// was removed or refused at publishing: one line, saying why. Another daemon on the same
+    /// save directory may have received it.
+    func resumableEnded(name: String, client: String, reason: String) {
+        log.log(LogEvent(level: .warning, kind: .uploadFailed, message: "upload failed: \(name): \(reason)",
+                         fields: [("file", name), ("client", client)]))
+    }
+
     fileprivate func ended(_ progress: UploadProgress, stored: StoredFile?, reason: String?) {
         active.withLock { $0[ObjectIdentifier(progress)] = nil }
         let snapshot = progress.snapshot(now: now())
