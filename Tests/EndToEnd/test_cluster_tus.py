@@ -21,8 +21,8 @@ from test_tus import PATCH_TYPE, TUS, TUS_FOLDER, metadata
 
 pytestmark = requires_root
 
-# The answer to a PATCH that finds another daemon writing the upload. The issue allows
-# 409 or 423; the tus store (branch `cluster`) documents which: narrow this to it.
+# The loser of two PATCHes at one offset: 423 while the winner still writes (docs/
+# deployment.md), 409 with the real offset when it arrives after the winner finished.
 LOST_RACE_STATUSES = (409, 423)
 GONE = (404, 410)
 CHUNK = 1 << 20

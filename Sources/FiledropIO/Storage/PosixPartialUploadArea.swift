@@ -262,15 +262,10 @@ final class PosixPartialFile: PartialUploadFile {
     }
 
     func tryLock() throws(StorageError) -> Bool {
-        var lock = flock()
-        lock.l_type = Int16(F_WRLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        do throws(SystemError) {
-            _ = try syscall("fcntl(F_OFD_SETLK)") { fcntl(file.descriptor, LinuxFileCalls.F_OFD_SETLK, &lock) }
-        } catch where error.errno == EAGAIN || error.errno == EACCES {
-            return false
-        } catch {
-            throw StorageError(error)
+        switch OpenFileLock.take(file.descriptor) {
+        case .taken: break
+        case .heldElsewhere: return false
+        case .unsupported(let errno): throw StorageError(SystemError(call: "fcntl(F_OFD_SETLK)", errno: errno))
         }
         // Opened before another daemon removed or published the upload, locked after it let
         // go: the name no longer leads to this file, and nothing may be written to it.
@@ -285,10 +280,7 @@ final class PosixPartialFile: PartialUploadFile {
     }
 
     func unlock() {
-        var lock = flock()
-        lock.l_type = Int16(F_UNLCK)
-        lock.l_whence = Int16(SEEK_SET)
-        _ = try? syscall("fcntl(F_OFD_SETLK)") { fcntl(file.descriptor, LinuxFileCalls.F_OFD_SETLK, &lock) }
+        OpenFileLock.release(file.descriptor)
     }
 
     var size: UInt64 {
@@ -364,24 +356,12 @@ final class PosixAdoptedUpload: UploadFile {
         }
     }
 
-    /// renameat2(RENAME_NOREPLACE) where the file system has it; where it does not (NFS and
-    /// FUSE file systems such as bindfs answer EINVAL; a C library without renameat2, ENOSYS)
-    /// linkat then unlinkat, which never replaces either (EEXIST). A crash between the two
-    /// leaves the partial file as a second link to the published file, with its record: the
-    /// next start publishes it again, under a collision name.
+    /// Never replaces (`renameWithoutReplacing`). Where the file system has no
+    /// RENAME_NOREPLACE that is linkat then unlinkat: a crash between the two leaves the
+    /// partial file as a second link to the published file, with its record, and the next
+    /// start publishes it again, under a collision name.
     private func moveWithoutReplacing(to name: String) throws(StorageError) {
-        do throws(SystemError) {
-            try syscall("renameat2") {
-                LinuxFileCalls.renameat2(folder.descriptor, partName, target.descriptor, name, LinuxFileCalls.RENAME_NOREPLACE)
-            }
-            return
-        } catch where error.errno == EINVAL || error.errno == ENOSYS {
-            // Falls through to link + unlink.
-        } catch {
-            throw StorageError(error)
-        }
-        try storageCall("linkat") { linkat(folder.descriptor, partName, target.descriptor, name, 0) }
-        _ = try? syscall("unlinkat") { unlinkat(folder.descriptor, partName, 0) }
+        try renameWithoutReplacing(partName, in: folder.descriptor, to: name, in: target.descriptor, isDirectory: false)
     }
 
     func discard() {

@@ -5,7 +5,7 @@ extension PosixStorage {
     /// Deletes the `.filedrop-tmp-*` files a crash left anywhere below the save directory
     /// (O_TMPFILE uploads need no cleanup: the kernel frees them with their descriptor).
     /// Meant for start-up, before this daemon's uploads begin; a temporary another daemon on
-    /// the same directory is writing holds its `TemporaryLock` and is kept. Returns how many
+    /// the same directory is writing holds its `OpenFileLock` and is kept. Returns how many
     /// were removed.
     ///
     /// The walk keeps a list of directories still to visit, not a recursion or a stack of
@@ -42,7 +42,7 @@ extension PosixStorage {
         }) else { return false }
         let file = FileDescriptor(owning: descriptor)
         defer { file.close() }
-        if TemporaryLock.take(file.descriptor) == .heldElsewhere { return false }
+        if OpenFileLock.take(file.descriptor) == .heldElsewhere { return false }
         return (try? syscall("unlinkat") { unlinkat(directory.descriptor, name, 0) }) != nil
     }
 

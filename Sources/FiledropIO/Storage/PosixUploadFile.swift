@@ -82,8 +82,8 @@ final class PosixUploadFile: UploadFile {
                 let descriptor = try syscall("openat") {
                     openat(directory.descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
                 }
-                // Marks it as in flight for other daemons' start-up sweeps (`TemporaryLock`).
-                _ = TemporaryLock.take(descriptor)
+                // Marks it as in flight for other daemons' start-up sweeps (`OpenFileLock`).
+                _ = OpenFileLock.take(descriptor)
                 return (descriptor, name)
             } catch where error.errno == EEXIST {
                 continue
