@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import errno
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -23,6 +24,7 @@ import time
 from pathlib import Path
 
 import pytest
+import requests
 
 from conftest import TEMP_FILE_PREFIX, Daemon
 from haproxy_config import haproxy_config
@@ -208,3 +210,29 @@ def save_dir(request, tmp_path):
         return
     with BindfsMount(tmp_path / "backing", tmp_path / "shared") as directory:
         yield directory
+
+
+# Plain uploads for the balancer: multipart and PUT alternating, some sharing a name.
+UPLOADS = 200
+SHARED_NAMES = 4
+SHARED_NAME_UPLOADS = 40
+REQUEST_TIMEOUT = 30
+
+
+def upload_plan() -> list[tuple[str, str, bytes]]:
+    """(method, name, content): multipart and PUT alternating, some names shared."""
+    rng = random.Random(20)
+    plan = []
+    for index in range(UPLOADS):
+        name = f"same-{index % SHARED_NAMES}.txt" if index < SHARED_NAME_UPLOADS else f"file-{index:03}.bin"
+        content = f"upload {index}\n".encode() + os.urandom(rng.randrange(0, 256 << 10))
+        plan.append(("multipart" if index % 2 else "put", name, content))
+    return plan
+
+
+def send(base: str, method: str, name: str, content: bytes) -> requests.Response:
+    """One upload on a connection of its own, so HAProxy balances every upload."""
+    headers = {"Connection": "close"}
+    if method == "put":
+        return requests.put(f"{base}/files/{name}", data=content, headers=headers, timeout=REQUEST_TIMEOUT)
+    return requests.post(f"{base}/upload", files={"file": (name, content)}, headers=headers, timeout=REQUEST_TIMEOUT)

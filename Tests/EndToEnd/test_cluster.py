@@ -5,7 +5,6 @@ them land byte-identical with nothing extra, also on a file system without O_TMP
 from __future__ import annotations
 
 import os
-import random
 import socket
 import re
 import time
@@ -15,15 +14,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 import requests
 
-from cluster_support import ClusterDaemon, Cluster, requires_root, save_dir, temp_files  # noqa: F401 (save_dir is a fixture)
+from cluster_support import (ClusterDaemon, Cluster, REQUEST_TIMEOUT, UPLOADS, requires_root, save_dir,  # noqa: F401 (save_dir is a fixture)
+                             send, temp_files, upload_plan)
 
 pytestmark = requires_root
 
-UPLOADS = 200
-SHARED_NAMES = 4
-SHARED_NAME_UPLOADS = 40
 CLIENTS = 6
-REQUEST_TIMEOUT = 30
 HEALTH_CHANGE_TIMEOUT = 10
 DOCS = os.path.join(os.path.dirname(__file__), "..", "..", "docs")
 
@@ -35,25 +31,6 @@ def cluster(tmp_path, save_dir):
         yield running.start()
     finally:
         running.stop()
-
-
-def upload_plan() -> list[tuple[str, str, bytes]]:
-    """(method, name, content): multipart and PUT alternating, some names shared."""
-    rng = random.Random(20)
-    plan = []
-    for index in range(UPLOADS):
-        name = f"same-{index % SHARED_NAMES}.txt" if index < SHARED_NAME_UPLOADS else f"file-{index:03}.bin"
-        content = f"upload {index}\n".encode() + os.urandom(rng.randrange(0, 256 << 10))
-        plan.append(("multipart" if index % 2 else "put", name, content))
-    return plan
-
-
-def send(base: str, method: str, name: str, content: bytes) -> requests.Response:
-    """One upload on a connection of its own, so HAProxy balances every upload."""
-    headers = {"Connection": "close"}
-    if method == "put":
-        return requests.put(f"{base}/files/{name}", data=content, headers=headers, timeout=REQUEST_TIMEOUT)
-    return requests.post(f"{base}/upload", files={"file": (name, content)}, headers=headers, timeout=REQUEST_TIMEOUT)
 
 
 def uploads_served(daemon) -> int:

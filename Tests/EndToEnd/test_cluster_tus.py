@@ -10,12 +10,13 @@ import signal
 import socket
 import threading
 import time
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from urllib.parse import urlsplit
 
 import pytest
 
-from cluster_support import Cluster, requires_root, save_dir, temp_files  # noqa: F401 (save_dir is a fixture)
+from cluster_support import Cluster, requires_root, save_dir, send, temp_files, upload_plan  # noqa: F401 (save_dir is a fixture)
 from http_raw import fetch
 from test_tus import PATCH_TYPE, TUS, TUS_FOLDER, metadata
 
@@ -86,14 +87,23 @@ def patches_served(daemon) -> int:
     return daemon.stderr_text().count("PATCH /files/.tus/")
 
 
-def test_tus_uploads_with_1mib_patches_spread_over_three_daemons(cluster_factory):
+def test_tus_uploads_with_1mib_patches_and_plain_uploads_spread_over_three_daemons(cluster_factory):
+    """20 tus uploads in 1 MiB PATCHes and 200 plain uploads at once, all through the balancer:
+    every byte lands, each upload exactly once, nothing else left in the directory."""
     cluster = cluster_factory()
     contents = {f"tus-{index:02}.bin": os.urandom(3 * CHUNK + 1000 * index) for index in range(TUS_UPLOADS)}
-    with ThreadPoolExecutor(PARALLEL_UPLOADS) as pool:
-        list(pool.map(lambda item: upload_in_chunks(cluster.url, *item), contents.items()))
+    plan = upload_plan()
+    with ThreadPoolExecutor(PARALLEL_UPLOADS) as tus_pool, ThreadPoolExecutor(PARALLEL_UPLOADS) as plain_pool:
+        tus_done = tus_pool.map(lambda item: upload_in_chunks(cluster.url, *item), contents.items())
+        plain_answers = list(plain_pool.map(lambda item: send(cluster.url, *item), plan))
+        list(tus_done)
+    assert [answer.status_code for answer in plain_answers if answer.status_code not in (200, 201)] == []
     for name, content in contents.items():
         assert (cluster.save_dir / name).read_bytes() == content, name
-    assert cluster.extra_entries(set(contents) | {TUS_FOLDER}) == []
+    plain = {path.name: path.read_bytes() for path in cluster.save_dir.iterdir()
+             if path.is_file() and path.name not in contents}
+    assert Counter(plain.values()) == Counter(content for _, _, content in plan), "a plain upload is lost, doubled or altered"
+    assert cluster.extra_entries(set(contents) | set(plain) | {TUS_FOLDER}) == []
     assert tus_leftovers(cluster) == [] and temp_files(cluster.save_dir) == []
     assert min(patches_served(daemon) for daemon in cluster.daemons) > 0
 
