@@ -86,6 +86,11 @@ def test_healthz_takes_a_read_only_daemon_out_of_the_balancer(cluster):
     second.make_writable()
     cluster.haproxy.wait_for(lambda states: states.get("filedrop2") == "UP", "filedrop2 UP again")
 
+    # Passing checks (HAProxy's, every second) stay out of the access log; failing ones are in it.
+    assert "GET /healthz 503" in second.stderr_text()
+    for daemon in cluster.daemons:
+        assert "/healthz 200" not in daemon.stderr_text()
+
 
 def health_once_changed(daemon, status: int) -> requests.Response:
     """`/healthz` once it answers `status`: a reading is reused for up to a second

@@ -430,7 +430,9 @@ final class Connection: EventHandler, @unchecked Sendable {
         let duration = Clock.monotonicNanoseconds() &- requestStart
         metrics?.requestFinished(request.kind, status: status, refusal: request.refusal, readBody: request.readBody,
                                  durationNanoseconds: duration)
-        guard accessLog else { return }
+        // A load balancer checks every second or so: a passing check is the steady state and
+        // would bury the requests people make; a failing one is news and is logged.
+        guard accessLog, !(request.kind == .health && status == .ok) else { return }
         log.logRequest(AccessLogRecord(
             method: request.method, target: request.target, status: status.code, bytesSent: writer.bodyBytesSent,
             bytesReceived: request.bodyBytes, durationMicroseconds: duration / 1000,
