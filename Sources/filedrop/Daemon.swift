@@ -72,10 +72,10 @@ final class Daemon {
     }
 
     private func start() throws {
-        raiseOpenFileLimit()
+        DaemonStartup.raiseOpenFileLimit(log: log)
         // Before HTTPServer starts its worker threads, so that none of them can take SIGTERM.
         blockSignalsInEveryThread(Self.handledSignals)
-        let storage = try openSaveDirectory(configuration)
+        let storage = try DaemonStartup.openSaveDirectory(configuration)
         self.storage = storage
         // Before the loops run, so READY=1's status already says it.
         freeSpace.store(storage.availableSpace())
@@ -92,7 +92,7 @@ final class Daemon {
         let certificates = configuration.tls == .off ? nil : TLSCertificates(configuration: configuration)
         self.certificates = certificates
         let tls = try certificates?.makeContext()
-        let (listeners, secureListeners) = try openListeners()
+        let (listeners, secureListeners) = try DaemonStartup.openListeners(configuration)
         if configuration.tls != .off && secureListeners.isEmpty {
             // Else the plain port would take uploads and passwords as if TLS were off.
             throw StartupError(message: "tls is \(configuration.tls.rawValue) but systemd passed no socket named https: "
@@ -108,7 +108,7 @@ final class Daemon {
         self.responder = responder
 
         let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners, tls: tls,
-                                    configuration: serverConfiguration(configuration), responder: responder, log: log)
+                                    configuration: DaemonStartup.serverConfiguration(configuration, metrics: metrics), responder: responder, log: log)
         self.server = server
         metrics.observeConnections { [unowned server] in server.activeConnections }
         try server.handleSignals(Self.handledSignals) { [unowned self] signal in
@@ -175,7 +175,7 @@ final class Daemon {
                 log.log(LogEvent(level: .warning, message: "listen addresses and turning TLS on or off change only on restart; keeping the current sockets"))
             }
             let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
-            let storage = sameStorage ? self.storage! : try openSaveDirectory(next)
+            let storage = sameStorage ? self.storage! : try DaemonStartup.openSaveDirectory(next)
             if !sameStorage { tusUploads = makeTusUploads(storage) }
             // A renewed certificate: new connections get it, open ones keep theirs.
             if let certificates, let server, next.tls != .off {
@@ -284,7 +284,7 @@ final class Daemon {
         let hookSettings = configuration.onUpload.map { program in
             HookRunner.Settings(program: program, concurrency: configuration.onUploadConcurrency,
                                 timeout: nanoseconds(configuration.onUploadTimeout),
-                                saveDirectory: absolutePath(configuration.saveDirectory), baseURL: baseURL)
+                                saveDirectory: DaemonStartup.absolutePath(configuration.saveDirectory), baseURL: baseURL)
         }
         if hookRunner?.settings != hookSettings {
             hookRunner = hookSettings.map {
@@ -301,33 +301,6 @@ final class Daemon {
         events.replaceConsumers(consumers.compactMap { $0 })
     }
 
-    /// `path` resolved (symbolic links too): the hook gets FILEDROP_PATH whatever its directory.
-    private func absolutePath(_ path: String) -> String {
-        guard let resolved = realpath(path, nil) else { return path }
-        defer { free(resolved) }
-        return String(cString: resolved)
-    }
-
-    /// Every connection is a descriptor: lift the soft limit to the hard one (the usual
-    /// 1024 soft limit is below the default max-connections), as daemon(7) suggests.
-    private func raiseOpenFileLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = limit.rlim_max
-        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
-            log.log(LogEvent(level: .warning, message: "cannot raise the open-file limit: errno \(errno)"))
-        }
-    }
-
-    private func openSaveDirectory(_ configuration: Configuration) throws -> PosixStorage {
-        do {
-            // fsync and min-free-space are the core's storage policy (FiledropApp makes it).
-            return try PosixStorage(root: configuration.saveDirectory)
-        } catch {
-            throw StartupError(message: "cannot open the save directory \(configuration.saveDirectory): \(error)", exitCode: 1)
-        }
-    }
-
     private func makeApp(_ configuration: Configuration, storage: PosixStorage, monitor: UploadMonitor) throws -> FiledropApp {
         var isDirectory = stat()
         guard stat(configuration.webRoot, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
@@ -335,25 +308,13 @@ final class Daemon {
         }
         let webRoot = try PosixStorage(root: configuration.webRoot)
         let access = AccessControl(configuration: configuration, machineNames: ServedNames.hostNames(),
-                                   verifier: try passwordVerifier(configuration), records: clientRecords,
+                                   verifier: try DaemonStartup.passwordVerifier(configuration, log: log), records: clientRecords,
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
                            https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
-                           processProbe: ProcSelfProbe(), hashing: hashing, languages: loadLanguages(configuration),
+                           processProbe: ProcSelfProbe(), hashing: hashing, languages: DaemonStartup.loadLanguages(configuration, log: log),
                            healthClock: { Clock.monotonicNanoseconds() })
-    }
-
-    /// The catalogues and the translated page, read again on each reload; each catalogue that
-    /// is missing or broken is one warning, and its language reads English.
-    private func loadLanguages(_ configuration: Configuration) -> PageLanguages {
-        let languages = PageLanguages { name in
-            readSmallFile(configuration.webRoot + "/" + name, limit: FlatJSONObject.defaultMaxBytes)
-        }
-        for problem in languages.problems {
-            log.log(LogEvent(level: .warning, message: problem, fields: [("web_root", configuration.webRoot)]))
-        }
-        return languages
     }
 
     /// The printed URLs and the QR code send people to HTTPS when it is on.
@@ -369,29 +330,6 @@ final class Daemon {
             TrustAnchor(certificateDER: $0.certificateDER, fingerprintSHA256: $0.fingerprintSHA256, commonName: TLSCertificates.authorityName)
         }
         return HTTPSPresentation(port: httpsPort, plainHTTPMode: configuration.httpMode, authority: anchor)
-    }
-
-    /// The checker for password-hash; drop and private access cannot run without one.
-    private func passwordVerifier(_ configuration: Configuration) throws -> CryptPassword? {
-        guard let hash = configuration.passwordHash else {
-            if configuration.metricsAccess == .password {
-                throw StartupError(message: "metrics-access \"password\" needs a password: "
-                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
-            }
-            if configuration.access == .drop || configuration.access == .private {
-                throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs a password: "
-                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
-            }
-            if configuration.allowDelete && configuration.access == .open {
-                log.log(LogEvent(level: .warning, message: "allow-delete without password-hash: anyone on the network may delete files"))
-            }
-            return nil
-        }
-        do {
-            return try CryptPassword(hash: hash)
-        } catch {
-            throw StartupError(message: "password-hash: \(error)", exitCode: 2)
-        }
     }
 
     /// Resumable uploads of `storage`, with those a previous run left recovered.
@@ -426,46 +364,5 @@ final class Daemon {
         if let authority = certificates?.authority { fields.append(("tls_ca_fingerprint", authority.fingerprintSHA256)) }
         log.log(LogEvent(level: .notice, message: "HTTPS (TLS 1.2 and 1.3): \(certificates?.summary ?? "certificate"), "
             + "SHA-256 \(tls.fingerprintSHA256); \(path)", fields: fields))
-    }
-
-    /// Plain and HTTPS sockets: from systemd socket activation when there are any (the
-    /// HTTPS ones named `https` by FileDescriptorName=), else our own.
-    private func openListeners() throws -> (plain: [ListeningSocket], secure: [ListeningSocket]) {
-        let activated = SocketActivation.listenFileDescriptors()
-        if !activated.isEmpty {
-            if configuration.tls == .off, let https = activated.first(where: { $0.name == "https" }) {
-                throw StartupError(message: "systemd passed an HTTPS socket (fd \(https.fd), FileDescriptorName=https) but tls is off", exitCode: 2)
-            }
-            let plain = try activated.filter { $0.name != "https" }.map { try ListeningSocket(adopting: $0.fd) }
-            let secure = try activated.filter { $0.name == "https" }.map { try ListeningSocket(adopting: $0.fd) }
-            return (plain, secure)
-        }
-        let plainAddresses = configuration.tls != .off && configuration.httpMode == .off ? [] : configuration.listen
-        let secureAddresses = configuration.tls == .off ? [] : configuration.httpsListen
-        return (try plainAddresses.map(bind), try secureAddresses.map(bind))
-    }
-
-    private func bind(_ address: ListenAddress) throws -> ListeningSocket {
-        do {
-            return try ListeningSocket.bind(host: address.host, port: address.port)
-        } catch {
-            throw StartupError(message: "cannot listen on \(address): \(error)", exitCode: 1)
-        }
-    }
-
-    private func serverConfiguration(_ configuration: Configuration) -> ServerConfiguration {
-        var server = ServerConfiguration()
-        server.maxConnections = configuration.maxConnections
-        server.maxConnectionsPerClient = configuration.maxConnectionsPerClient
-        server.threads = configuration.threads
-        server.connection.headTimeout = nanoseconds(configuration.headTimeout)
-        server.connection.bodyTimeout = nanoseconds(configuration.bodyTimeout)
-        server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
-        server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
-        server.connection.minSendRate = configuration.minSendRate
-        // Below the access log's level, records would be built only for the sink to drop.
-        server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
-        server.connection.metrics = metrics
-        return server
     }
 }

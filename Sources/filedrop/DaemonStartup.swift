@@ -1,0 +1,112 @@
+import FiledropCore
+import FiledropIO
+import FiledropSystemd
+import Glibc
+
+/// The steps of the daemon's start (and reload) that need nothing of a running daemon but
+/// its configuration and its log: each takes what it uses, so `Daemon` keeps only the
+/// state a running daemon carries.
+enum DaemonStartup {
+    /// `path` resolved (symbolic links too): the hook gets FILEDROP_PATH whatever its directory.
+    static func absolutePath(_ path: String) -> String {
+        guard let resolved = realpath(path, nil) else { return path }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Every connection is a descriptor: lift the soft limit to the hard one (the usual
+    /// 1024 soft limit is below the default max-connections), as daemon(7) suggests.
+    static func raiseOpenFileLimit(log: any LogSink) {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) != 0 {
+            log.log(LogEvent(level: .warning, message: "cannot raise the open-file limit: errno \(errno)"))
+        }
+    }
+
+    static func openSaveDirectory(_ configuration: Configuration) throws -> PosixStorage {
+        do {
+            // fsync and min-free-space are the core's storage policy (FiledropApp makes it).
+            return try PosixStorage(root: configuration.saveDirectory)
+        } catch {
+            throw StartupError(message: "cannot open the save directory \(configuration.saveDirectory): \(error)", exitCode: 1)
+        }
+    }
+
+    /// The catalogues and the translated page, read again on each reload; each catalogue that
+    /// is missing or broken is one warning, and its language reads English.
+    static func loadLanguages(_ configuration: Configuration, log: any LogSink) -> PageLanguages {
+        let languages = PageLanguages { name in
+            readSmallFile(configuration.webRoot + "/" + name, limit: FlatJSONObject.defaultMaxBytes)
+        }
+        for problem in languages.problems {
+            log.log(LogEvent(level: .warning, message: problem, fields: [("web_root", configuration.webRoot)]))
+        }
+        return languages
+    }
+
+    /// The checker for password-hash; drop and private access cannot run without one.
+    static func passwordVerifier(_ configuration: Configuration, log: any LogSink) throws -> CryptPassword? {
+        guard let hash = configuration.passwordHash else {
+            if configuration.metricsAccess == .password {
+                throw StartupError(message: "metrics-access \"password\" needs a password: "
+                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
+            }
+            if configuration.access == .drop || configuration.access == .private {
+                throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs a password: "
+                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
+            }
+            if configuration.allowDelete && configuration.access == .open {
+                log.log(LogEvent(level: .warning, message: "allow-delete without password-hash: anyone on the network may delete files"))
+            }
+            return nil
+        }
+        do {
+            return try CryptPassword(hash: hash)
+        } catch {
+            throw StartupError(message: "password-hash: \(error)", exitCode: 2)
+        }
+    }
+
+    /// Plain and HTTPS sockets: from systemd socket activation when there are any (the
+    /// HTTPS ones named `https` by FileDescriptorName=), else our own.
+    static func openListeners(_ configuration: Configuration) throws -> (plain: [ListeningSocket], secure: [ListeningSocket]) {
+        let activated = SocketActivation.listenFileDescriptors()
+        if !activated.isEmpty {
+            if configuration.tls == .off, let https = activated.first(where: { $0.name == "https" }) {
+                throw StartupError(message: "systemd passed an HTTPS socket (fd \(https.fd), FileDescriptorName=https) but tls is off", exitCode: 2)
+            }
+            let plain = try activated.filter { $0.name != "https" }.map { try ListeningSocket(adopting: $0.fd) }
+            let secure = try activated.filter { $0.name == "https" }.map { try ListeningSocket(adopting: $0.fd) }
+            return (plain, secure)
+        }
+        let plainAddresses = configuration.tls != .off && configuration.httpMode == .off ? [] : configuration.listen
+        let secureAddresses = configuration.tls == .off ? [] : configuration.httpsListen
+        return (try plainAddresses.map(bind), try secureAddresses.map(bind))
+    }
+
+    private static func bind(_ address: ListenAddress) throws -> ListeningSocket {
+        do {
+            return try ListeningSocket.bind(host: address.host, port: address.port)
+        } catch {
+            throw StartupError(message: "cannot listen on \(address): \(error)", exitCode: 1)
+        }
+    }
+
+    static func serverConfiguration(_ configuration: Configuration, metrics: ServerMetrics) -> ServerConfiguration {
+        var server = ServerConfiguration()
+        server.maxConnections = configuration.maxConnections
+        server.maxConnectionsPerClient = configuration.maxConnectionsPerClient
+        server.threads = configuration.threads
+        server.connection.headTimeout = nanoseconds(configuration.headTimeout)
+        server.connection.bodyTimeout = nanoseconds(configuration.bodyTimeout)
+        server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
+        server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
+        server.connection.minSendRate = configuration.minSendRate
+        // Below the access log's level, records would be built only for the sink to drop.
+        server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
+        server.connection.metrics = metrics
+        return server
+    }
+}
