@@ -17,6 +17,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 BIG_FILE_BYTES = 50 * 1024 * 1024
+# The page's first PATCH (web/tus.js FIRST_CHUNK); the next ones are bigger.
 CHUNK = 8 * 1024 * 1024
 HUGE_FILE_BYTES = 200 * 1024 * 1024
 UPLOAD_TIMEOUT_MS = 120_000
@@ -62,7 +63,7 @@ def test_broken_connection_mid_upload_resumes_byte_identical(page, daemon, big_f
 
     def break_one_patch(route):
         offset = int(route.request.headers.get("upload-offset", "0"))
-        if route.request.method == "PATCH" and offset >= 2 * CHUNK and not broken:
+        if route.request.method == "PATCH" and offset >= CHUNK and not broken:
             broken.append(offset)
             route.abort("connectionreset")
         else:
@@ -114,8 +115,8 @@ def test_200_mb_with_the_network_cut_twice_lands_intact(page, daemon, tmp_path):
 
 def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):
     open_page(page, daemon)
-    # The network dies after three chunks: the upload keeps retrying, the person reloads.
-    cut_patches_from(page, 3 * CHUNK)
+    # The network dies after the first chunk: the upload keeps retrying, the person reloads.
+    cut_patches_from(page, CHUNK)
     page.set_input_files("#file-input", str(big_file))
     page.wait_for_function("() => window.sawResuming", timeout=60_000)
     page.unroute("**/files/.tus/**")
@@ -128,10 +129,47 @@ def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):
     row = page.locator(".upload").first
     expect(row).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
     assert page.evaluate("window.sawResuming"), "the page never said it was resuming"
-    assert offsets and offsets[0] == 3 * CHUNK, offsets
+    assert offsets and offsets[0] == CHUNK, offsets
     stored = [path for path in daemon.save_dir.iterdir() if path.name.startswith("holiday")]
     assert [path.name for path in stored] == [big_file.name]
     assert file_sha256(stored[0]) == file_sha256(big_file)
+
+
+def test_patches_grow_after_the_first(page, daemon, big_file):
+    """One small PATCH first, then each at least twice the last (what the rate carries in
+    a few seconds): 50 MB go up in at most three."""
+    open_page(page, daemon)
+    offsets = patch_offsets(page)
+    page.set_input_files("#file-input", str(big_file))
+    expect(page.locator(".upload").first).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
+    assert offsets[:2] == [0, CHUNK], offsets
+    assert len(offsets) <= 3, offsets
+    sizes = [end - start for start, end in zip(offsets, offsets[1:] + [BIG_FILE_BYTES])]
+    assert all(later >= 2 * earlier or end == BIG_FILE_BYTES
+               for earlier, later, end in zip(sizes, sizes[1:], offsets[2:] + [BIG_FILE_BYTES])), sizes
+    assert file_sha256(daemon.save_dir / big_file.name) == file_sha256(big_file)
+
+
+def test_a_body_limit_on_the_way_halves_the_patches(page, daemon, big_file):
+    """A proxy that refuses bodies over 8 MiB with 413: the page goes back to 8 MiB PATCHes
+    and the upload still lands."""
+    open_page(page, daemon)
+    refused = []
+
+    def limit_bodies(route):
+        length = len(route.request.post_data_buffer or b"")
+        if route.request.method == "PATCH" and length > CHUNK:
+            refused.append(length)
+            route.fulfill(status=413, body="413 Content Too Large: over the proxy's limit")
+        else:
+            route.continue_()
+
+    page.route("**/files/.tus/**", limit_bodies)
+    page.set_input_files("#file-input", str(big_file))
+    row = page.locator(".upload").first
+    expect(row).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
+    assert refused, "no PATCH was bigger than the first"
+    assert file_sha256(daemon.save_dir / big_file.name) == file_sha256(big_file)
 
 
 def test_cancel_terminates_the_upload_on_the_server(page, daemon, big_file):
