@@ -30,7 +30,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from filedrop_process import FiledropProcess
+from filedrop_process import loopback_daemon, random_file
 
 REPO = Path(__file__).resolve().parents[1]
 BINARY = Path(os.environ.get("FILEDROP_BIN", REPO / ".build" / "release" / "filedrop"))
@@ -51,11 +51,6 @@ DROP = """(input) => {
     window.benchDropAt = performance.now();
     document.getElementById('dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
 }"""
-
-
-def start_daemon(save_dir: Path, workdir: Path) -> FiledropProcess:
-    return FiledropProcess([str(BINARY), "--listen", "127.0.0.1:0", "--save-dir", str(save_dir), "--web-root",
-                            str(REPO / "web"), "--max-upload-size", "64G", "--config="], str(workdir / "notify"))
 
 
 def page_drop(browser, url: str, source: Path) -> float:
@@ -125,13 +120,8 @@ def main():
     size = options.size_mib << 20
     workdir = Path(tempfile.mkdtemp(prefix="browser-upload-", dir=options.tmp))
     try:
-        source = workdir / "holiday.mov"
-        with open(source, "wb") as out:
-            for _ in range(options.size_mib):
-                out.write(os.urandom(1 << 20))
-        save_dir = workdir / "save"
-        save_dir.mkdir()
-        daemon = start_daemon(save_dir, workdir)
+        source = random_file(workdir / "holiday.mov", options.size_mib)
+        daemon, save_dir = loopback_daemon(BINARY, REPO, workdir)
         url = f"http://127.0.0.1:{daemon.port}"
         rates: dict[str, list[float]] = {"page": [], "form": [], "curl": [], "tuspy": []}
         load_before = " ".join(open("/proc/loadavg").read().split()[:3])

@@ -24,16 +24,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from filedrop_process import FiledropProcess
+from filedrop_process import loopback_daemon, random_file
 
 REPO = Path(__file__).resolve().parents[1]
 BINARY = Path(os.environ.get("FILEDROP_BIN", REPO / ".build" / "release" / "filedrop"))
-
-
-def start_daemon(save_dir: Path, workdir: Path) -> FiledropProcess:
-    """The daemon on 127.0.0.1, port 0."""
-    return FiledropProcess([str(BINARY), "--listen", "127.0.0.1:0", "--save-dir", str(save_dir), "--web-root",
-                            str(REPO / "web"), "--max-upload-size", "64G", "--config="], str(workdir / "notify"))
 
 
 FIRST_CHUNK = 8 << 20
@@ -102,13 +96,8 @@ def main():
     size = options.size_mib << 20
     workdir = Path(tempfile.mkdtemp(prefix="tus-vs-multipart-", dir=options.tmp))
     try:
-        source = workdir / "payload.bin"
-        with open(source, "wb") as out:
-            for _ in range(options.size_mib):
-                out.write(os.urandom(1 << 20))
-        save_dir = workdir / "save"
-        save_dir.mkdir()
-        daemon = start_daemon(save_dir, workdir)
+        source = random_file(workdir / "payload.bin", options.size_mib)
+        daemon, save_dir = loopback_daemon(BINARY, REPO, workdir)
         results: dict[str, list[float]] = {"tus": [], "multipart": []}
         try:
             for _ in range(options.rounds):
