@@ -9,11 +9,18 @@ so the figure is the work behind one request of the `wrk` row. A server that clo
 connection (lighttpd after 1,000 requests: `server.max-keep-alive-requests`) is reconnected, as
 wrk does, and the reconnection counts. Instructions, not time: the figure does not move with
 the machine's load. Only filedrop and lighttpd (single process) take part; the others are n/a.
+
+`python3 bench/callgrind.py DUMP [REQUESTS]` prints a dump's functions by self cost per
+request (Swift names demangled when `swift demangle` is on PATH): where the instructions go.
+The dumps of the last run stay in `.build/bench-work/callgrind/<server>/`.
 """
 
+import collections
 import re
+import shutil
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -115,3 +122,40 @@ def _get(port, path, count, deadline):
     finally:
         connection.close()
     return connections
+
+
+def self_costs(dump: Path):
+    """{function: instructions spent in it, not in what it calls} over a dump (callgrind's
+    format: a cost line after `calls=` is the callee's inclusive cost, not the caller's own)."""
+    costs, function, after_call = collections.Counter(), None, False
+    for line in dump.read_text(errors="replace").splitlines():
+        if line.startswith("fn="):
+            function = line[3:]
+        elif line.startswith("calls="):
+            after_call = True
+        elif line[:1].isdigit() or line[:1] in "+-*":
+            fields = line.split()
+            if after_call:
+                after_call = False
+            elif len(fields) >= 2:
+                costs[function] += int(fields[1])
+    return costs
+
+
+def main(argv):
+    dump, requests = Path(argv[1]), int(argv[2]) if len(argv) > 2 else REQUESTS
+    costs = self_costs(dump)
+    top = costs.most_common(40)
+    names = [name for name, _ in top]
+    if shutil.which("swift"):
+        demangled = subprocess.run(["swift", "demangle", "--simplified", "--compact"], input="\n".join(names),
+                                   capture_output=True, text=True).stdout.splitlines()
+        names = demangled if len(demangled) == len(names) else names
+    total = sum(costs.values())
+    print(f"{total / requests:,.0f} instructions per request ({total:,} over {requests:,})")
+    for name, (_, cost) in zip(names, top):
+        print(f"{cost / requests:8,.0f} {100 * cost / total:5.1f}%  {name[:150]}")
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
