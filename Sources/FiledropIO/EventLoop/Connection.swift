@@ -230,8 +230,9 @@ final class Connection: EventHandler, @unchecked Sendable {
         // Every tick, wake for any queued byte: a client that slows down mid-body is then read
         // (and its progress seen by the body timeout) within a tick, not after a whole block.
         setReceiveLowWatermark(1)
-        // A connection between requests gives its buffer back, but only here: freeing it after
-        // every request made a busy keep-alive client allocate and free it each time.
+        // A connection between requests gives its buffer back (one that had a body or a head
+        // split across reads: a request read whole never takes one), but only here: freeing it
+        // after every request made a busy client allocate and free it for each request.
         if isOpen && machine.isIdle { inbound.releaseIfEmpty() }
         guard isOpen, let action = machine.checkTimeouts(now: now, wallClock: loop.wallClockSeconds) else { return }
         carryOut(action, loop: loop)
