@@ -28,15 +28,6 @@ enum SHA256Attribute {
         return SHA256Text.bytes(hex: hex) == nil ? nil : hex.lowercased()
     }
 
-    /// The recorded hash of `name` in `directory` without opening it: lgetxattr(2) through
-    /// the directory's /proc/self/fd link, not following a symlink at `name` (a file served
-    /// from `SmallFileCache` has no descriptor open, and one path lookup costs what fstatat does).
-    static func get(named name: String, inDirectory directory: FileDescriptor) -> String? {
-        var value = [UInt8](repeating: 0, count: 64)
-        let count = lgetxattr("/proc/self/fd/\(directory.descriptor)/\(name)", Self.name, &value, value.count)
-        return decoded(value, count: count)
-    }
-
     /// The recorded hash of `name` in `directory`, opened without following a symlink and
     /// without blocking on a FIFO; nil for anything but a regular file.
     static func get(named name: String, in directory: FileDescriptor) -> String? {
