@@ -238,6 +238,13 @@ public struct ConfigKey: Sendable {
             configuration.localsendPin = value
             return true
         },
+        ConfigKey(name: "localsend-multicast", kind: .value(placeholder: "GROUP:PORT"), defaultText: "224.0.0.167:53317",
+                  meaning: "IPv4 multicast group and UDP port where filedrop announces itself to LocalSend devices and answers theirs.",
+                  expected: "an IPv4 multicast address and port such as 224.0.0.167:53317") { configuration, value in
+            guard let group = MulticastGroup(parsing: value) else { return false }
+            configuration.localsendMulticast = group
+            return true
+        },
         durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
         durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
         durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),

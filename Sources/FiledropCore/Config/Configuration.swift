@@ -47,6 +47,8 @@ public struct Configuration: Sendable, Equatable {
     public var localsendPort: Int = 53317
     /// The PIN a LocalSend sender must give (`?pin=`); nil accepts every session where access allows.
     public var localsendPin: String? = nil
+    /// Where LocalSend devices announce themselves (protocol v2.1 §3.1); read at start only.
+    public var localsendMulticast: MulticastGroup = .localSendDefault
     /// Time allowed for a request line and header section to arrive.
     public var headTimeout: Duration = .seconds(10)
     /// Inactivity allowed while a body is arriving.
