@@ -23,6 +23,8 @@ final class Daemon {
     private var responder: ReloadableResponder?
     /// DNS-SD over mDNS through Avahi; nil until start.
     private var announcement: LANAnnouncement?
+    /// LocalSend's multicast discovery; nil while `localsend` is off or the group is unusable.
+    private var localSendMulticast: LocalSendMulticast?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
     private var tusUploads: TusUploads?
@@ -118,16 +120,21 @@ final class Daemon {
         let announcement = LANAnnouncement(configuration: configuration, plain: listenAddresses.plain,
                                            secure: listenAddresses.secure, log: log)
         self.announcement = announcement
+        if configuration.localsend, let tls {
+            let device = DaemonStartup.localSendDevice(configuration, certificateFingerprint: tls.fingerprintSHA256)
+            localSendMulticast = DaemonStartup.startLocalSendDiscovery(configuration, device: device, server: server, log: log)
+        }
         let reissues = configuration.tls == .auto ? certificates : nil
-        if reissues != nil || configuration.mdns {
+        if reissues != nil || configuration.mdns || localSendMulticast != nil {
             do {
                 try server.watchAddressChanges { [unowned self] in
                     reissues?.addressesChanged(now: Clock.monotonicNanoseconds())
                     announcement.update(self.configuration)
+                    self.localSendMulticast?.interfacesChanged()
                 }
             } catch {
                 log.log(LogEvent(level: .warning, message: "cannot watch address changes (\(error)); "
-                    + "the HTTPS certificate and the mDNS announcement follow new addresses only after a reload"))
+                    + "the HTTPS certificate, the mDNS announcement and LocalSend discovery follow new addresses only after a reload"))
             }
         }
         signal(SIGPIPE, SIG_IGN)
@@ -191,6 +198,7 @@ final class Daemon {
             updateEventConsumers(next)
             configuration = next
             announcement?.update(next)
+            localSendMulticast?.interfacesChanged()
             statusNote = nil
             log.log(LogEvent(level: .notice, kind: .reloaded, message: "configuration reloaded"))
         } catch {

@@ -110,3 +110,34 @@ enum DaemonStartup {
         return server
     }
 }
+
+extension DaemonStartup {
+    /// filedrop as LocalSend devices see it, in its discovery messages and its `info` and
+    /// `register` answers alike: the mDNS name, the LocalSend port, and the fingerprint of the
+    /// certificate served there (LocalSend protocol v2.1 §2) as uppercase hex without colons,
+    /// which is how LocalSend peers write it and compare it (case-sensitively, some of them).
+    static func localSendDevice(_ configuration: Configuration, certificateFingerprint: String) -> LocalSendDevice {
+        let alias = LocalSendDevice.alias(configured: configuration.mdnsName, hostName: ServedNames.hostNames().first ?? "")
+        return LocalSendDevice.filedrop(alias: alias, fingerprint: certificateFingerprint.filter { $0 != ":" }.uppercased(),
+                                        port: configuration.localsendPort)
+    }
+
+    /// LocalSend's multicast discovery on the server's main loop (`localsend-multicast`). Nil,
+    /// after a warning, when the group's port cannot be had: the receiver still serves, and
+    /// a sender that scans over HTTP (`register`, §3.2) still finds it.
+    static func startLocalSendDiscovery(_ configuration: Configuration, device: LocalSendDevice, server: HTTPServer,
+                                        log: any LogSink) -> LocalSendMulticast? {
+        let group = configuration.localsendMulticast
+        do {
+            let multicast = try LocalSendMulticast(group: group, device: device, log: log)
+            try multicast.start(on: server)
+            log.log(LogEvent(level: .info, message: "LocalSend discovery on \(group)",
+                             fields: [("alias", device.alias), ("fingerprint", device.fingerprint)]))
+            return multicast
+        } catch {
+            log.log(LogEvent(level: .warning, message: "LocalSend discovery is off: cannot use \(group) (\(error)); "
+                + "senders that scan over HTTP still find the receiver"))
+            return nil
+        }
+    }
+}
