@@ -130,7 +130,7 @@ extension DaemonStartup {
         let group = configuration.localsendMulticast
         do {
             let multicast = try LocalSendMulticast(group: group, device: device, log: log)
-            try multicast.start(on: server)
+            try server.runLocalSendDiscovery(multicast)
             log.log(LogEvent(level: .info, message: "LocalSend discovery on \(group)",
                              fields: [("alias", device.alias), ("fingerprint", device.fingerprint)]))
             return multicast

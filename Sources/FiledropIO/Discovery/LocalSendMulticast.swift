@@ -1,4 +1,3 @@
-import CLinux
 import FiledropCore
 import Glibc
 
@@ -26,7 +25,7 @@ public final class LocalSendMulticast: EventHandler {
     /// Datagrams read per wakeup at most: a flood on the group cannot hold the main loop.
     private static let readsPerWakeup = 32
 
-    /// Opens and binds the socket; `start` registers it and joins the group. Fails when the
+    /// Opens and binds the socket; `HTTPServer.runLocalSendDiscovery` registers it and joins the group. Fails when the
     /// port is taken without SO_REUSEADDR (another program that will not share it).
     public init(group: MulticastGroup, device: LocalSendDevice, log: any LogSink,
                 clock: @escaping () -> UInt64 = Clock.monotonicNanoseconds) throws(SystemError) {
@@ -58,14 +57,6 @@ public final class LocalSendMulticast: EventHandler {
 
     deinit {
         close(descriptor)
-    }
-
-    /// Registers with the server's main loop, joins the group and schedules the first
-    /// announcements, which the main loop's tick sends.
-    public func start(on server: HTTPServer) throws(SystemError) {
-        try server.mainLoop.register(self, events: EPOLLIN.rawValue)
-        server.mainLoop.onTick.append { [unowned self] _ in self.announceIfDue() }
-        interfacesChanged()
     }
 
     /// Joins the group on interfaces that appeared, forgets those that went, and announces
@@ -123,7 +114,8 @@ public final class LocalSendMulticast: EventHandler {
         }
     }
 
-    private func announceIfDue() {
+    /// Sends our announcement when one is due; the main loop's tick calls it.
+    func announceIfDue() {
         if let bytes = discovery.announcementDue(now: clock()) { send(bytes) }
     }
 
