@@ -86,6 +86,14 @@ enum DaemonStartup {
         return (try plainAddresses.map(bind), try secureAddresses.map(bind))
     }
 
+    /// The LocalSend receiver's HTTPS port, on every address (phones find it by the address
+    /// they heard the announcement from); nil while `localsend` is off. Bound here even under
+    /// socket activation: no unit file passes it.
+    static func openLocalSendListener(_ configuration: Configuration) throws -> ListeningSocket? {
+        guard configuration.localsend else { return nil }
+        return try bind(ListenAddress(host: "", port: UInt16(configuration.localsendPort)))
+    }
+
     private static func bind(_ address: ListenAddress) throws -> ListeningSocket {
         do {
             return try ListeningSocket.bind(host: address.host, port: address.port)

@@ -225,9 +225,9 @@ public struct ConfigKey: Sendable {
                    meaning: "Receive from the LocalSend app (protocol v2.1) over HTTPS on localsend-port, with the same storage policy as every upload.",
                    \.localsend),
         ConfigKey(name: "localsend-port", kind: .value(placeholder: "PORT"), defaultText: "53317",
-                  meaning: "TCP port of the LocalSend HTTPS server (all addresses); the protocol's default is 53317.",
-                  expected: "a port number from 1 to 65535") { configuration, value in
-            guard let number = parseInteger(value, in: 1...65535) else { return false }
+                  meaning: "TCP port of the LocalSend HTTPS server (all addresses); the protocol's default is 53317, 0 picks a free one.",
+                  expected: "a port number from 0 to 65535") { configuration, value in
+            guard let number = parseInteger(value, in: 0...65535) else { return false }
             configuration.localsendPort = number
             return true
         },
@@ -238,6 +238,9 @@ public struct ConfigKey: Sendable {
             configuration.localsendPin = value
             return true
         },
+        durationKey("localsend-timeout", default: .seconds(120),
+                    meaning: "A LocalSend session with no file arriving for this long ends; its unfinished files leave nothing.",
+                    \.localsendTimeout),
         durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
         durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
         durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),

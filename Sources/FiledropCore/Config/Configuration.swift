@@ -47,6 +47,8 @@ public struct Configuration: Sendable, Equatable {
     public var localsendPort: Int = 53317
     /// The PIN a LocalSend sender must give (`?pin=`); nil accepts every session where access allows.
     public var localsendPin: String? = nil
+    /// A LocalSend session idle this long (no upload running, no request) ends.
+    public var localsendTimeout: Duration = .seconds(120)
     /// Time allowed for a request line and header section to arrive.
     public var headTimeout: Duration = .seconds(10)
     /// Inactivity allowed while a body is arriving.
