@@ -86,6 +86,14 @@ enum DaemonStartup {
         return (try plainAddresses.map(bind), try secureAddresses.map(bind))
     }
 
+    /// The LocalSend receiver's HTTPS port, on every address (phones find it by the address
+    /// they heard the announcement from); nil while `localsend` is off. Bound here even under
+    /// socket activation: no unit file passes it.
+    static func openLocalSendListener(_ configuration: Configuration) throws -> ListeningSocket? {
+        guard configuration.localsend else { return nil }
+        return try bind(ListenAddress(host: "", port: UInt16(configuration.localsendPort)))
+    }
+
     private static func bind(_ address: ListenAddress) throws -> ListeningSocket {
         do {
             return try ListeningSocket.bind(host: address.host, port: address.port)
@@ -112,16 +120,6 @@ enum DaemonStartup {
 }
 
 extension DaemonStartup {
-    /// filedrop as LocalSend devices see it, in its discovery messages and its `info` and
-    /// `register` answers alike: the mDNS name, the LocalSend port, and the fingerprint of the
-    /// certificate served there (LocalSend protocol v2.1 §2) as uppercase hex without colons,
-    /// which is how LocalSend peers write it and compare it (case-sensitively, some of them).
-    static func localSendDevice(_ configuration: Configuration, certificateFingerprint: String) -> LocalSendDevice {
-        let alias = LocalSendDevice.alias(configured: configuration.mdnsName, hostName: ServedNames.hostNames().first ?? "")
-        return LocalSendDevice.filedrop(alias: alias, fingerprint: certificateFingerprint.filter { $0 != ":" }.uppercased(),
-                                        port: configuration.localsendPort)
-    }
-
     /// LocalSend's multicast discovery on the server's main loop (`localsend-multicast`). Nil,
     /// after a warning, when the group's port cannot be had: the receiver still serves, and
     /// a sender that scans over HTTP (`register`, §3.2) still finds it.
@@ -131,8 +129,7 @@ extension DaemonStartup {
         do {
             let multicast = try LocalSendMulticast(group: group, device: device, log: log)
             try server.runLocalSendDiscovery(multicast)
-            log.log(LogEvent(level: .info, message: "LocalSend discovery on \(group)",
-                             fields: [("alias", device.alias), ("fingerprint", device.fingerprint)]))
+            log.log(LogEvent(level: .info, message: "LocalSend discovery on \(group)"))
             return multicast
         } catch {
             log.log(LogEvent(level: .warning, message: "LocalSend discovery is off: cannot use \(group) (\(error)); "

@@ -139,4 +139,21 @@ struct LocalSendDiscoveryTests {
         discovery.scheduleAnnouncements(now: Self.second / 2)
         #expect(discovery.announcementDue(now: Self.second / 2) != nil)
     }
+
+    @Test func aNewCertificateIsAnnouncedAndTheOldFingerprintIsStillOurs() {
+        var discovery = LocalSendDiscovery(device: Self.own)
+        var renewed = Self.own
+        renewed.fingerprint = "CD34"
+        discovery.deviceChanged(renewed, now: 0)
+        #expect(discovery.announcementDue(now: 0) == renewed.json(announce: true))
+        #expect(discovery.received(Self.announcement(fingerprint: "AB12"), now: 0) == .ignore(.own))
+        #expect(discovery.received(Self.announcement(fingerprint: "CD34"), now: 0) == .ignore(.own))
+        #expect(discovery.received(Self.announcement(fingerprint: "EF56"), now: 0) == .reply(renewed.json(announce: false)))
+    }
+
+    @Test func theSameDeviceAgainStartsNoBurst() {
+        var discovery = LocalSendDiscovery(device: Self.own)
+        discovery.deviceChanged(Self.own, now: 0)
+        #expect(discovery.announcementDue(now: 0) == nil)
+    }
 }

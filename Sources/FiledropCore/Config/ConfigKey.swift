@@ -225,9 +225,9 @@ public struct ConfigKey: Sendable {
                    meaning: "Receive from the LocalSend app (protocol v2.1) over HTTPS on localsend-port, with the same storage policy as every upload.",
                    \.localsend),
         ConfigKey(name: "localsend-port", kind: .value(placeholder: "PORT"), defaultText: "53317",
-                  meaning: "TCP port of the LocalSend HTTPS server (all addresses); the protocol's default is 53317.",
-                  expected: "a port number from 1 to 65535") { configuration, value in
-            guard let number = parseInteger(value, in: 1...65535) else { return false }
+                  meaning: "TCP port of the LocalSend HTTPS server (all addresses); the protocol's default is 53317, 0 picks a free one.",
+                  expected: "a port number from 0 to 65535") { configuration, value in
+            guard let number = parseInteger(value, in: 0...65535) else { return false }
             configuration.localsendPort = number
             return true
         },
@@ -238,6 +238,9 @@ public struct ConfigKey: Sendable {
             configuration.localsendPin = value
             return true
         },
+        durationKey("localsend-timeout", default: .seconds(120),
+                    meaning: "A LocalSend session with no file arriving for this long ends; its unfinished files leave nothing.",
+                    \.localsendTimeout),
         ConfigKey(name: "localsend-multicast", kind: .value(placeholder: "GROUP:PORT"), defaultText: "224.0.0.167:53317",
                   meaning: "IPv4 multicast group and UDP port where filedrop announces itself to LocalSend devices and answers theirs.",
                   expected: "an IPv4 multicast address and port such as 224.0.0.167:53317") { configuration, value in

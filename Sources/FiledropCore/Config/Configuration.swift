@@ -47,6 +47,8 @@ public struct Configuration: Sendable, Equatable {
     public var localsendPort: Int = 53317
     /// The PIN a LocalSend sender must give (`?pin=`); nil accepts every session where access allows.
     public var localsendPin: String? = nil
+    /// A LocalSend session idle this long (no upload running, no request) ends.
+    public var localsendTimeout: Duration = .seconds(120)
     /// Where LocalSend devices announce themselves (protocol v2.1 §3.1); read at start only.
     public var localsendMulticast: MulticastGroup = .localSendDefault
     /// Time allowed for a request line and header section to arrive.

@@ -70,9 +70,12 @@ public struct LocalSendDiscovery: Sendable {
 
     public let limits: Limits
     public private(set) var counters = Counters()
-    private let ownFingerprint: String
-    private let announcement: [UInt8]
-    private let reply: [UInt8]
+    private var ownFingerprint: String
+    /// The fingerprint before the last certificate change: our own announcements made with
+    /// it may still be looped back for a moment, and are ours all the same.
+    private var formerFingerprint: String?
+    private var announcement: [UInt8]
+    private var reply: [UInt8]
     /// When each device (by fingerprint) was last answered. Only answers add to it, and the
     /// bucket limits those, so it holds a handful of entries younger than `answerInterval`.
     private var lastAnswered: [String: UInt64] = [:]
@@ -87,6 +90,18 @@ public struct LocalSendDiscovery: Sendable {
         announcement = device.json(announce: true)
         reply = device.json(announce: false)
         tokens = limits.answerBurst
+    }
+
+    /// Our certificate changed (`tls = auto` re-issues it when the addresses change): from now
+    /// on we announce and answer with the new fingerprint, starting with a new burst, since
+    /// devices that knew the old one see a new device (§2).
+    public mutating func deviceChanged(_ device: LocalSendDevice, now: UInt64) {
+        guard device.json(announce: true) != announcement else { return }
+        if device.fingerprint != ownFingerprint { formerFingerprint = ownFingerprint }
+        ownFingerprint = device.fingerprint
+        announcement = device.json(announce: true)
+        reply = device.json(announce: false)
+        scheduleAnnouncements(now: now)
     }
 
     /// Schedules the announcement burst from `now`: at start, and when an address appears
@@ -130,7 +145,7 @@ public struct LocalSendDiscovery: Sendable {
         }
         // §2: the fingerprint is what tells a device from itself; without one we cannot.
         guard !device.fingerprint.isEmpty else { return .ignore(.malformed("fingerprint is missing")) }
-        guard device.fingerprint != ownFingerprint else { return .ignore(.own) }
+        guard device.fingerprint != ownFingerprint, device.fingerprint != formerFingerprint else { return .ignore(.own) }
         // §3.1: "A response is only triggered when announce is true."
         guard announce else { return .ignore(.notAnAnnouncement) }
         if let last = lastAnswered[device.fingerprint], now < last + limits.answerInterval {

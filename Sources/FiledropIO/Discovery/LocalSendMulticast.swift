@@ -85,6 +85,12 @@ public final class LocalSendMulticast: EventHandler {
         if added { discovery.scheduleAnnouncements(now: clock()) }
     }
 
+    /// filedrop's device changed (a re-issued certificate has a new fingerprint): announced
+    /// again, and answered with from now on. Runs on the main loop.
+    public func deviceChanged(_ device: LocalSendDevice) {
+        discovery.deviceChanged(device, now: clock())
+    }
+
     /// The totals so far.
     public var counters: LocalSendDiscovery.Counters { discovery.counters }
 
