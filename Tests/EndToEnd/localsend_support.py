@@ -88,7 +88,7 @@ class LocalSendClient:
     def peer_fingerprint(self) -> str:
         connection = self.connect()
         try:
-            return hashlib.sha256(connection.sock.getpeercert(binary_form=True)).hexdigest()
+            return hashlib.sha256(connection.sock.getpeercert(binary_form=True)).hexdigest().upper()
         finally:
             connection.close()
 

@@ -316,4 +316,4 @@ def test_with_tls_files_the_announced_fingerprint_is_the_served_certificate(daem
                               "--https-listen", "127.0.0.1:0", fill=False)
     client = LocalSendClient(daemon, ca=tls_pki.ca, host="localhost")
     device = client.request("GET", "/info").json()
-    assert device["fingerprint"] == pem_fingerprint(tls_pki.leaf) == client.peer_fingerprint()
+    assert device["fingerprint"] == pem_fingerprint(tls_pki.leaf).upper() == client.peer_fingerprint()

@@ -53,10 +53,12 @@ public struct LocalSendDevice: Sendable, Equatable {
         ServiceAdvertisement.instanceName(configured: configured, hostName: hostName)
     }
 
-    /// §2: the fingerprint of an HTTPS device is its certificate's SHA-256, as lowercase hex;
-    /// `colonHex` is the `AB:CD:...` form OpenSSL tools print.
+    /// §2: the fingerprint of an HTTPS device is its certificate's SHA-256, as uppercase hex
+    /// (the official app's `calculateHashOfCertificate` writes it so, and peers that pin it,
+    /// such as localsendd, compare it case-sensitively); `colonHex` is the `AB:CD:...` form
+    /// OpenSSL tools print.
     public static func fingerprint(colonHex: String) -> String {
-        String(colonHex.lowercased().filter { $0 != ":" })
+        String(colonHex.uppercased().filter { $0 != ":" })
     }
 
     /// The JSON body; `announce` is written only for a multicast message (§3.1).
