@@ -223,3 +223,35 @@ import Testing
         #expect(throws: Never.self) { try policy.check(pin: "1234", client: "other", throttle: throttle, now: 0) }
     }
 }
+
+/// The limits of what a sender may make the receiver hold, each one byte over.
+@Suite struct LocalSendLimitTests {
+    @Test func aJSONBodyTakesItsLimitAndNotAByteMore() throws {
+        let body = LocalSendJSONBody(limit: 8) { bytes in .ready(Response(status: .ok, body: .bytes(bytes))) }
+        let eight = [UInt8](repeating: 0x20, count: 8)
+        try eight.withUnsafeBytes { _ = try body.consume($0) }
+        #expect(throws: HTTPError.contentTooLarge(limit: 8)) { try [UInt8(0x20)].withUnsafeBytes { _ = try body.consume($0) } }
+    }
+
+    @Test func aFileIDTakesItsLimitAndNotAByteMore() throws {
+        func body(idBytes: Int) -> [UInt8] {
+            let id = String(repeating: "i", count: idBytes)
+            return Array(#"{"info": {"alias": "a", "version": "2"}, "files": {"\#(id)": {"fileName": "n", "size": 1}}}"#.utf8)
+        }
+        #expect(try LocalSendPrepareRequest.parse(body(idBytes: LocalSendFileOffer.maxIDBytes)).files.count == 1)
+        #expect(throws: LocalSendDevice.InvalidBody.self) { try LocalSendPrepareRequest.parse(body(idBytes: LocalSendFileOffer.maxIDBytes + 1)) }
+    }
+
+    @Test func routesAreTheSpecificationsNamesAndMethods() {
+        #expect(LocalSendRoute(method: .get, path: "/api/localsend/v2/info") == .info)
+        #expect(LocalSendRoute(method: .head, path: "/api/localsend/v2/info") == .info)
+        #expect(LocalSendRoute(method: .post, path: "/api/localsend/v2/register") == .register)
+        #expect(LocalSendRoute(method: .post, path: "/api/localsend/v2/prepare-upload") == .prepareUpload)
+        #expect(LocalSendRoute(method: .post, path: "/api/localsend/v2/upload") == .upload)
+        #expect(LocalSendRoute(method: .post, path: "/api/localsend/v2/cancel") == .cancel)
+        #expect(LocalSendRoute(method: .get, path: "/api/localsend/v2/upload") == .methodRefused(.get, allowed: .post))
+        #expect(LocalSendRoute(method: .post, path: "/api/localsend/v2/prepare-download") == .unknown)
+        #expect(LocalSendRoute(method: .get, path: "/api/localsend/v1/info") == .unknown)
+        #expect(LocalSendRoute(method: .get, path: "/api/other") == nil)
+    }
+}

@@ -30,12 +30,8 @@ extension FiledropApp {
                 }
             })
         case .prepareUpload:
-            do {
-                try LocalSendAcceptPolicy(mode: configuration.access, pin: configuration.localsendPin)
-                    .check(pin: query["pin"], client: context.client, throttle: access.records.throttle, now: localSend.now())
-            } catch {
-                return .respond(Self.localSendError(error))
-            }
+            try LocalSendAcceptPolicy(mode: configuration.access, pin: configuration.localsendPin)
+                .check(pin: query["pin"], client: context.client, throttle: access.records.throttle, now: localSend.now())
             try refuseLongJSON(head, limit: LocalSendPrepareRequest.maxBodyBytes)
             try admission.admit()
             return .readBody(LocalSendJSONBody(limit: LocalSendPrepareRequest.maxBodyBytes) { bytes in
@@ -174,7 +170,7 @@ extension FiledropApp {
         Response(status: .ok, headers: [.contentType: ResponseFormat.json.contentType, .cacheControl: "no-store"], body: .bytes(body))
     }
 
-    /// An error as JSON; a 401 here is about the PIN, not HTTP authentication, so without
+    /// An error as JSON (`{"error": ..., "status": ...}`); a 401 here is about the PIN, not HTTP authentication, so without
     /// `WWW-Authenticate` (no browser should offer a password dialog for it).
     static func localSendError(_ error: HTTPError) -> Response {
         var response = Response.error(error, format: .json)

@@ -183,7 +183,12 @@ public struct FiledropApp: HTTPResponder {
         case .health:
             return healthPage(head)
         case .localSend(let localSendRoute):
-            return try serveLocalSend(localSendRoute, head: head, context: context, admission: admission)
+            // LocalSend clients read JSON, whatever they send as Accept.
+            do {
+                return try serveLocalSend(localSendRoute, head: head, context: context, admission: admission)
+            } catch {
+                return .respond(Self.localSendError(error))
+            }
         case .methodRefused(let method, .uploadForm) where method == .get || method == .head:
             // The no-script form's result page reopened (from history, a bookmark, a shared
             // link): it has no GET of its own to show, so the page to send more files is the answer.

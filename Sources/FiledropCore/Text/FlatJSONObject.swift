@@ -27,31 +27,7 @@ extension JSONScanner {
     mutating func flatObject() throws(FlatJSONObject.ParseError) -> [String: String] {
         skipWhitespace()
         try expect(UInt8(ascii: "{"), "an object")
-        var members: [String: String] = [:]
-        skipWhitespace()
-        if peek == UInt8(ascii: "}") {
-            index += 1
-        } else {
-            while true {
-                skipWhitespace()
-                let keyOffset = index
-                let key = try string()
-                skipWhitespace()
-                try expect(UInt8(ascii: ":"), "a colon")
-                skipWhitespace()
-                let value = try string()
-                guard members.updateValue(value, forKey: key) == nil else {
-                    throw ParseError(offset: keyOffset, reason: "the key \"\(key)\" appears twice")
-                }
-                skipWhitespace()
-                if peek == UInt8(ascii: ",") {
-                    index += 1
-                    continue
-                }
-                try expect(UInt8(ascii: "}"), "a comma or the end of the object")
-                break
-            }
-        }
+        let members = try objectMembers { (scanner) throws(ParseError) -> String in try scanner.string() }
         skipWhitespace()
         guard index == bytes.count else { throw ParseError(offset: index, reason: "text after the object") }
         return members

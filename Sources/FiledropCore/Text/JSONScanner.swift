@@ -20,6 +20,36 @@ struct JSONScanner {
         while let byte = peek, byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D { index += 1 }
     }
 
+    /// An object's members, the cursor just past its `{`: unique keys, `value` reading each
+    /// value (whitespace before it skipped), up to and past the closing `}`.
+    mutating func objectMembers<Value>(_ value: (inout JSONScanner) throws(ParseError) -> Value) throws(ParseError) -> [String: Value] {
+        var members: [String: Value] = [:]
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") {
+            index += 1
+            return members
+        }
+        while true {
+            skipWhitespace()
+            let keyOffset = index
+            let key = try string()
+            skipWhitespace()
+            try expect(UInt8(ascii: ":"), "a colon")
+            skipWhitespace()
+            let member = try value(&self)
+            guard members.updateValue(member, forKey: key) == nil else {
+                throw ParseError(offset: keyOffset, reason: "the key \"\(key)\" appears twice")
+            }
+            skipWhitespace()
+            if peek == UInt8(ascii: ",") {
+                index += 1
+                continue
+            }
+            try expect(UInt8(ascii: "}"), "a comma or the end of the object")
+            return members
+        }
+    }
+
     /// A string value: escapes decoded, raw bytes checked as UTF-8 by the String initialiser.
     mutating func string() throws(ParseError) -> String {
         guard peek == UInt8(ascii: "\"") else { throw ParseError(offset: index, reason: "expected a string") }

@@ -39,30 +39,7 @@ extension JSONScanner {
 
     private mutating func object(depth: Int) throws(ParseError) -> JSONValue {
         index += 1
-        var members: [String: JSONValue] = [:]
-        skipWhitespace()
-        if peek == UInt8(ascii: "}") {
-            index += 1
-            return .object(members)
-        }
-        while true {
-            skipWhitespace()
-            let keyOffset = index
-            let key = try string()
-            skipWhitespace()
-            try expect(UInt8(ascii: ":"), "a colon")
-            let member = try value(depth: depth)
-            guard members.updateValue(member, forKey: key) == nil else {
-                throw ParseError(offset: keyOffset, reason: "the key \"\(key)\" appears twice")
-            }
-            skipWhitespace()
-            if peek == UInt8(ascii: ",") {
-                index += 1
-                continue
-            }
-            try expect(UInt8(ascii: "}"), "a comma or the end of the object")
-            return .object(members)
-        }
+        return .object(try objectMembers { (scanner) throws(ParseError) -> JSONValue in try scanner.value(depth: depth) })
     }
 
     private mutating func array(depth: Int) throws(ParseError) -> JSONValue {
