@@ -22,7 +22,6 @@ a connection that trusts filedrop's own CA (tls-dir) and checks the address.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import socket
 import subprocess
@@ -33,7 +32,8 @@ from pathlib import Path
 import pytest
 
 from localsend_lan import (RECEIVER_ADDRESS, LocalSendd, delete_lan, json_lines, localsend_cli, make_lan,
-                               require_root_and_tools)
+                           require_root_and_tools)
+from tls_support import file_sha256
 
 LOCALSEND_PORT = 53317
 BIG = 500 * 1024 * 1024
@@ -69,14 +69,6 @@ def payload(tmp_path_factory) -> dict[str, Path]:
     return paths
 
 
-def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as source:
-        while chunk := source.read(1 << 20):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 @pytest.fixture
 def receiver(lan, daemon_factory):
     """Start filedrop with `--localsend` in the receiver namespace: `receiver("--localsend-pin", "1234")`."""
@@ -109,7 +101,7 @@ def served_fingerprint(lan, daemon) -> str:
 
 
 def saved(daemon) -> dict[str, str]:
-    return {path.name: sha256_file(path) for path in daemon.save_dir.iterdir() if path.is_file()}
+    return {path.name: file_sha256(path) for path in daemon.save_dir.iterdir() if path.is_file()}
 
 
 # Discovery
@@ -169,7 +161,7 @@ def test_localsend_cli_sends_three_files_byte_identical(lan, receiver, payload, 
     assert result.returncode == 0, result.stdout + result.stderr
     events = json_lines(result.stdout)
     assert [event["event"] for event in events if event["event"] in ("sent", "error")] == ["sent"] * 3, result.stdout
-    assert saved(daemon) == {name: sha256_file(path) for name, path in payload.items()}
+    assert saved(daemon) == {name: file_sha256(path) for name, path in payload.items()}
 
 
 def test_localsendd_sends_three_files_byte_identical(lan, receiver, payload, tmp_path):
@@ -183,7 +175,7 @@ def test_localsendd_sends_three_files_byte_identical(lan, receiver, payload, tmp
         assert "Last result: sent" in result.stdout
     finally:
         sender.stop()
-    assert saved(daemon) == {name: sha256_file(path) for name, path in payload.items()}
+    assert saved(daemon) == {name: file_sha256(path) for name, path in payload.items()}
 
 
 # PIN
@@ -202,7 +194,7 @@ def test_a_wrong_pin_is_refused_and_the_right_one_sends(lan, receiver, payload, 
         assert right.returncode == 0, right.stdout + right.stderr + sender.log()
     finally:
         sender.stop()
-    assert saved(daemon) == {small.name: sha256_file(small)}
+    assert saved(daemon) == {small.name: file_sha256(small)}
 
 
 def test_a_sender_without_the_pin_is_refused(lan, receiver, payload, tmp_path):
