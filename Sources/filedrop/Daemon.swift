@@ -195,8 +195,9 @@ final class Daemon {
                 readFile: readTextFile, fileExists: { access($0, F_OK) == 0 })
             guard case .run(let next) = command, let monitor else { return }
             if next.listen != configuration.listen || next.httpsListen != configuration.httpsListen || next.tls != configuration.tls
-                || next.localsend != configuration.localsend || next.localsendPort != configuration.localsendPort {
-                log.log(LogEvent(level: .warning, message: "listen addresses, the LocalSend port and turning TLS or LocalSend on or off "
+                || next.localsend != configuration.localsend || next.localsendPort != configuration.localsendPort
+                || next.localsendMulticast != configuration.localsendMulticast {
+                log.log(LogEvent(level: .warning, message: "listen addresses, the LocalSend port and group and turning TLS or LocalSend on or off "
                     + "change only on restart; keeping the current sockets"))
             }
             let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
