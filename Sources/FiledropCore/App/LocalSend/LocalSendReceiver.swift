@@ -14,7 +14,7 @@ public final class LocalSendReceiver: Sendable {
     private let makeID: @Sendable () -> String
 
     public init(device: LocalSendDevice, idleTimeout: UInt64, log: any LogSink, now: @escaping @Sendable () -> UInt64,
-                makeID: @escaping @Sendable () -> String = LocalSendReceiver.randomID) {
+                makeID: @escaping @Sendable () -> String = { LocalSendReceiver.randomID() }) {
         sessions = Mutex(LocalSendSessions(idleTimeout: idleTimeout))
         identity = Mutex(device)
         self.log = log
