@@ -122,6 +122,8 @@ def test_a_wrong_or_missing_pin_is_refused_and_wrong_ones_are_throttled(daemon_f
     assert any(answer.status == 429 and int(answer.headers["retry-after"]) >= 1 for answer in answers[6:])
     assert LocalSendClient(daemon, source="127.0.0.2").prepare(files, pin="4711").status == 200
     assert stored_files(daemon.save_dir) == {}
+    # The access log says a PIN was sent, never which.
+    assert "prepare-upload?pin=- 401" in daemon.stderr_text() and "4711" not in daemon.stderr_text()
 
 
 def test_read_only_refuses_and_still_answers_discovery(daemon_factory):
@@ -304,6 +306,7 @@ def test_a_localsend_upload_shows_up_in_the_log_and_metrics(receiver):
     answer = client.prepare(offer("a", "seen.txt", 5)).json()
     assert client.upload(answer["sessionId"], "a", answer["files"]["a"], b"hello").status == 200
     receiver.wait_for_log_lines("upload finished: seen.txt (5 bytes)")
+    assert answer["files"]["a"] not in receiver.stderr_text()
     receiver.wait_for_log_lines("localsend session from Nice Orange: 1 file(s)")
     metrics = urllib.request.urlopen(receiver.url + "/metrics", timeout=10).read().decode()
     assert 'filedrop_uploads_total{method="localsend",result="stored"} 1' in metrics

@@ -255,3 +255,20 @@ import Testing
         #expect(LocalSendRoute(method: .get, path: "/api/other") == nil)
     }
 }
+
+/// The access log never holds a LocalSend PIN or token.
+@Suite struct AccessLogRedactionTests {
+    @Test(arguments: [
+        ("/api/localsend/v2/prepare-upload?pin=4711", "/api/localsend/v2/prepare-upload?pin=-"),
+        ("/api/localsend/v2/upload?sessionId=s&fileId=f&token=t0k3n", "/api/localsend/v2/upload?sessionId=s&fileId=f&token=-"),
+        ("/files/a?pinned=1&tokens=2", "/files/a?pinned=1&tokens=2"),
+        ("/files/pin=1", "/files/pin=1"),
+        ("/x?token", "/x?token"),
+    ])
+    func secretsInTheQueryAreNotLogged(_ target: String, _ logged: String) {
+        let record = AccessLogRecord(method: .post, target: target, status: 200, bytesSent: 0, bytesReceived: 0,
+                                     durationMicroseconds: 0, client: "c", responseCut: false)
+        #expect(record.target == logged)
+        #expect(!record.event.message.contains("4711") && !record.event.message.contains("t0k3n"))
+    }
+}

@@ -8,7 +8,7 @@ extension FiledropApp {
     /// Whether the connection came in on the LocalSend port (which serves nothing else).
     func isLocalSendPort(_ context: RequestContext) -> Bool {
         guard let localSend, let port = context.securePort else { return false }
-        return localSend.device.port == Int(port)
+        return localSend.port == Int(port)
     }
 
     func serveLocalSend(_ route: LocalSendRoute, head: RequestHead, context: RequestContext,

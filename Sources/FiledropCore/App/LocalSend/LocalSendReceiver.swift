@@ -12,11 +12,14 @@ public final class LocalSendReceiver: Sendable {
     /// Monotonic nanoseconds.
     let now: @Sendable () -> UInt64
     private let makeID: @Sendable () -> String
+    /// The LocalSend port as bound (`localsend-port`, or the one port 0 got); fixed for the run.
+    public let port: Int?
 
     public init(device: LocalSendDevice, idleTimeout: UInt64, log: any LogSink, now: @escaping @Sendable () -> UInt64,
-                makeID: @escaping @Sendable () -> String = LocalSendReceiver.randomID) {
+                makeID: @escaping @Sendable () -> String = { LocalSendReceiver.randomID() }) {
         sessions = Mutex(LocalSendSessions(idleTimeout: idleTimeout))
         identity = Mutex(device)
+        port = device.port
         self.log = log
         self.now = now
         self.makeID = makeID
