@@ -44,6 +44,9 @@ def require_root_and_tools(what: str) -> None:
 class LAN:
     receiver: str
     sender: str
+    # The veth ends, in the receiver's and the sender's namespace.
+    receiver_link: str
+    sender_link: str
 
     def exec_prefix(self, namespace: str) -> list[str]:
         return ["ip", "netns", "exec", namespace]
@@ -52,15 +55,16 @@ class LAN:
 def make_lan(tag: str) -> LAN:
     """Creates the pair; the caller deletes it with `delete_lan` in a `finally`."""
     suffix = f"{os.getpid() % 100000}"
-    lan = LAN(receiver=f"fdls-r-{tag}-{suffix}", sender=f"fdls-s-{tag}-{suffix}")
+    # Interface names are at most 15 bytes.
+    lan = LAN(receiver=f"fdls-r-{tag}-{suffix}", sender=f"fdls-s-{tag}-{suffix}",
+              receiver_link=f"fdr{suffix}", sender_link=f"fds{suffix}")
     delete_lan(lan)
     ip("netns", "add", lan.receiver)
     ip("netns", "add", lan.sender)
-    # Interface names are at most 15 bytes.
-    ip("link", "add", f"fdr{suffix}", "netns", lan.receiver, "type", "veth",
-       "peer", "name", f"fds{suffix}", "netns", lan.sender)
-    for namespace, device, address in ((lan.receiver, f"fdr{suffix}", RECEIVER_ADDRESS),
-                                       (lan.sender, f"fds{suffix}", SENDER_ADDRESS)):
+    ip("link", "add", lan.receiver_link, "netns", lan.receiver, "type", "veth",
+       "peer", "name", lan.sender_link, "netns", lan.sender)
+    for namespace, device, address in ((lan.receiver, lan.receiver_link, RECEIVER_ADDRESS),
+                                       (lan.sender, lan.sender_link, SENDER_ADDRESS)):
         ip("-n", namespace, "link", "set", "lo", "up")
         ip("-n", namespace, "addr", "add", f"{address}/24", "dev", device)
         ip("-n", namespace, "link", "set", device, "up")

@@ -18,6 +18,9 @@ public final class LocalSendMulticast: EventHandler {
     private var discovery: LocalSendDiscovery
     /// Interface indexes the group is joined on.
     private var joined: Set<Int32> = []
+    /// The IPv4 addresses those interfaces had at the last look: a new one (another WiFi,
+    /// a DHCP lease on the same interface) is a network that has not heard us yet.
+    private var addresses: Set<String> = []
     /// One line per kind of refused datagram per minute, however many arrive.
     private var notices = NoticeThrottle(interval: 60_000_000_000, capacity: 16)
     private var buffer: [UInt8]
@@ -60,18 +63,20 @@ public final class LocalSendMulticast: EventHandler {
     }
 
     /// Joins the group on interfaces that appeared, forgets those that went, and announces
-    /// again when any appeared. Runs on the main loop (the address watcher's callback).
+    /// again when an interface or an IPv4 address appeared. Runs on the main loop (the
+    /// address watcher's callback, and a reload).
     public func interfacesChanged() {
-        let current = Set(InterfaceAddresses.withInterfaceIndex()
-            .filter { !$0.host.contains(":") && !$0.host.hasPrefix("127.") }
-            .map(\.interfaceIndex))
+        let up = InterfaceAddresses.withInterfaceIndex().filter { !$0.host.contains(":") && !$0.host.hasPrefix("127.") }
+        let current = Set(up.map(\.interfaceIndex))
+        let newAddresses = Set(up.map(\.host))
+        defer { addresses = newAddresses }
         for index in joined.subtracting(current) {
             // An interface that went away took its membership with it; one that only lost
             // its IPv4 address still holds it, so drop it (an error means it is gone).
             _ = try? membership(IP_DROP_MEMBERSHIP, index)
         }
         joined.formIntersection(current)
-        var added = false
+        var added = !newAddresses.isSubset(of: addresses)
         for index in current.subtracting(joined) {
             do {
                 try membership(IP_ADD_MEMBERSHIP, index)
