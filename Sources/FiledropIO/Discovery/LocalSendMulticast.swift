@@ -28,8 +28,8 @@ public final class LocalSendMulticast: EventHandler {
     /// Datagrams read per wakeup at most: a flood on the group cannot hold the main loop.
     private static let readsPerWakeup = 32
 
-    /// Opens and binds the socket; `HTTPServer.runLocalSendDiscovery` registers it and joins the group. Fails when the
-    /// port is taken without SO_REUSEADDR (another program that will not share it).
+    /// Opens and binds the socket; `HTTPServer.runLocalSendDiscovery` registers it and joins
+    /// the group. Fails when another program holds the port without SO_REUSEADDR.
     public init(group: MulticastGroup, device: LocalSendDevice, log: any LogSink,
                 clock: @escaping () -> UInt64 = Clock.monotonicNanoseconds) throws(SystemError) {
         self.group = group
