@@ -3,8 +3,8 @@ certificates verified (the daemon's own CA, or the test CA with `tls = files`): 
 specification's example requests replayed and each answer checked, a 3-file send with a 500 MiB
 file arriving byte-identical, the PIN, cancel and expiry leaving nothing, every hostile case
 refused with the protocol's status and nothing kept, the access modes, and the upload showing
-up where other uploads do (log, metrics). Multicast discovery and third-party senders are
-tested in test_localsend_lan.py.
+up where other uploads do (log, metrics, the hook). Multicast discovery and third-party senders
+in network namespaces have tests of their own.
 """
 
 from __future__ import annotations
