@@ -3,8 +3,8 @@ certificates verified (the daemon's own CA, or the test CA with `tls = files`): 
 specification's example requests replayed and each answer checked, a 3-file send with a 500 MiB
 file arriving byte-identical, the PIN, cancel and expiry leaving nothing, every hostile case
 refused with the protocol's status and nothing kept, the access modes, and the upload showing
-up where other uploads do (log, metrics). Multicast discovery and third-party senders are
-tested in test_localsend_lan.py.
+up where other uploads do (log, metrics, the hook). Multicast discovery and third-party senders
+in network namespaces have tests of their own.
 """
 
 from __future__ import annotations
@@ -301,13 +301,18 @@ def test_the_localsend_port_serves_only_localsend_and_the_page_port_no_localsend
     assert refused.value.code == 404
 
 
-def test_a_localsend_upload_shows_up_in_the_log_and_metrics(receiver):
+def test_a_localsend_upload_shows_up_in_the_status_log_listing_and_metrics(receiver):
     client = LocalSendClient(receiver)
     answer = client.prepare(offer("a", "seen.txt", 5)).json()
+    assert wait_until(lambda: "LocalSend session from Nice Orange: 0 of 1 file(s)" in (receiver.notification_value("STATUS") or ""), 10)
     assert client.upload(answer["sessionId"], "a", answer["files"]["a"], b"hello").status == 200
     receiver.wait_for_log_lines("upload finished: seen.txt (5 bytes)")
     assert answer["files"]["a"] not in receiver.stderr_text()
     receiver.wait_for_log_lines("localsend session from Nice Orange: 1 file(s)")
+    assert wait_until(lambda: "1 file(s) received since start" in (receiver.notification_value("STATUS") or ""), 10)
+    listing = urllib.request.urlopen(urllib.request.Request(receiver.url + "/files/", headers={"Accept": "application/json"}),
+                                     timeout=10).read().decode()
+    assert "seen.txt" in listing
     metrics = urllib.request.urlopen(receiver.url + "/metrics", timeout=10).read().decode()
     assert 'filedrop_uploads_total{method="localsend",result="stored"} 1' in metrics
     assert 'route="localsend_upload"' in metrics
