@@ -82,7 +82,8 @@ final class Connection: EventHandler, @unchecked Sendable {
         self.workers = workers
         self.log = log
         self.onClose = onClose
-        let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds(), isSecure: secure != nil)
+        let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds(), isSecure: secure != nil,
+                                     securePort: secure?.port)
         machine = ConnectionStateMachine(configuration: configuration, responder: responder, context: context, now: now)
     }
 
