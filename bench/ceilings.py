@@ -1,7 +1,18 @@
 """The machine's ceilings, measured in the same run as the servers: what the disk and the
 loopback interface allow at best, so a server's figure can be read as a fraction of it.
 
-- dd to the page cache, without and with conv=fsync (the cost of durability);
+- dd to the page cache, without and with conv=fsync (the cost of durability): dd copies the
+  big source file (in the page cache, as the file curl sends) into a new file in the same
+  directory tree the servers write to, and the time is the whole dd process's, from exec to
+  exit, so it includes the fsync and the close (as curl's total time includes the daemon's
+  fsync before it answers). Dirty pages of earlier work are synced first and the copy's
+  unlink is synced after (its discards), so neither lands in another measurement. Before
+  this, dd copied /dev/zero and its own timing was taken: on the shared 2-core machine the
+  "durable" ceiling came out faster than the page-cache one (1,138 against 555 MB/s), since
+  the copy of /dev/zero is not the copy the daemon does, and on the shared 2-core machine
+  CPU contention moved either figure by more than the fsync costs. Read the two with their
+  min–max: on a busy machine they are noise (three 1 GiB copies in a row, load 7: 27–172
+  and 68–577 MiB/s);
 - one process sending the big file over loopback TCP (sendfile) to another that writes it
   to a file: the best a receive-and-write server could do, without HTTP.
 
@@ -35,15 +46,18 @@ class Ceilings:
 
     def _dd(self, run, options):
         target = self.directory / f"dd-{run}.bin"
-        os.sync()
         count = self.sizes.big // MIB
-        done = subprocess.run(["dd", "if=/dev/zero", f"of={target}", "bs=1M", f"count={count}", *options],
+        os.sync()
+        started = time.monotonic()
+        done = subprocess.run(["dd", f"if={self.sources.big}", f"of={target}", "bs=1M", f"count={count}", *options],
                               capture_output=True, text=True, timeout=self.sizes.transfer_timeout)
+        seconds = time.monotonic() - started
+        copied = re.search(r"^(\d+) bytes ", done.stderr, re.M)
         target.unlink(missing_ok=True)
-        copied = re.search(r"^(\d+) bytes .* copied, ([\d.]+) s", done.stderr, re.M)
-        if done.returncode != 0 or not copied:
+        os.sync()
+        if done.returncode != 0 or not copied or int(copied.group(1)) != self.sizes.big:
             return Outcome(0.0, ok=False, note=done.stderr.strip()[:200])
-        return Outcome(int(copied.group(1)) / MIB / float(copied.group(2)))
+        return Outcome(self.sizes.big / MIB / seconds)
 
     def tcp_to_file(self, run):
         target = self.directory / f"tcp-{run}.bin"

@@ -67,6 +67,30 @@ import Testing
         #expect(offsetDuringSync.withLock { $0 } == "4")
     }
 
+    /// The last PATCH fsyncs the partial file under its lock and publishes under the same
+    /// lock: the publish does not sync the bytes again. One found complete at start-up (the
+    /// daemon died before its fsync, maybe) is synced when it is published.
+    @Test func onlyBytesFsyncedUnderTheHeldLockSkipASecondFsync() throws {
+        let server = Server { $0.fsync = true }
+        let location = try #require(server.create(length: 10).headers["location"])
+        #expect(server.patch(location, offset: 0, Self.content).status == .noContent)
+        #expect(server.storage.files[Self.path] == Self.content)
+        #expect(server.area.adoptedBytesOnDisk.withLock { $0 } == [true])
+
+        let recovered = Server { $0.fsync = true }
+        _ = try Self.leaveCompleteUpload(in: recovered)
+        recovered.restart()
+        #expect(recovered.storage.files[Self.path] == Self.content)
+        #expect(recovered.area.adoptedBytesOnDisk.withLock { $0 } == [false])
+    }
+
+    @Test func withoutFsyncNothingClaimsTheBytesAreOnDisk() throws {
+        let server = Server()
+        let location = try #require(server.create(length: 10).headers["location"])
+        #expect(server.patch(location, offset: 0, Self.content).status == .noContent)
+        #expect(server.area.adoptedBytesOnDisk.withLock { $0 } == [false])
+    }
+
     @Test(arguments: [(StorageError.permissionDenied, 503), (.io(call: "renameat2", errno: 5), 503), (.noSpace, 507), (.readOnly, 507)])
     func aFailedPublishKeepsTheDataAndAnEmptyPatchFinishesIt(failure: StorageError, status: Int) throws {
         let server = Server()

@@ -17,6 +17,8 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
     /// Runs inside every `synchronize`, where the real fsync would block: lets a test act
     /// (send a HEAD) while the upload's fsync is in progress.
     nonisolated(unsafe) var duringSynchronize: (() -> Void)?
+    /// `bytesOnDisk` of every `adopt`, in order: whether a publish would skip the file's fsync.
+    let adoptedBytesOnDisk = Mutex<[Bool]>([])
     /// Appends fail with this while set (a full disk).
     nonisolated(unsafe) var appendFailure: StorageError?
 
@@ -75,8 +77,9 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
     /// How often `sha256(id:)` read a partial file.
     let rehashes = Atomic<Int>(0)
 
-    func adopt(id: String, into directory: StoragePath, durable: Bool) throws(StorageError) -> any UploadFile {
+    func adopt(id: String, into directory: StoragePath, durable: Bool, bytesOnDisk: Bool) throws(StorageError) -> any UploadFile {
         guard let entry = entries.withLock({ $0[id] }) else { throw .notFound }
+        adoptedBytesOnDisk.withLock { $0.append(bytesOnDisk) }
         let upload = try storage.createUpload(in: directory, checksummed: true, durable: durable)
         let failure: StorageError? = entry.bytes.withUnsafeBytes { bytes in
             do throws(StorageError) { try upload.write(bytes); return nil } catch { return error }

@@ -28,8 +28,10 @@ public protocol PartialUploadArea: Sendable {
     /// Hands a complete partial file to the storage policy: the returned file publishes into
     /// `directory` of the save directory without replacing unless asked (the same
     /// link/rename as every other upload), and `discard` deletes the partial file. With
-    /// `durable`, folders it makes are synced into their parents.
-    func adopt(id: String, into directory: StoragePath, durable: Bool) throws(StorageError) -> any UploadFile
+    /// `durable`, folders it makes are synced into their parents, and the publish syncs the
+    /// partial file first unless `bytesOnDisk` says its bytes already are (the PATCH that
+    /// completed it synced them under the lock the publish still holds).
+    func adopt(id: String, into directory: StoragePath, durable: Bool, bytesOnDisk: Bool) throws(StorageError) -> any UploadFile
     /// Blocking: the SHA-256 of the partial file, read once. Only for an upload whose
     /// running hash was lost (a restart, a chunk cut back after a failed checksum).
     func sha256(id: String) throws(StorageError) -> [UInt8]
@@ -70,6 +72,11 @@ public protocol PartialUploadFile: UploadSink {
 }
 
 extension PartialUploadArea {
+    /// Adopts a partial file whose bytes are not known to be on disk.
+    public func adopt(id: String, into directory: StoragePath, durable: Bool) throws(StorageError) -> any UploadFile {
+        try adopt(id: id, into: directory, durable: durable, bytesOnDisk: false)
+    }
+
     /// Opens the partial file for a lock, a size or a cut, not for a PATCH's bytes.
     public func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile {
         try openForAppending(id: id, durable: false)

@@ -133,7 +133,8 @@ final class TusPatch: RequestBodyConsumer {
         var savedAs: String?
         var sha256: [UInt8]?
         if next == .publish {
-            switch uploads.publish(upload, token: token, store: store) {
+            let synchronized = store.policy.durable ? offset : nil
+            switch uploads.publish(upload, token: token, store: store, synchronizedSize: synchronized) {
             case .failure(let error): return error.response
             case .success(let stored):
                 savedAs = store.withholdsStoredNames ? nil : stored.url

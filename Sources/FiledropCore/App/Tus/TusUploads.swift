@@ -169,7 +169,11 @@ public final class TusUploads: Sendable {
     /// It publishes under the upload's lock on disk (the PATCH's, or one taken here), from
     /// the partial file's real size: one that is not exactly `Upload-Length` is never
     /// published (a short one is kept at its size, a long one deleted), and logged.
-    func publish(_ upload: TusUpload, token: UInt64, store: UploadStore) -> Result<StoredFile, TusError> {
+    ///
+    /// `synchronizedSize`: the size the caller's PATCH fsynced under its lock on disk. When the
+    /// partial file is still that size and that lock is the one held (none taken here), its
+    /// bytes are on disk and the publish does not sync them again.
+    func publish(_ upload: TusUpload, token: UInt64, store: UploadStore, synchronizedSize: UInt64? = nil) -> Result<StoredFile, TusError> {
         let record = upload.machine.withLock { $0.record }
         let outcome: Result<StoredFile, TusError>
         var lockedHere = false
@@ -183,7 +187,8 @@ public final class TusUploads: Sendable {
                                              reason: "not saved: the partial file holds \(size) bytes, Upload-Length is \(length); \(fate)")
                 throw oversized ? .oversized(size: size, length: length) : .offsetMismatch(current: size)
             }
-            outcome = .success(try place(upload, record: record, size: size, store: store))
+            let bytesOnDisk = !took && synchronizedSize == size
+            outcome = .success(try place(upload, record: record, size: size, store: store, bytesOnDisk: bytesOnDisk))
         } catch {
             outcome = .failure(error)
         }
@@ -213,7 +218,8 @@ public final class TusUploads: Sendable {
 
     /// Adopts the partial file and publishes it; a refused adoption or publish has not
     /// touched the partial file unless the failure deletes the upload anyway.
-    private func place(_ upload: TusUpload, record: TusRecord, size: UInt64, store: UploadStore) throws(TusError) -> StoredFile {
+    private func place(_ upload: TusUpload, record: TusRecord, size: UInt64, store: UploadStore,
+                       bytesOnDisk: Bool) throws(TusError) -> StoredFile {
         let id = upload.id
         let directory: StoragePath
         do throws(HTTPError) {
@@ -223,7 +229,7 @@ public final class TusUploads: Sendable {
         }
         let file: any UploadFile
         do throws(StorageError) {
-            file = try area.adopt(id: id, into: directory, durable: store.policy.durable)
+            file = try area.adopt(id: id, into: directory, durable: store.policy.durable, bytesOnDisk: bytesOnDisk)
         } catch {
             throw TusError.publishFailure(error)
         }
