@@ -44,10 +44,11 @@ struct DirectoryRead: Sendable {
             throw error.httpError
         }
         let format = ResponseFormat(head: head)
-        // The page never shows hashes: only the JSON form pays for reading them.
-        let sha256s = format == .json ? storage.recordedSHA256s(path, names: entries.filter { $0.kind == .file }.map(\.name)) : [:]
+        let parameters = QueryParameters(head.query)
+        // Paging is for the JSON form; the page (HTML) is always whole.
+        let paging = format == .json ? try ListingPaging(parameters, order: ListingOrder(parameters)) : nil
         return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
-                                sha256s: sha256s)
+                                paging: paging, recordedSHA256s: { [path] names in storage.recordedSHA256s(path, names: names) })
             .response(format: format, head: head, compression: compression, text: app.languages.text(for: head))
     }
 
