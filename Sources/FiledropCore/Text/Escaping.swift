@@ -3,7 +3,7 @@
 extension String {
     /// Safe in HTML text and in quoted attribute values: `& < > " '` become entities.
     public var htmlEscaped: String {
-        guard utf8.contains(where: { Self.htmlSpecials.contains($0) }) else { return self }
+        guard utf8.contains(where: Self.isHTMLSpecial) else { return self }
         var result: [UInt8] = []
         result.reserveCapacity(utf8.count + 16)
         withUTF8Bytes { Self.appendHTMLEscaped($0, to: &result) }
@@ -75,7 +75,12 @@ extension String {
         return result + "\""
     }
 
-    private static let htmlSpecials: Set<UInt8> = [UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'")]
+    private static func isHTMLSpecial(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"): true
+        default: false
+        }
+    }
 
     private static func needsLogEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

@@ -16,6 +16,7 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
     private let listing: DirectoryListing
     private let format: ResponseFormat
     private let text: PageText
+    private var sizes: PageText.SizeTexts
     private let shown: Range<Int>
     /// The folder's URL, percent-encoded, with its trailing `/`: each entry's URL starts so.
     private let directoryURL: [UInt8]
@@ -29,6 +30,7 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
         self.listing = listing
         self.format = format
         self.text = text
+        sizes = PageText.SizeTexts(text)
         shown = listing.shown(format: format)
         next = shown.lowerBound
         var url = Array(Route.filesPrefix.utf8)
@@ -158,7 +160,7 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
         entry.name.withUTF8Bytes { String.appendHTMLEscaped($0, to: &bytes) }
         if entry.kind == .directory { bytes.append(UInt8(ascii: "/")) }
         bytes.append(contentsOf: "</a></td><td>".utf8)
-        if entry.kind == .file { bytes.append(contentsOf: text.size(entry.size).htmlEscaped.utf8) }
+        if entry.kind == .file { sizes.text(entry.size).withUTF8Bytes { String.appendHTMLEscaped($0, to: &bytes) } }
         bytes.append(contentsOf: "</td><td>".utf8)
         HTTPDate.appendISO8601(entry.modified / 1_000_000_000, to: &bytes, separator: UInt8(ascii: " "), zone: " UTC")
         bytes.append(contentsOf: "</td></tr>\n".utf8)

@@ -53,6 +53,26 @@ public struct PageText: Sendable {
         return String(ByteCount.format(bytes).map { $0 == "." ? Character(separator.isEmpty ? "." : separator) : $0 })
     }
 
+    /// `size` for many sizes in a row (a listing's rows): each distinct text is made once. A
+    /// size shows as one of a few thousand texts (tenths of a unit), so the memo stays small.
+    struct SizeTexts {
+        static let capacity = 8192
+        private let text: PageText
+        private var made: [UInt64: String] = [:]
+
+        init(_ text: PageText) {
+            self.text = text
+        }
+
+        mutating func text(_ bytes: UInt64) -> String {
+            let key = ByteCount.shownKey(bytes)
+            if let known = made[key] { return known }
+            let shown = text.size(bytes)
+            if made.count < Self.capacity { made[key] = shown }
+            return shown
+        }
+    }
+
     /// The text of `key` when this language or English has it, else nil.
     func known(_ key: String) -> String? {
         strings[key] ?? english[key]
