@@ -25,12 +25,17 @@ import Testing
     /// Names in a shuffled order, some needing escapes, some folders.
     static let entries: [FileMetadata] = {
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { index in
-            index % 1000 == 0
-                ? FileMetadata(name: "dir <\(index)>", kind: .directory, size: 0, modified: 0, inode: UInt64(index))
-                : DirectoryListingTests.file("file \"\(index)\" & ü.txt", size: UInt64(index), seconds: 1_700_000_000 + Int64(index))
-        }.shuffled(using: &generator)
+        let all = (0..<count).map(entry)
+        return all.shuffled(using: &generator)
     }()
+
+    static func entry(_ index: Int) -> FileMetadata {
+        if index % 1000 == 0 {
+            return FileMetadata(name: "dir <\(index)>", kind: .directory, size: 0, modified: 0, inode: UInt64(index))
+        }
+        let name = "file \"\(index)\" & ü.txt"
+        return DirectoryListingTests.file(name, size: UInt64(index), seconds: 1_700_000_000 + Int64(index))
+    }
 
     @Test func aBigJSONListingIsStreamedWholeAndSorted() throws {
         let listing = DirectoryListing(path: StoragePath(checkedComponents: ["big"]), entries: Self.entries, title: "t", query: nil)

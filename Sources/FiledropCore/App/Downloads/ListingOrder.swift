@@ -22,14 +22,21 @@ struct ListingOrder: Equatable, Sendable {
         init(_ entry: FileMetadata) {
             isDirectory = entry.kind == .directory
             name = entry.name
-            folded = name.lowercased()
+            folded = Self.fold(name)
+        }
+
+        /// The name compared first: lowercased, and for a name with no capital ASCII letter (the
+        /// common case) the name itself, which shares its storage instead of making a copy.
+        static func fold(_ name: String) -> String {
+            name.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") } || !name.utf8.allSatisfy { $0 < 0x80 }
+                ? name.lowercased() : name
         }
 
         /// `ListingPaging.cursor(after:)` read back: a trailing `/` marks a folder.
         init(cursor: String) {
             isDirectory = cursor.hasSuffix("/")
             name = isDirectory ? String(cursor.dropLast()) : cursor
-            folded = name.lowercased()
+            folded = Self.fold(name)
         }
 
         /// Name order, ascending, within one kind.
@@ -40,13 +47,14 @@ struct ListingOrder: Equatable, Sendable {
 
     /// `entries` in this order. Each name is case-folded once, not once per comparison (a
     /// folder of 100,000 entries takes about 1.7 million), and what moves while sorting is
-    /// an index, not an entry and its key.
+    /// an index, not an entry: beside the entries, memory holds one folded name and one
+    /// index an entry (about 2 MiB for 100,000), then the sorted copy.
     func sorted(_ entries: [FileMetadata]) -> [FileMetadata] {
-        let positions = entries.map(Position.init)
+        let folded = entries.map { Position.fold($0.name) }
         var order = Array(entries.indices)
-        positions.withUnsafeBufferPointer { positions in
+        folded.withUnsafeBufferPointer { folded in
             entries.withUnsafeBufferPointer { entries in
-                order.sort { precedes(positions[$0], entries[$0], positions[$1], entries[$1]) }
+                order.sort { precedes(entries[$0], folded[$0], entries[$1], folded[$1]) }
             }
         }
         return order.map { entries[$0] }
@@ -58,17 +66,18 @@ struct ListingOrder: Equatable, Sendable {
         return descending ? b.nameOrderPrecedes(a) : a.nameOrderPrecedes(b)
     }
 
-    private func precedes(_ a: Position, _ aEntry: FileMetadata, _ b: Position, _ bEntry: FileMetadata) -> Bool {
-        if a.isDirectory != b.isDirectory { return a.isDirectory }
+    private func precedes(_ a: FileMetadata, _ aFolded: String, _ b: FileMetadata, _ bFolded: String) -> Bool {
+        if a.kind != b.kind { return a.kind == .directory }
+        let nameFirst = aFolded != bFolded ? aFolded < bFolded : a.name < b.name
         switch key {
         case .name:
-            return namePrecedes(a, b)
-        case .size where aEntry.size != bEntry.size:
-            return descending ? aEntry.size > bEntry.size : aEntry.size < bEntry.size
-        case .date where aEntry.modified != bEntry.modified:
-            return descending ? aEntry.modified > bEntry.modified : aEntry.modified < bEntry.modified
+            return descending ? !nameFirst && a.name != b.name : nameFirst
+        case .size where a.size != b.size:
+            return descending ? a.size > b.size : a.size < b.size
+        case .date where a.modified != b.modified:
+            return descending ? a.modified > b.modified : a.modified < b.modified
         case .size, .date:
-            return a.nameOrderPrecedes(b)
+            return nameFirst
         }
     }
 

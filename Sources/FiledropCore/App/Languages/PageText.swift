@@ -49,8 +49,10 @@ public struct PageText: Sendable {
     /// language's word for bytes).
     public func size(_ bytes: UInt64) -> String {
         guard bytes >= 1024 else { return plural("size.bytes", count: bytes) }
-        let separator = template("number.decimalSeparator")
-        return String(ByteCount.format(bytes).map { $0 == "." ? Character(separator.isEmpty ? "." : separator) : $0 })
+        // Without catalogues (or with a separator that is no one character) the point stays:
+        // `template` would give the key itself, which is no Character.
+        let separator = known("number.decimalSeparator").flatMap { $0.count == 1 ? $0.first : nil } ?? "."
+        return String(ByteCount.format(bytes).map { $0 == "." ? separator : $0 })
     }
 
     /// `size` for many sizes in a row (a listing's rows): each distinct text is made once. A
