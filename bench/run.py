@@ -28,6 +28,7 @@ from pathlib import Path
 
 from ceilings import Ceilings
 from latency import NOTES as LATENCY_NOTES, LatencySizes, LatencyTables, LatencyWorkload
+from listing import ListingTables, ListingWorkload
 from report import Report, Series
 from servers import RunningServer, all_kinds, free_ports
 from prerequisites import install
@@ -114,6 +115,9 @@ def workload_list(sizes, quick=False, results=None):
         Workload("latency", "Latency isolation: a probe client while another client loads the server", "ms",
                  "filedrop and nginx only; see the table.", "isolation", runner="latency",
                  table=LatencyTables(quick, {} if results is None else results)),
+        Workload("listing", "A folder of 100,000 files: listings against nginx autoindex, and the page in Chromium", "",
+                 "filedrop and nginx only; see the table.", "listing", runner="listing",
+                 table=ListingTables({} if results is None else results)),
         Workload("tls", "HTTPS: filedrop, nginx and lighttpd with the same certificate and cipher", "",
                  "filedrop, nginx and lighttpd only; see the table.", "tls", runner="tls",
                  table=TlsTables(sizes, {} if results is None else results)),
@@ -296,7 +300,8 @@ def main():
             results[("idle", server.kind.key)] = rss_bytes(tree_pids(server.pid))
         runners = {"transfers": Workloads(sizes, sources, WORK / "client"),
                    "latency": LatencyWorkload(quick, WORK, WORK / "sources", tools, Outcome),
-                   "tls": TlsWorkload(sizes, sources, WORK, tools)}
+                   "tls": TlsWorkload(sizes, sources, WORK, tools),
+                   "listing": ListingWorkload(quick, WORK, tools, Outcome, REPO)}
         run_rounds(runs, servers, workloads, runners, Ceilings(sizes, sources, WORK / "ceilings"), results, deadline, notes)
     except KeyboardInterrupt:
         notes.append("Interrupted: the tables hold the rounds finished before.")

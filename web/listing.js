@@ -17,10 +17,11 @@ import { t, tn } from './i18n.js';
 
 export const ROOT_LISTING_URL = new URL('files/', document.baseURI).pathname;
 const POLL_INTERVAL_MS = 5000;
-/** Entries per listing request (the server's maximum is 10,000). */
-const PAGE_SIZE = 5000;
-/** Rows made at a time: enough to fill a tall screen, few enough to make in a few ms. */
-const RENDER_BATCH = 200;
+/** Entries per listing request: the server's maximum (each page is parsed in its own task,
+ *  about 1 MiB of JSON). */
+const PAGE_SIZE = 10000;
+/** Rows made at a time: a few screens' worth, few enough to make in a few ms. */
+const RENDER_BATCH = 500;
 /** Images at most this big get a thumbnail: the browser loads the whole file to draw one. */
 const THUMBNAIL_MAX_BYTES = 4 * 1024 * 1024;
 const THUMBNAIL_TYPES = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
@@ -115,7 +116,10 @@ export function openFolder(url, { push, focus = false }) {
   refreshListing();
 }
 
-export async function refreshListing() {
+/** `poll`: a timer's refresh, which leaves one still under way alone (a big folder's pages
+ *  take a few seconds; starting over every 5 s would never finish). */
+export async function refreshListing({ poll = false } = {}) {
+  if (listingRequest && poll) return;
   if (listingRequest) listingRequest.abort();
   const controller = new AbortController();
   listingRequest = controller;
@@ -125,7 +129,11 @@ export async function refreshListing() {
     if (!first) return;
     const etag = first.etag;
     const entries = [...first.entries];
+    const before = listing && listing.folder === folder && listing.complete
+      ? new Set(listing.entries.map((entry) => entry.name)) : null;
     let next = first.next;
+    // A folder opened anew shows its first page at once, while the rest comes.
+    if (typeof next === 'string' && !(listing && listing.folder === folder)) show(folder, first.path, entries, false);
     while (typeof next === 'string') {
       const page = await fetchListingPage(folder, next, '', controller.signal);
       if (!page) return;
@@ -133,16 +141,20 @@ export async function refreshListing() {
       next = page.next;
     }
     lastListingETag = etag;
-    const before = listing && listing.folder === folder ? new Set(listing.entries.map((entry) => entry.name)) : null;
-    listing = { folder, path: first.path, entries };
-    if (listing.path !== null) setFolderPath(listing.path.replace(/^\/+/, ''));
-    renderListing();
+    show(folder, first.path, entries, true);
     if (before) noticeArrivals(listing.entries.filter((entry) => !before.has(entry.name)));
   } catch (error) {
     if (error.name !== 'AbortError') showListingStatus(t('files.connectionLost'));
   } finally {
     if (listingRequest === controller) listingRequest = null;
   }
+}
+
+/** `complete`: every page is in (else only arrivals are not told, and the next poll goes on). */
+function show(folder, path, entries, complete) {
+  listing = { folder, path, entries: complete ? entries : [...entries], complete };
+  if (path !== null) setFolderPath(path.replace(/^\/+/, ''));
+  renderListing();
 }
 
 /** One page of `folder` (the first when `after` is null): { path, entries, next, etag }, or
@@ -410,7 +422,7 @@ export function startListing() {
   $('filter').addEventListener('input', rerender);
   const startPolling = () => {
     clearInterval(pollTimer);
-    pollTimer = setInterval(refreshListing, POLL_INTERVAL_MS);
+    pollTimer = setInterval(() => refreshListing({ poll: true }), POLL_INTERVAL_MS);
   };
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') {
