@@ -5,8 +5,11 @@
 //
 // A folder of 100,000 entries stays responsive: the listing comes in pages of PAGE_SIZE
 // (`limit`/`after`, each parsed in its own task; the first page's ETag covers the whole folder,
-// so polling asks for that one only), and rows are made RENDER_BATCH at a time, more as the
-// end of the list scrolls into view (or its "show more" button is pressed).
+// so polling asks for that one only), and the list is a window of at most MAX_ROWS rows over
+// the sorted entries: RENDER_BATCH more are made as either end scrolls into view (or its
+// "show more" / "show earlier" button is pressed), and as many leave the other end, so the
+// page never holds more than a few thousand rows. Scroll anchoring keeps what is on screen
+// in place while rows come and go above it.
 //
 // Every name reaches the page through textContent or DOM properties, never innerHTML; links
 // use the server's `url` fields as given.
@@ -21,7 +24,8 @@ const POLL_INTERVAL_MS = 5000;
  *  about 1 MiB of JSON). */
 const PAGE_SIZE = 10000;
 /** Rows made at a time: a few screens' worth, few enough to make in a few ms. */
-const RENDER_BATCH = 500;
+const RENDER_BATCH = 200;
+const MAX_ROWS = 1200;
 /** Images at most this big get a thumbnail: the browser loads the whole file to draw one. */
 const THUMBNAIL_MAX_BYTES = 4 * 1024 * 1024;
 const THUMBNAIL_TYPES = /\.(png|jpe?g|gif|webp|avif|bmp)$/i;
@@ -36,10 +40,11 @@ let listing = null;
 // The ETag of the listing shown (of its first page, which covers the whole folder): each poll
 // sends it, and an unchanged folder costs a 304.
 let lastListingETag = '';
-/** The entries as sorted and filtered for the screen, and how many of them have rows. */
+/** The entries as sorted and filtered for the screen, and the window of them that has rows. */
 let shownEntries = [];
-let renderedCount = 0;
-let moreObserver = null;
+let windowStart = 0;
+let windowEnd = 0;
+let edgeObserver = null;
 let listingRequest = null;
 let refreshTimer = 0;
 let pollTimer = 0;
@@ -105,7 +110,8 @@ export function folderFromHash() {
 export function openFolder(url, { push, focus = false }) {
   currentFolderUrl = url;
   lastListingETag = '';
-  renderedCount = 0;
+  windowStart = 0;
+  windowEnd = 0;
   focusWhenShown = focus;
   const segments = decodedSegments(url);
   setFolderPath(segments.map((name) => `${name}/`).join(''));
@@ -291,9 +297,14 @@ function renderListing() {
     : (shown.length === 0 ? t('files.noMatch', { filter: $('filter').value.trim() }) : '');
   $('listing-summary').textContent = entries.length === 0 ? '' : summary(entries, shown, filter !== '');
   shownEntries = shown;
-  renderedCount = Math.min(shown.length, Math.max(renderedCount, RENDER_BATCH));
-  $('file-list').replaceChildren();
-  appendRows(0, renderedCount);
+  // A poll keeps the window where it was (within what is there now); a new order starts at the top.
+  windowEnd = Math.min(shown.length, Math.max(windowEnd, windowStart + RENDER_BATCH));
+  windowStart = Math.max(windowEnd - MAX_ROWS, Math.min(windowStart, Math.max(0, windowEnd - RENDER_BATCH)));
+  const list = $('file-list');
+  list.replaceChildren();
+  if (windowStart > 0) list.append(edgeItem('earlier'));
+  list.append(rows(windowStart, windowEnd));
+  if (windowEnd < shown.length) list.append(edgeItem('more'));
   for (const listener of renderedListeners) listener(entries);
 
   if (focusWhenShown) {
@@ -302,43 +313,81 @@ function renderListing() {
   }
 }
 
-/** Rows for shownEntries[from..<to], then the "show more" item if entries are left. */
-function appendRows(from, to) {
-  const list = $('file-list');
+/** Rows for shownEntries[from..<to]. */
+function rows(from, to) {
   const fragment = document.createDocumentFragment();
   for (let index = from; index < to; index += 1) fragment.append(renderEntry(shownEntries[index]));
-  if (to < shownEntries.length) fragment.append(moreItem());
-  list.append(fragment);
+  return fragment;
 }
 
-/** The end of the rows made so far: scrolled into view, or pressed, it makes the next batch. */
-function moreItem() {
+/** An end of the window ('more' below, 'earlier' above): scrolled into view, or pressed, it
+ *  moves the window that way. */
+function edgeItem(direction) {
   const li = document.createElement('li');
-  li.className = 'entry-more';
+  li.className = 'entry-edge';
+  li.dataset.direction = direction;
   const button = document.createElement('button');
   button.type = 'button';
   button.className = 'button ghost';
-  button.textContent = t('files.showMore', { shown: renderedCount, total: shownEntries.length });
-  button.addEventListener('click', () => showMore(li, { focus: true }));
+  button.textContent = t(direction === 'more' ? 'files.showMore' : 'files.showEarlier', { total: shownEntries.length });
+  button.addEventListener('click', () => moveWindow(li, { focus: true }));
   li.append(button);
-  if (!moreObserver) {
-    moreObserver = new IntersectionObserver((seen) => {
-      for (const item of seen) if (item.isIntersecting) showMore(item.target, { focus: false });
+  if (!edgeObserver) {
+    edgeObserver = new IntersectionObserver((seen) => {
+      for (const item of seen) if (item.isIntersecting) moveWindow(item.target, { focus: false });
     }, { rootMargin: '600px 0px' });
   }
-  moreObserver.observe(li);
+  edgeObserver.observe(li);
   return li;
 }
 
-function showMore(item, { focus }) {
+function moveWindow(item, { focus }) {
   if (!item.isConnected) return;
-  moreObserver.unobserve(item);
+  const list = $('file-list');
+  edgeObserver.unobserve(item);
   item.remove();
-  const from = renderedCount;
-  renderedCount = Math.min(shownEntries.length, renderedCount + RENDER_BATCH);
-  appendRows(from, renderedCount);
+  let first;
+  if (item.dataset.direction === 'more') {
+    const to = Math.min(shownEntries.length, windowEnd + RENDER_BATCH);
+    const added = rows(windowEnd, to);
+    first = added.firstElementChild;
+    list.append(added);
+    windowEnd = to;
+    if (windowEnd < shownEntries.length) list.append(edgeItem('more'));
+    trim(list, 'earlier');
+  } else {
+    const from = Math.max(0, windowStart - RENDER_BATCH);
+    const added = rows(from, windowStart);
+    first = added.firstElementChild;
+    list.prepend(added);
+    windowStart = from;
+    if (windowStart > 0) list.prepend(edgeItem('earlier'));
+    trim(list, 'more');
+  }
   // A keyboard user who pressed the button goes on at the first new row.
-  if (focus) $('file-list').children[from]?.querySelector('a')?.focus();
+  if (focus) first?.querySelector('a')?.focus();
+}
+
+/** Rows past MAX_ROWS leave the `side` end of the window, which then gets its edge item. */
+function trim(list, side) {
+  const excess = windowEnd - windowStart - MAX_ROWS;
+  if (excess <= 0) return;
+  const edge = list.querySelector(`:scope > .entry-edge[data-direction="${side}"]`);
+  // From that end inwards, past its edge item if it has one.
+  const inward = side === 'earlier' ? 'nextElementSibling' : 'previousElementSibling';
+  let row = edge ? edge[inward] : (side === 'earlier' ? list.firstElementChild : list.lastElementChild);
+  for (let removed = 0; row && removed < excess; removed += 1) {
+    const next = row[inward];
+    row.remove();
+    row = next;
+  }
+  if (side === 'earlier') {
+    windowStart += excess;
+    if (!edge) list.prepend(edgeItem('earlier'));
+  } else {
+    windowEnd -= excess;
+    if (!edge) list.append(edgeItem('more'));
+  }
 }
 
 /** "2 folders, 5 files, 12.5 MiB" (of what the filter lets through, when one is typed). */
@@ -415,7 +464,8 @@ function thumbnail(entry) {
 /** Polls while the page is visible; a hidden tab costs the server nothing. */
 export function startListing() {
   const rerender = () => {
-    renderedCount = 0;
+    windowStart = 0;
+    windowEnd = 0;
     renderListing();
   };
   $('sort').addEventListener('change', rerender);
