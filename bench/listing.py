@@ -27,14 +27,12 @@ LIMIT_MS = 200
 
 
 def _peak_kib(pid):
+    """VmHWM (KiB): the process's resident peak since it started (a fresh server per round)."""
     try:
-        with open(f"/proc/{pid}/status") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+        fields = dict(line.split(":", 1) for line in Path(f"/proc/{pid}/status").read_text().splitlines() if ":" in line)
+        return int(fields["VmHWM"].split()[0])
+    except (OSError, KeyError, ValueError):
+        return 0
 
 
 class AutoindexNginx(Nginx):

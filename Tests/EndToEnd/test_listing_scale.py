@@ -20,16 +20,22 @@ COUNT = 20_000
 MAX_LIMIT = 10_000
 
 
+def big_folder(daemon_factory, name: str, count: int, file_name: str, size=lambda index: 0):
+    """A daemon whose save directory holds `name/` with `count` files named `file_name % index`,
+    sparse (`size(index)` bytes without writing them)."""
+    daemon = daemon_factory(fill=False)
+    folder = daemon.save_dir / name
+    folder.mkdir()
+    for index in range(count):
+        with open(folder / (file_name % index), "wb") as file:
+            file.truncate(size(index))
+    return daemon
+
+
 @pytest.fixture
 def big(daemon_factory):
-    daemon = daemon_factory(fill=False)
-    folder = daemon.save_dir / "big"
-    folder.mkdir()
-    for index in range(COUNT):
-        # Sparse: sizes of every kind without writing them.
-        with open(folder / f"File {index:05d} <&>.txt", "wb") as file:
-            file.truncate(index * 997)
-    (folder / "sub").mkdir()
+    daemon = big_folder(daemon_factory, "big", COUNT, "File %05d <&>.txt", size=lambda index: index * 997)
+    (daemon.save_dir / "big" / "sub").mkdir()
     return daemon
 
 

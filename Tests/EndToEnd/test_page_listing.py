@@ -9,6 +9,7 @@ import pytest
 
 from http_raw import fetch
 from page_support import assert_accessible, assert_no_problems, browser_page, expect, open_page
+from test_listing_scale import big_folder
 
 PIXEL_PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 MAX_FIRST_LOAD_GZIPPED = 40 * 1024
@@ -107,12 +108,7 @@ MANY = 12_000
 
 @pytest.fixture
 def many(daemon_factory):
-    daemon = daemon_factory(fill=False)
-    folder = daemon.save_dir / "many"
-    folder.mkdir()
-    for index in range(MANY):
-        (folder / f"photo {index:05d}.txt").touch()
-    return daemon
+    return big_folder(daemon_factory, "many", MANY, "photo %05d.txt")
 
 
 def test_a_big_folder_is_shown_as_a_window_of_rows(page, many):
