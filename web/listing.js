@@ -1,7 +1,7 @@
 // The shared files: a live listing of one folder, refreshed by polling `?format=json` every
 // 5 s while the page is visible (cheap: an unchanged folder costs a 304). Sorted by date, name
 // or size and filtered as you type, with the count and total size; small images show a
-// thumbnail the browser draws from the file itself, only when scrolled into view.
+// thumbnail the browser draws from the file itself, only once its row is on screen.
 //
 // A folder of 100,000 entries stays responsive: the listing comes in pages of PAGE_SIZE
 // (`limit`/`after`, each parsed in its own task; the first page's ETag covers the whole folder,
@@ -50,6 +50,7 @@ let refreshTimer = 0;
 let pollTimer = 0;
 let focusWhenShown = false;
 const thumbnails = new Map();
+let thumbnailObserver = null;
 const folderChanged = [];
 // file-ops.js: controls added to each row, told of each render, and a hold on re-rendering
 // while a person edits a row (a poll must not wipe a rename half typed).
@@ -381,6 +382,10 @@ function trim(list, side) {
     row.remove();
     row = next;
   }
+  // Thumbnails are kept for re-renders of rows in the window, not for every image ever shown.
+  if (thumbnails.size > 2 * MAX_ROWS) {
+    for (const [key, img] of thumbnails) if (!img.isConnected) thumbnails.delete(key);
+  }
   if (side === 'earlier') {
     windowStart += excess;
     if (!edge) list.prepend(edgeItem('earlier'));
@@ -455,7 +460,19 @@ function thumbnail(entry) {
     img.decoding = 'async';
     img.width = 40;
     img.height = 40;
-    img.src = entry.url;
+    // The file is asked for once its row is on screen, not as soon as it is near: a list
+    // scrolled fast past thousands of photos would otherwise load hundreds at a time.
+    img.dataset.src = entry.url;
+    if (!thumbnailObserver) {
+      thumbnailObserver = new IntersectionObserver((seen) => {
+        for (const item of seen) {
+          if (!item.isIntersecting) continue;
+          thumbnailObserver.unobserve(item.target);
+          item.target.src = item.target.dataset.src;
+        }
+      });
+    }
+    thumbnailObserver.observe(img);
     thumbnails.set(key, img);
   }
   return img;

@@ -67,7 +67,9 @@ def test_small_images_get_a_lazy_thumbnail_of_the_file_itself(page, listed):
     thumbnail = thumbnails.first
     assert thumbnail.get_attribute("loading") == "lazy"
     assert thumbnail.get_attribute("alt") == ""
-    assert thumbnail.get_attribute("src") == "/files/pixel.png"
+    # Asked for once its row is on screen.
+    thumbnail.scroll_into_view_if_needed()
+    expect(thumbnail).to_have_attribute("src", "/files/pixel.png")
     page.wait_for_function("() => document.querySelector('#file-list img').naturalWidth === 1")
     # The page's CSP lets it draw images from its own origin.
     policy = fetch(listed.url + "/").header("Content-Security-Policy")
