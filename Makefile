@@ -110,10 +110,13 @@ integration-test: test-deps build
 	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd
 
 ## bench: filedrop against nginx, lighttpd, copyparty and uploadserver (figures, never a test)
+# The browser row (bench/browser_upload.py) needs Playwright and tuspy from the test environment.
 # The SHA-256 cost at LAN speed needs network namespaces, so root; elsewhere it says how to run it.
 bench: build
 	$(PYTHON) bench/run.py
 	$(PYTHON) bench/cluster.py
+	@if [ -x $(VENV)/bin/python ]; then $(VENV)/bin/python bench/browser_upload.py; \
+	else echo "bench: skipped bench/browser_upload.py (the page in Chromium): make test-deps first"; fi
 	@if [ "$$(id -u)" = 0 ]; then $(PYTHON) bench/sha256_lan.py; \
 	else echo "bench: skipped bench/sha256_lan.py (SHA-256 cost over a 1 Gbit/s veth): run it as root"; fi
 

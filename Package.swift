@@ -101,6 +101,7 @@ if fuzzing {
     targets.append(.executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropCore"], path: "Fuzz/FuzzConfigFile"))
     targets.append(.executableTarget(name: "FuzzRequestText", dependencies: ["FiledropCore"], path: "Fuzz/FuzzRequestText"))
     targets.append(.executableTarget(name: "FuzzCatalogue", dependencies: ["FiledropCore"], path: "Fuzz/FuzzCatalogue"))
+    targets.append(.executableTarget(name: "FuzzLocalSend", dependencies: ["FiledropCore"], path: "Fuzz/FuzzLocalSend"))
 }
 
 let package = Package(

@@ -6,6 +6,7 @@ daemon. A path, not an abstract name: a daemon in another network namespace reac
 from __future__ import annotations
 
 import os
+from pathlib import Path
 import socket
 import subprocess
 import threading
@@ -55,3 +56,21 @@ class FiledropProcess:
         self.process.terminate()
         self.process.wait(timeout=30)
         self.notify.close()
+
+
+def loopback_daemon(binary: Path, repo: Path, workdir: Path) -> tuple[FiledropProcess, Path]:
+    """`binary` on 127.0.0.1, port 0, serving `repo`'s web/, saving into a new `workdir/save`
+    (fsync on, its default); also returns that save directory."""
+    save_dir = workdir / "save"
+    save_dir.mkdir()
+    daemon = FiledropProcess([str(binary), "--listen", "127.0.0.1:0", "--save-dir", str(save_dir), "--web-root",
+                              str(repo / "web"), "--max-upload-size", "64G", "--config="], str(workdir / "notify"))
+    return daemon, save_dir
+
+
+def random_file(path: Path, size_mib: int) -> Path:
+    """`size_mib` MiB of random bytes (a multipart parser meets every byte value)."""
+    with open(path, "wb") as out:
+        for _ in range(size_mib):
+            out.write(os.urandom(1 << 20))
+    return path

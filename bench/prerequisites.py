@@ -18,6 +18,7 @@ DEBIAN_PACKAGES = {
     "/usr/lib/lighttpd/mod_webdav.so": "lighttpd-mod-webdav",
     "/usr/lib/lighttpd/mod_openssl.so": "lighttpd-mod-openssl",
     "wrk": "wrk",
+    "valgrind": "valgrind",
     "curl": "curl",
     "cmp": "diffutils",
     "openssl": "openssl",

@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from callgrind import REQUESTS as CALLGRIND_REQUESTS, CallgrindWorkload
 from ceilings import Ceilings
 from latency import NOTES as LATENCY_NOTES, LatencySizes, LatencyTables, LatencyWorkload
 from listing import ListingTables, ListingWorkload
@@ -73,7 +74,8 @@ class Workload:
     ceiling: str = ""
     ceiling_rows: tuple = ()
     extra_column: tuple = ()
-    # Which runner has `method` ("transfers": workloads.py, "latency": latency.py, "tls": tls.py), and for a
+    # Which runner has `method` ("transfers": workloads.py, "latency": latency.py, "tls": tls.py,
+    # "callgrind": callgrind.py), and for a
     # workload with a table of its own, the object whose lines(title) prints it.
     runner: str = "transfers"
     table: object = None
@@ -108,6 +110,15 @@ def workload_list(sizes, quick=False, results=None):
         Workload("wrk", f"wrk -t2 -c64 -d{sizes.wrk_seconds}s, 4 KiB file", "req/s",
                  "Keep-alive GETs of a 4 KiB file (checked with cmp first); a run with non-2xx answers does not count.",
                  "wrk_small", extra_column=("p99 ms", lambda s: _p99(s))),
+        Workload("wrkclose", f"wrk -t2 -c64 -d{sizes.wrk_seconds}s -H 'Connection: close', 4 KiB file", "req/s",
+                 "One request per connection: the same GETs as the wrk row, each on a new connection the server "
+                 "closes after its answer (accept, the request, the close).",
+                 "wrk_small_close", extra_column=("p99 ms", lambda s: _p99(s))),
+        Workload("callgrind", f"user-space instructions per keep-alive GET of the 4 KiB file (callgrind)",
+                 "instructions/request",
+                 f"A copy of the server under `valgrind --tool=callgrind` answers {CALLGRIND_REQUESTS:,} of wrk's "
+                 "requests, one after another (counters zeroed after a warm-up); lower is better. filedrop and "
+                 "lighttpd only.", "instructions", lower_is_better=True, runner="callgrind"),
         Workload("conns", f"{sizes.held_connections:,} keep-alive connections held", "RSS MiB",
                  f"{sizes.held_connections:,} connections each fetch the 4 KiB file once and stay open; the value is "
                  "the server's RSS while they are held (lower is better). 'held' is how many the server kept open.",
@@ -301,7 +312,8 @@ def main():
         runners = {"transfers": Workloads(sizes, sources, WORK / "client"),
                    "latency": LatencyWorkload(quick, WORK, WORK / "sources", tools, Outcome),
                    "tls": TlsWorkload(sizes, sources, WORK, tools),
-                   "listing": ListingWorkload(quick, WORK, tools, Outcome, REPO)}
+                   "listing": ListingWorkload(quick, WORK, tools, Outcome, REPO),
+                   "callgrind": CallgrindWorkload(WORK, Outcome)}
         run_rounds(runs, servers, workloads, runners, Ceilings(sizes, sources, WORK / "ceilings"), results, deadline, notes)
     except KeyboardInterrupt:
         notes.append("Interrupted: the tables hold the rounds finished before.")

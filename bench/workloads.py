@@ -193,13 +193,13 @@ class Workloads:
 
     # Small requests
 
-    def wrk_small(self, server, run):
+    def wrk_small(self, server, run, headers=()):
         url = server.url(server.kind.get_prefix + "small.bin")
         received = self.client_dir / f"small-{server.kind.key}.bin"
         status, _, error = self._curl(["-o", str(received), url], 30)
         intact = status == 200 and same_file(received, self.sources.small)
         _remove(received)
-        argv = ["wrk", "-t2", "-c64", f"-d{self.sizes.wrk_seconds}s", "--latency", url]
+        argv = ["wrk", "-t2", "-c64", f"-d{self.sizes.wrk_seconds}s", "--latency", *headers, url]
 
         def body(_):
             done = subprocess.run(argv, capture_output=True, text=True, timeout=self.sizes.wrk_seconds + 60)
@@ -225,6 +225,10 @@ class Workloads:
             problems.append("wrk printed no rate")
         outcome.ok, outcome.note = not problems, "; ".join(problems)
         return outcome
+
+    def wrk_small_close(self, server, run):
+        """The wrk row with one request per connection (wrk reconnects after each answer)."""
+        return self.wrk_small(server, run, headers=("-H", "Connection: close"))
 
     def hold_connections(self, server, run):
         """Opens N keep-alive connections (64 handshakes in flight at a time), each fetching the

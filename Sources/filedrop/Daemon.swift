@@ -23,6 +23,8 @@ final class Daemon {
     private var responder: ReloadableResponder?
     /// DNS-SD over mDNS through Avahi; nil until start.
     private var announcement: LANAnnouncement?
+    /// LocalSend's multicast discovery; nil while `localsend` is off or the group is unusable.
+    private var localSendMulticast: LocalSendMulticast?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
     private var tusUploads: TusUploads?
@@ -43,6 +45,8 @@ final class Daemon {
     private var webhook: WebhookSender?
     /// Uploads' SHA-256 and its hashing threads, made once and kept across reloads.
     private let hashing = PipelinedSHA256()
+    /// The LocalSend receiver (sessions, our device) while `localsend` is on; kept across reloads.
+    private(set) var localSend: LocalSendReceiver?
 
     /// SIGHUP reloads, SIGTERM and SIGINT stop.
     private static let handledSignals = [SIGTERM, SIGINT, SIGHUP]
@@ -89,10 +93,18 @@ final class Daemon {
                                     events: events, metrics: metrics)
         self.monitor = monitor
         tusUploads = makeTusUploads(storage)
-        let certificates = configuration.tls == .off ? nil : TLSCertificates(configuration: configuration)
+        let certificates = TLSCertificates.needed(configuration) ? TLSCertificates(configuration: configuration) : nil
         self.certificates = certificates
         let tls = try certificates?.makeContext()
         let (listeners, secureListeners) = try DaemonStartup.openListeners(configuration)
+        let localSendListener = try DaemonStartup.openLocalSendListener(configuration)
+        if let localSendListener, let tls {
+            localSend = LocalSendReceiver(
+                device: .filedrop(alias: LocalSendDevice.alias(configured: configuration.mdnsName, hostName: ServedNames.hostNames().first ?? ""),
+                                  fingerprint: LocalSendDevice.fingerprint(colonHex: tls.fingerprintSHA256),
+                                  port: Int(localSendListener.address.port)),
+                idleTimeout: nanoseconds(configuration.localsendTimeout), log: log, now: { Clock.monotonicNanoseconds() })
+        }
         if configuration.tls != .off && secureListeners.isEmpty {
             // Else the plain port would take uploads and passwords as if TLS were off.
             throw StartupError(message: "tls is \(configuration.tls.rawValue) but systemd passed no socket named https: "
@@ -107,7 +119,7 @@ final class Daemon {
         let responder = ReloadableResponder(app)
         self.responder = responder
 
-        let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners, tls: tls,
+        let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners + (localSendListener.map { [$0] } ?? []), tls: tls,
                                     configuration: DaemonStartup.serverConfiguration(configuration, metrics: metrics), responder: responder, log: log)
         self.server = server
         metrics.observeConnections { [unowned server] in server.activeConnections }
@@ -118,16 +130,20 @@ final class Daemon {
         let announcement = LANAnnouncement(configuration: configuration, plain: listenAddresses.plain,
                                            secure: listenAddresses.secure, log: log)
         self.announcement = announcement
-        let reissues = configuration.tls == .auto ? certificates : nil
-        if reissues != nil || configuration.mdns {
+        let reissues = certificates?.issuesOwn == true ? certificates : nil
+        if let localSend {
+            localSendMulticast = DaemonStartup.startLocalSendDiscovery(configuration, device: localSend.device, server: server, log: log)
+        }
+        if reissues != nil || configuration.mdns || localSendMulticast != nil {
             do {
                 try server.watchAddressChanges { [unowned self] in
                     reissues?.addressesChanged(now: Clock.monotonicNanoseconds())
                     announcement.update(self.configuration)
+                    self.localSendMulticast?.interfacesChanged()
                 }
             } catch {
                 log.log(LogEvent(level: .warning, message: "cannot watch address changes (\(error)); "
-                    + "the HTTPS certificate and the mDNS announcement follow new addresses only after a reload"))
+                    + "the HTTPS certificate, the mDNS announcement and LocalSend discovery follow new addresses only after a reload"))
             }
         }
         signal(SIGPIPE, SIG_IGN)
@@ -137,12 +153,19 @@ final class Daemon {
         let status = statusLine()
         let listen = addresses.map(\.description).joined(separator: ",")
         let httpsListen = secureAddresses.map(\.description).joined(separator: ",")
-        notifications.send { $0.ready(status: status, extra: [("X_FILEDROP_LISTEN", listen), ("X_FILEDROP_HTTPS_LISTEN", httpsListen)]) }
+        let localSendListen = localSendListener.map { $0.address.description } ?? ""
+        notifications.send { $0.ready(status: status, extra: [("X_FILEDROP_LISTEN", listen), ("X_FILEDROP_HTTPS_LISTEN", httpsListen),
+                                                              ("X_FILEDROP_LOCALSEND_LISTEN", localSendListen)]) }
         let served = (addresses.map { "http://\($0)" } + secureAddresses.map { "https://\($0)" }).joined(separator: ", ")
         log.log(LogEvent(level: .notice, kind: .started,
                          message: "filedrop serving \(configuration.saveDirectory) on \(served)",
                          fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
         if let tls { logTLS(tls) }
+        if let localSend, let localSendListener {
+            let device = localSend.device
+            log.log(LogEvent(level: .notice, message: "LocalSend receiver on https://\(localSendListener.address) as \"\(device.alias)\", "
+                + "fingerprint \(device.fingerprint)", fields: [("localsend_fingerprint", device.fingerprint)]))
+        }
         let urls = lanURLs()
         for url in urls {
             log.log(LogEvent(level: .notice, message: "open \(url)"))
@@ -171,17 +194,18 @@ final class Daemon {
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
                 readFile: readTextFile, fileExists: { access($0, F_OK) == 0 })
             guard case .run(let next) = command, let monitor else { return }
-            if next.listen != configuration.listen || next.httpsListen != configuration.httpsListen || next.tls != configuration.tls {
-                log.log(LogEvent(level: .warning, message: "listen addresses and turning TLS on or off change only on restart; keeping the current sockets"))
+            if next.listen != configuration.listen || next.httpsListen != configuration.httpsListen || next.tls != configuration.tls
+                || next.localsend != configuration.localsend || next.localsendPort != configuration.localsendPort
+                || next.localsendMulticast != configuration.localsendMulticast {
+                log.log(LogEvent(level: .warning, message: "listen addresses, the LocalSend port and group and turning TLS or LocalSend on or off "
+                    + "change only on restart; keeping the current sockets"))
             }
             let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
             let storage = sameStorage ? self.storage! : try DaemonStartup.openSaveDirectory(next)
             if !sameStorage { tusUploads = makeTusUploads(storage) }
             // A renewed certificate: new connections get it, open ones keep theirs.
-            if let certificates, let server, next.tls != .off {
-                let tls = try certificates.reload(next)
-                server.replaceTLSContext(tls)
-                logTLS(tls)
+            if let certificates, TLSCertificates.needed(next) {
+                replaceTLSContext(try certificates.reload(next))
             }
             let app = try makeApp(next, storage: storage, monitor: monitor)
             // The loops are running now: the saving (fsync, rename) goes to a worker.
@@ -191,6 +215,7 @@ final class Daemon {
             updateEventConsumers(next)
             configuration = next
             announcement?.update(next)
+            localSendMulticast?.interfacesChanged()
             statusNote = nil
             log.log(LogEvent(level: .notice, kind: .reloaded, message: "configuration reloaded"))
         } catch {
@@ -207,13 +232,13 @@ final class Daemon {
         let now = Clock.monotonicNanoseconds()
         switch certificates?.renewIfDue(now: now, wallClock: Clock.wallClockSeconds()) {
         case .success(let tls)?:
-            server?.replaceTLSContext(tls)
-            logTLS(tls)
+            replaceTLSContext(tls)
         case .failure(let error)?:
             log.log(LogEvent(level: .error, message: "cannot renew the HTTPS certificate, keeping the current one: \(error.message)"))
         case nil:
             break
         }
+        localSend?.expireIdle()
         if let interval = notifier.watchdogInterval, now - lastWatchdog >= nanoseconds(interval) {
             lastWatchdog = now
             notifications.send { $0.watchdog() }
@@ -256,6 +281,9 @@ final class Daemon {
                 parts.append("\(uploads.count) upload(s): " + shown.joined(separator: ", "))
             }
             parts.append("\(monitor.filesStored) file(s) received since start")
+        }
+        if let session = localSend?.activeSession {
+            parts.append("LocalSend session from \(session.sender.logEscaped): \(session.saved) of \(session.files.count) file(s)")
         }
         if let free = freeSpace.value {
             parts.append("\(ByteCount.format(free)) free")
@@ -314,7 +342,7 @@ final class Daemon {
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
                            https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
                            processProbe: ProcSelfProbe(), hashing: hashing, languages: DaemonStartup.loadLanguages(configuration, log: log),
-                           healthClock: { Clock.monotonicNanoseconds() })
+                           healthClock: { Clock.monotonicNanoseconds() }, localSend: localSend)
     }
 
     /// The printed URLs and the QR code send people to HTTPS when it is on.
@@ -354,6 +382,15 @@ final class Daemon {
             log.log(LogEvent(level: .warning, message: "resumable upload \(name.logEscaped) is complete but kept unsaved: \(reason)",
                              fields: [("file", name)]))
         }
+    }
+
+    /// A renewed or re-issued certificate: new HTTPS and LocalSend connections get it, open
+    /// ones keep theirs, and LocalSend senders see its fingerprint.
+    private func replaceTLSContext(_ tls: TLSContext) {
+        server?.replaceTLSContext(tls)
+        localSend?.updateFingerprint(LocalSendDevice.fingerprint(colonHex: tls.fingerprintSHA256))
+        if let localSend { localSendMulticast?.deviceChanged(localSend.device) }
+        logTLS(tls)
     }
 
     private func logTLS(_ tls: TLSContext) {

@@ -86,6 +86,14 @@ enum DaemonStartup {
         return (try plainAddresses.map(bind), try secureAddresses.map(bind))
     }
 
+    /// The LocalSend receiver's HTTPS port, on every address (phones find it by the address
+    /// they heard the announcement from); nil while `localsend` is off. Bound here even under
+    /// socket activation: no unit file passes it.
+    static func openLocalSendListener(_ configuration: Configuration) throws -> ListeningSocket? {
+        guard configuration.localsend else { return nil }
+        return try bind(ListenAddress(host: "", port: UInt16(configuration.localsendPort)))
+    }
+
     private static func bind(_ address: ListenAddress) throws -> ListeningSocket {
         do {
             return try ListeningSocket.bind(host: address.host, port: address.port)
@@ -108,5 +116,25 @@ enum DaemonStartup {
         server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
         server.connection.metrics = metrics
         return server
+    }
+}
+
+extension DaemonStartup {
+    /// LocalSend's multicast discovery on the server's main loop (`localsend-multicast`). Nil,
+    /// after a warning, when the group's port cannot be had: the receiver still serves, and
+    /// a sender that scans over HTTP (`register`, §3.2) still finds it.
+    static func startLocalSendDiscovery(_ configuration: Configuration, device: LocalSendDevice, server: HTTPServer,
+                                        log: any LogSink) -> LocalSendMulticast? {
+        let group = configuration.localsendMulticast
+        do {
+            let multicast = try LocalSendMulticast(group: group, device: device, log: log)
+            try server.runLocalSendDiscovery(multicast)
+            log.log(LogEvent(level: .info, message: "LocalSend discovery on \(group)"))
+            return multicast
+        } catch {
+            log.log(LogEvent(level: .warning, message: "LocalSend discovery is off: cannot use \(group) (\(error)); "
+                + "senders that scan over HTTP still find the receiver"))
+            return nil
+        }
     }
 }

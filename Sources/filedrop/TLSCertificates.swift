@@ -7,6 +7,12 @@ import Glibc
 /// reload. `tls = auto`: the local CA in tls-dir issues a short-lived certificate for every
 /// name and address the machine has, again when they change or half its life has passed.
 /// Used on the main loop only.
+///
+/// The LocalSend receiver (`localsend = on`) speaks HTTPS on its own port with this same
+/// certificate, so there is one key and one fingerprint to check. With `tls = off` it still
+/// needs one: the certificates are then made as `tls = auto` makes them (the local CA in
+/// tls-dir), for the LocalSend port alone. LocalSend senders pin the fingerprint rather than
+/// a CA, and a client that wants to verify can trust the CA as for the HTTPS port.
 final class TLSCertificates {
     private var configuration: Configuration
     /// The local CA (`auto`), loaded once per tls-dir.
@@ -29,8 +35,23 @@ final class TLSCertificates {
     private static let settleNanoseconds: UInt64 = 500_000_000
 
     init(configuration: Configuration) {
-        self.configuration = configuration
+        self.configuration = Self.effective(configuration)
     }
+
+    /// `tls = off` with `localsend = on` issues as `auto` does, for the LocalSend port.
+    private static func effective(_ configuration: Configuration) -> Configuration {
+        var effective = configuration
+        if configuration.tls == .off && configuration.localsend { effective.tls = .auto }
+        return effective
+    }
+
+    /// Whether certificates are needed at all: HTTPS is on, or the LocalSend receiver is.
+    static func needed(_ configuration: Configuration) -> Bool {
+        configuration.tls != .off || configuration.localsend
+    }
+
+    /// Whether the certificate is issued here (`auto`), so it follows the machine's addresses.
+    var issuesOwn: Bool { configuration.tls == .auto }
 
     /// A context from the configured certificate; every failure is a sentence naming the
     /// file (the daemon exits 2 at start, keeps the running context on reload).
@@ -49,6 +70,7 @@ final class TLSCertificates {
     /// the new tls-dir and the new allowed-hosts).
     func reload(_ next: Configuration) throws(StartupError) -> TLSContext {
         let previous = configuration
+        let next = Self.effective(next)
         configuration = next
         if next.tlsDirectory != previous.tlsDirectory { authority = nil }
         do {

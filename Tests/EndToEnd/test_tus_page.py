@@ -17,6 +17,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
 BIG_FILE_BYTES = 50 * 1024 * 1024
+# The page's first PATCH (web/tus.js FIRST_CHUNK); the next ones are bigger.
 CHUNK = 8 * 1024 * 1024
 HUGE_FILE_BYTES = 200 * 1024 * 1024
 UPLOAD_TIMEOUT_MS = 120_000
@@ -56,26 +57,36 @@ def patch_offsets(page):
     return offsets
 
 
-def test_broken_connection_mid_upload_resumes_byte_identical(page, daemon, big_file):
-    open_page(page, daemon)
-    broken = []
+def answer_patches(page, which, answer):
+    """tus PATCHes for which `which(route, answered)` holds get `answer(route)` instead of the
+    daemon; the rest go through. Returns the requests answered so far (a list that grows)."""
+    answered = []
 
-    def break_one_patch(route):
-        offset = int(route.request.headers.get("upload-offset", "0"))
-        if route.request.method == "PATCH" and offset >= 2 * CHUNK and not broken:
-            broken.append(offset)
-            route.abort("connectionreset")
+    def handle(route):
+        if route.request.method == "PATCH" and which(route, answered):
+            answered.append(route.request)
+            answer(route)
         else:
             route.continue_()
 
-    page.route("**/files/.tus/**", break_one_patch)
-    page.set_input_files("#file-input", str(big_file))
+    page.route("**/files/.tus/**", handle)
+    return answered
 
-    row = page.locator(".upload").first
-    expect(row).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
+
+def send_until_done(page, daemon, source):
+    page.set_input_files("#file-input", str(source))
+    expect(page.locator(".upload").first).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
+    assert file_sha256(daemon.save_dir / source.name) == file_sha256(source)
+
+
+def test_broken_connection_mid_upload_resumes_byte_identical(page, daemon, big_file):
+    open_page(page, daemon)
+    broken = answer_patches(page, lambda route, answered: not answered
+                            and int(route.request.headers.get("upload-offset", "0")) >= CHUNK,
+                            lambda route: route.abort("connectionreset"))
+    send_until_done(page, daemon, big_file)
     assert broken, "no PATCH was interrupted"
     assert page.evaluate("window.sawResuming"), "the page never said it was resuming"
-    assert file_sha256(daemon.save_dir / big_file.name) == file_sha256(big_file)
     assert not list((daemon.save_dir / ".filedrop-tus").iterdir())
 
 
@@ -114,8 +125,8 @@ def test_200_mb_with_the_network_cut_twice_lands_intact(page, daemon, tmp_path):
 
 def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):
     open_page(page, daemon)
-    # The network dies after three chunks: the upload keeps retrying, the person reloads.
-    cut_patches_from(page, 3 * CHUNK)
+    # The network dies after the first chunk: the upload keeps retrying, the person reloads.
+    cut_patches_from(page, CHUNK)
     page.set_input_files("#file-input", str(big_file))
     page.wait_for_function("() => window.sawResuming", timeout=60_000)
     page.unroute("**/files/.tus/**")
@@ -128,10 +139,33 @@ def test_reloaded_page_resumes_where_it_stopped(page, daemon, big_file):
     row = page.locator(".upload").first
     expect(row).to_have_attribute("data-state", "done", timeout=UPLOAD_TIMEOUT_MS)
     assert page.evaluate("window.sawResuming"), "the page never said it was resuming"
-    assert offsets and offsets[0] == 3 * CHUNK, offsets
+    assert offsets and offsets[0] == CHUNK, offsets
     stored = [path for path in daemon.save_dir.iterdir() if path.name.startswith("holiday")]
     assert [path.name for path in stored] == [big_file.name]
     assert file_sha256(stored[0]) == file_sha256(big_file)
+
+
+def test_patches_grow_after_the_first(page, daemon, big_file):
+    """One small PATCH first, then each at least twice the last (what the rate carries in
+    a few seconds): 50 MB go up in at most three."""
+    open_page(page, daemon)
+    offsets = patch_offsets(page)
+    send_until_done(page, daemon, big_file)
+    assert offsets[:2] == [0, CHUNK], offsets
+    assert len(offsets) <= 3, offsets
+    sizes = [end - start for start, end in zip(offsets, offsets[1:] + [BIG_FILE_BYTES])]
+    assert all(later >= 2 * earlier or end == BIG_FILE_BYTES
+               for earlier, later, end in zip(sizes, sizes[1:], offsets[2:] + [BIG_FILE_BYTES])), sizes
+
+
+def test_a_body_limit_on_the_way_halves_the_patches(page, daemon, big_file):
+    """A proxy that refuses bodies over 8 MiB with 413: the page goes back to 8 MiB PATCHes
+    and the upload still lands."""
+    open_page(page, daemon)
+    refused = answer_patches(page, lambda route, _: len(route.request.post_data_buffer or b"") > CHUNK,
+                             lambda route: route.fulfill(status=413, body="413 Content Too Large: over the proxy's limit"))
+    send_until_done(page, daemon, big_file)
+    assert refused, "no PATCH was bigger than the first"
 
 
 def test_cancel_terminates_the_upload_on_the_server(page, daemon, big_file):

@@ -4,7 +4,7 @@ import Testing
 
 /// packaging/filedrop.conf documents every file key with its default: uncommenting every
 /// key line must give exactly the defaults, but for the one line the package sets
-/// (`tls = auto`). password-hash, tls-cert, tls-key, on-upload, notify-url and mdns-name show examples, not defaults. A test of
+/// (`tls = auto`). password-hash, tls-cert, tls-key, on-upload, notify-url, mdns-name and localsend-pin show examples, not defaults. A test of
 /// ConfigurationLoader against the shipped file, so it lives with the configuration tests.
 @Suite struct ExampleConfigurationTests {
     /// Tests/FiledropCoreTests/<this file> -> the package root.
@@ -37,7 +37,7 @@ import Testing
         }
 
         let uncommented = lines.map { line in
-            let example = ["#password-hash", "#tls-cert", "#tls-key", "#on-upload = ", "#notify-url", "#mdns-name"].contains { line.hasPrefix($0) }
+            let example = ["#password-hash", "#tls-cert", "#tls-key", "#on-upload = ", "#notify-url", "#mdns-name", "#localsend-pin"].contains { line.hasPrefix($0) }
             return keyLines.contains(line) && !example ? String(line.dropFirst()) : line
         }.joined(separator: "\n")
         let command = try ConfigurationLoader.parse(

@@ -85,6 +85,50 @@ struct PosixPartialUploadAreaTests {
         #expect(fixture.contents("\(Self.folder)/\(Self.id).part") == Array("good!".utf8))
     }
 
+    /// A durable PATCH's writer paces write-back as every durable upload does (the fsync at
+    /// the PATCH's end then has little left); appending to a partial file that already holds
+    /// bytes counts from its end, and a cut starts the count again.
+    @Test func durableWriterPacesWriteBackAcrossChunksAndKeepsEveryByte() throws {
+        let fixture = try SaveDirectoryFixture(options: StorageOptions(writebackChunk: 4096))
+        let area = fixture.storage.partialUploads
+        try area.create(id: Self.id, record: Array("r".utf8), durable: true)
+        try append("head", to: area)
+        let file = try area.openForAppending(id: Self.id, durable: true)
+        var expected = Array("head".utf8)
+        var paced = 0
+        // Odd-sized writes so chunk boundaries fall mid-write.
+        for round in 0..<100 {
+            let piece = (0..<(1000 + round * 37)).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ round) }
+            try piece.withUnsafeBytes { try file.write($0) }
+            expected += piece
+            if file.writebackDue {
+                try file.paceWriteback()
+                paced += 1
+                #expect(!file.writebackDue)
+            }
+        }
+        // Due once a chunk's worth is written: each pace covers less than a chunk and a piece.
+        #expect(paced >= (expected.count - 4) / (4096 + 1000 + 99 * 37))
+        try file.truncate(to: 4)
+        #expect(!file.writebackDue)
+        try Array(repeating: UInt8(ascii: "x"), count: 5000).withUnsafeBytes { try file.write($0) }
+        #expect(file.writebackDue)
+        try file.paceWriteback()
+        try file.synchronize()
+        #expect(fixture.contents("\(Self.folder)/\(Self.id).part") == Array("head".utf8) + Array(repeating: UInt8(ascii: "x"), count: 5000))
+    }
+
+    @Test func writerThatIsNotDurableNeverAsksForWriteBack() throws {
+        let fixture = try SaveDirectoryFixture(options: StorageOptions(writebackChunk: 4096))
+        let area = fixture.storage.partialUploads
+        try area.create(id: Self.id, record: Array("r".utf8), durable: false)
+        // Opened for a lock or a cut (no `durable`), or by a daemon with fsync off.
+        for file in [try area.openForAppending(id: Self.id), try area.openForAppending(id: Self.id, durable: false)] {
+            try Array(repeating: UInt8(0), count: 3 * 4096).withUnsafeBytes { try file.write($0) }
+            #expect(!file.writebackDue)
+        }
+    }
+
     @Test func adoptedFilePublishesWithoutReplacingAndDiscardRemovesIt() throws {
         let fixture = try SaveDirectoryFixture()
         let area = fixture.storage.partialUploads

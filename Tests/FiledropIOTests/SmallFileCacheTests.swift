@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import Glibc
 import Testing
@@ -47,6 +48,29 @@ struct SmallFileCacheTests {
         #expect(throws: StorageError.notFound) { try fixture.storage.open(storagePath("note.txt")) }
     }
 
+    @Test("The recorded SHA-256 comes with the cached bytes, and a new one is seen at once")
+    func hashFollowsTheAttribute() throws {
+        let fixture = try SaveDirectoryFixture()
+        let hex = String(repeating: "ab", count: 32)
+        let value = Array(hex.utf8)
+        try Data("hashed".utf8).write(to: URL(fileURLWithPath: fixture.path + "/h.txt"))
+        // ext4, xfs, btrfs and tmpfs since 6.6 keep user xattrs; on another file system the
+        // file has no recorded hash, and there is nothing to cache.
+        guard setxattr(fixture.path + "/h.txt", SHA256Attribute.name, value, value.count, 0) == 0 else { return }
+        Thread.sleep(forTimeInterval: 2.1)
+        let first = try fixture.storage.open(storagePath("h.txt"))
+        let cached = try fixture.storage.open(storagePath("h.txt"))
+        #expect(cached.handle as? FileContents === first.handle as? FileContents, "the second open is answered from the cache")
+        #expect(first.sha256 == hex)
+        #expect(cached.sha256 == hex)
+
+        let other = String(repeating: "cd", count: 32)
+        #expect(setxattr(fixture.path + "/h.txt", SHA256Attribute.name, Array(other.utf8), 64, 0) == 0)
+        #expect(try fixture.storage.open(storagePath("h.txt")).sha256 == other, "setxattr moved the change time")
+        #expect(removexattr(fixture.path + "/h.txt", SHA256Attribute.name) == 0)
+        #expect(try fixture.storage.open(storagePath("h.txt")).sha256 == nil)
+    }
+
     @Test("A name turned into a symlink or a directory is refused, not served from the cache")
     func symlinkAndDirectoryAfterCaching() throws {
         let fixture = try SaveDirectoryFixture()
@@ -92,10 +116,10 @@ struct SmallFileCacheTests {
             return found
         }
         let contents = (0..<3).map { FileContents([UInt8($0)]) }
-        for inode in 0..<3 { cache.remember(contents[inode], of: file(inode)) }
+        for inode in 0..<3 { cache.remember(contents[inode], sha256: nil, of: file(inode)) }
         #expect(cache.contents(for: file(0)) == nil)
-        #expect(cache.contents(for: file(1)) === contents[1])
-        #expect(cache.contents(for: file(2)) === contents[2])
+        #expect(cache.contents(for: file(1))?.contents === contents[1])
+        #expect(cache.contents(for: file(2))?.contents === contents[2])
         var changed = file(2)
         changed.st_mtim.tv_nsec = 1
         #expect(cache.contents(for: changed) == nil, "a different modification time is a miss")

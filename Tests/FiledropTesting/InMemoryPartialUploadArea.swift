@@ -44,7 +44,7 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
         try update(id) { $0.record = record }
     }
 
-    func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile {
+    func openForAppending(id: String, durable: Bool) throws(StorageError) -> any PartialUploadFile {
         guard entries.withLock({ $0[id] }) != nil else { throw .notFound }
         return MemoryPartialFile(area: self, id: id)
     }

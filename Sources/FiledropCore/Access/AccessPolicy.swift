@@ -28,6 +28,10 @@
 /// `/healthz` is open in every mode, private too: a load balancer has no password, and the
 /// answer says only whether uploads can be saved now.
 ///
+/// The LocalSend routes (`/api/localsend/v2/...`, on the LocalSend port only) need no password
+/// in any mode: the LocalSend app has no way to send one. Their own rule, the PIN and what each
+/// mode allows, is `LocalSendAcceptPolicy`'s.
+///
 /// `/metrics` follows `metrics-access` alone, in every mode: `off` hides it (404), `loopback`
 /// lets only this machine's peers in (403 for others), `password` and `open` as they say.
 public struct AccessPolicy: Sendable, Equatable {
@@ -64,11 +68,12 @@ public struct AccessPolicy: Sendable, Equatable {
             }
         }
         if route == .health { return .anyone }
+        if case .localSend = route { return .anyone }
         if mode == .private {
             return publishesTrustRoutes && route.isNeededBeforeTrust ? .anyone : .password
         }
         switch route {
-        case .page, .config, .qrCode, .trust, .uploadForm, .metrics, .health:
+        case .page, .config, .qrCode, .trust, .uploadForm, .metrics, .health, .localSend:
             return .anyone
         // Resumable uploads are uploads: each random id is the capability of whoever created
         // it, and terminating one removes no stored file.

@@ -24,6 +24,8 @@ public struct FiledropApp: HTTPResponder {
     public let languages: PageLanguages
     /// Whether the save directory takes uploads, for `/healthz`; one for every loop's copy.
     public let health: SaveDirectoryHealth
+    /// The LocalSend receiver's sessions and device; nil while `localsend` is off.
+    public let localSend: LocalSendReceiver?
     /// Per file version, so repeated downloads of one file reuse its header values.
     private(set) var downloadHeaders = FileHeaderCache()
 
@@ -35,7 +37,7 @@ public struct FiledropApp: HTTPResponder {
                 tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
                 phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []), processProbe: (any ProcessProbe)? = nil,
                 hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages(),
-                healthClock: (@Sendable () -> UInt64)? = nil) {
+                healthClock: (@Sendable () -> UInt64)? = nil, localSend: LocalSendReceiver? = nil) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
@@ -48,6 +50,7 @@ public struct FiledropApp: HTTPResponder {
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.storage = storage
         self.health = SaveDirectoryHealth(storage: storage, now: healthClock)
+        self.localSend = localSend
         var store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
         store.withholdsStoredNames = configuration.access == .drop
         store.hashing = configuration.sha256 ? hashing : nil
@@ -108,6 +111,12 @@ public struct FiledropApp: HTTPResponder {
 
     private func dispatch(_ head: RequestHead, route: Route, context: RequestContext,
                           compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+        // The LocalSend port serves LocalSend alone, and LocalSend is served nowhere else.
+        if case .localSend = route {
+            guard isLocalSendPort(context) else { throw .notFound }
+        } else if isLocalSendPort(context) {
+            throw .notFoundBecause("This port serves the LocalSend protocol only.")
+        }
         if let https, https.gates(context) {
             // The Host check first: a redirect must never put a name we do not serve into a URL.
             try access.hosts.check(head)
@@ -173,6 +182,13 @@ public struct FiledropApp: HTTPResponder {
             return metricsPage()
         case .health:
             return healthPage(head)
+        case .localSend(let localSendRoute):
+            // LocalSend clients read JSON, whatever they send as Accept.
+            do {
+                return try serveLocalSend(localSendRoute, head: head, context: context, admission: admission)
+            } catch {
+                return .respond(Self.localSendError(error))
+            }
         case .methodRefused(let method, .uploadForm) where method == .get || method == .head:
             // The no-script form's result page reopened (from history, a bookmark, a shared
             // link): it has no GET of its own to show, so the page to send more files is the answer.
@@ -309,7 +325,7 @@ public struct FiledropApp: HTTPResponder {
     }
 
     /// Content-Length when the body is framed by it (not when chunked wins).
-    private func declaredLength(_ head: RequestHead) -> UInt64? {
+    func declaredLength(_ head: RequestHead) -> UInt64? {
         guard !head.headers.contains(.transferEncoding), let value = head.headers[.contentLength] else { return nil }
         return UInt64(value)
     }

@@ -221,6 +221,33 @@ public struct ConfigKey: Sendable {
             configuration.mdnsName = value
             return true
         },
+        booleanKey("localsend", default: false,
+                   meaning: "Receive from the LocalSend app (protocol v2.1) over HTTPS on localsend-port, with the same storage policy as every upload.",
+                   \.localsend),
+        ConfigKey(name: "localsend-port", kind: .value(placeholder: "PORT"), defaultText: "53317",
+                  meaning: "TCP port of the LocalSend HTTPS server (all addresses); the protocol's default is 53317, 0 picks a free one.",
+                  expected: "a port number from 0 to 65535") { configuration, value in
+            guard let number = parseInteger(value, in: 0...65535) else { return false }
+            configuration.localsendPort = number
+            return true
+        },
+        ConfigKey(name: "localsend-pin", kind: .value(placeholder: "PIN"), defaultText: "none",
+                  meaning: "PIN a LocalSend sender must give to send; without one every session is accepted (access open only).",
+                  expected: "1 to 64 characters without control characters") { configuration, value in
+            guard isPlainText(value), value.count <= 64 else { return false }
+            configuration.localsendPin = value
+            return true
+        },
+        durationKey("localsend-timeout", default: .seconds(120),
+                    meaning: "A LocalSend session with no file arriving for this long ends; its unfinished files leave nothing.",
+                    \.localsendTimeout),
+        ConfigKey(name: "localsend-multicast", kind: .value(placeholder: "GROUP:PORT"), defaultText: "224.0.0.167:53317",
+                  meaning: "IPv4 multicast group and UDP port where filedrop announces itself to LocalSend devices and answers theirs.",
+                  expected: "an IPv4 multicast address and port such as 224.0.0.167:53317") { configuration, value in
+            guard let group = MulticastGroup(parsing: value) else { return false }
+            configuration.localsendMulticast = group
+            return true
+        },
         durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
         durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
         durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),

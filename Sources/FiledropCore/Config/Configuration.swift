@@ -42,6 +42,15 @@ public struct Configuration: Sendable, Equatable {
     public var mdns: Bool = true
     /// The DNS-SD instance name; nil means "filedrop on HOSTNAME".
     public var mdnsName: String? = nil
+    /// Whether the LocalSend receiver (issue 22) serves HTTPS on `localsendPort`.
+    public var localsend: Bool = false
+    public var localsendPort: Int = 53317
+    /// The PIN a LocalSend sender must give (`?pin=`); nil accepts every session where access allows.
+    public var localsendPin: String? = nil
+    /// A LocalSend session idle this long (no upload running, no request) ends.
+    public var localsendTimeout: Duration = .seconds(120)
+    /// Where LocalSend devices announce themselves (protocol v2.1 §3.1); read at start only.
+    public var localsendMulticast: MulticastGroup = .localSendDefault
     /// Time allowed for a request line and header section to arrive.
     public var headTimeout: Duration = .seconds(10)
     /// Inactivity allowed while a body is arriving.

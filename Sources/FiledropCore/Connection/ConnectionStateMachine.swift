@@ -302,7 +302,8 @@ public struct ConnectionStateMachine {
         // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
         let pending = PendingBody(framing: framing, keepAlive: keepAlive,
                                   expectsContinue: head.expectsContinue && head.version == .http1_1)
-        let requestContext = RequestContext(client: context.client, wallClockSeconds: wallClock, isSecure: context.isSecure)
+        let requestContext = RequestContext(client: context.client, wallClockSeconds: wallClock, isSecure: context.isSecure,
+                                            securePort: context.securePort)
         var kind = RequestKind.other
         let decision = responder.route(head, context: requestContext, kind: &kind)
         currentRequest?.kind = kind

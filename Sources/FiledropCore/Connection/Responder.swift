@@ -74,10 +74,14 @@ public struct RequestContext: Sendable {
     public var wallClockSeconds: Int64
     /// Whether the request came over TLS (the HTTPS port).
     public var isSecure: Bool
+    /// The HTTPS port the connection came in on; nil for plain HTTP. The LocalSend port serves
+    /// only LocalSend's routes, and they only there.
+    public var securePort: UInt16?
 
-    public init(client: String, wallClockSeconds: Int64, isSecure: Bool = false) {
+    public init(client: String, wallClockSeconds: Int64, isSecure: Bool = false, securePort: UInt16? = nil) {
         self.client = client
         self.wallClockSeconds = wallClockSeconds
         self.isSecure = isSecure
+        self.securePort = securePort
     }
 }

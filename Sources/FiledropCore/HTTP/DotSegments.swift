@@ -17,7 +17,7 @@ enum DotSegments {
     /// `path` (origin-form, still percent-encoded) without its `.` segments; `path` itself
     /// when it has none, which is nearly always, or when it is not a `/` path (`*`, CONNECT).
     static func removingSingleDots(from path: Substring) -> Substring {
-        guard path.utf8.first == UInt8(ascii: "/"), hasSingleDotSegment(path.utf8) else { return path }
+        guard path.utf8.first == UInt8(ascii: "/"), hasSingleDotSegment(path) else { return path }
         var kept: [UInt8] = []
         kept.reserveCapacity(path.utf8.count)
         // Segments are what lies after each `/`; the first is the empty one before the leading `/`.
@@ -32,18 +32,19 @@ enum DotSegments {
     }
 
     /// Whether some segment is exactly `.`: a `.` after a `/` and before a `/` or the end.
-    private static func hasSingleDotSegment(_ bytes: Substring.UTF8View) -> Bool {
-        var previous: UInt8 = 0
-        var index = bytes.startIndex
-        while index < bytes.endIndex {
-            let byte = bytes[index]
-            bytes.formIndex(after: &index)
-            if byte == UInt8(ascii: "."), previous == UInt8(ascii: "/"),
-               index == bytes.endIndex || bytes[index] == UInt8(ascii: "/") {
-                return true
+    /// A loop over the contiguous bytes: indexing `Substring.UTF8View` cost ~45 instructions a
+    /// byte, and every request's path passes through here.
+    private static func hasSingleDotSegment(_ path: Substring) -> Bool {
+        path.withUTF8Bytes { bytes in
+            var index = 1
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "."), bytes[index - 1] == UInt8(ascii: "/"),
+                   index + 1 == bytes.count || bytes[index + 1] == UInt8(ascii: "/") {
+                    return true
+                }
+                index += 1
             }
-            previous = byte
+            return false
         }
-        return false
     }
 }

@@ -6,7 +6,7 @@ public struct AccessLogRecord: Sendable {
     public static let level = LogLevel.info
 
     public var method: HTTPMethod
-    /// The request-target as sent.
+    /// The request-target as sent, but for secrets in its query (`AccessLogRecord.redacted`).
     public var target: String
     public var status: Int
     /// Body bytes written (without head and chunk framing).
@@ -24,7 +24,7 @@ public struct AccessLogRecord: Sendable {
     public init(method: HTTPMethod, target: String, status: Int, bytesSent: UInt64, bytesReceived: UInt64,
                 durationMicroseconds: UInt64, client: String, responseCut: Bool) {
         self.method = method
-        self.target = target
+        self.target = Self.redacted(target)
         self.status = status
         self.bytesSent = bytesSent
         self.bytesReceived = bytesReceived
@@ -44,6 +44,22 @@ public struct AccessLogRecord: Sendable {
                 ("status", String(status)), ("bytes", String(bytesSent)),
                 ("received", String(bytesReceived)), ("duration", duration), ("client", client),
             ])
+    }
+
+    /// Query parameters that are secrets: LocalSend's `pin` and its per-file `token` (a
+    /// capability to write a file while its session runs). Their values are logged as `-`:
+    /// a log reader learns that one was sent, never what.
+    static let secretParameters: Set<Substring> = ["pin", "token"]
+
+    /// `target` with the values of `secretParameters` replaced by `-`.
+    static func redacted(_ target: String) -> String {
+        guard let question = target.firstIndex(of: "?"),
+              secretParameters.contains(where: { target[question...].contains($0 + "=") }) else { return target }
+        let query = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { item in
+            guard let equals = item.firstIndex(of: "="), secretParameters.contains(item[..<equals]) else { return item }
+            return item[...equals] + "-"
+        }
+        return target[...question] + query.joined(separator: "&")
     }
 
     /// Milliseconds with three decimals: `12.345ms`.

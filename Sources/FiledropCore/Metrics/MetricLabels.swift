@@ -37,6 +37,10 @@ public enum RequestKind: String, Sendable, CaseIterable {
     case metrics
     /// `/healthz`, from load balancers.
     case health
+    /// LocalSend `upload`: one file's bytes.
+    case localSendUpload = "localsend_upload"
+    /// LocalSend `info`, `register`, `prepare-upload` and `cancel`.
+    case localSendControl = "localsend_control"
     /// A refused method, or a request that never got as far as a route (malformed, timed out).
     case other
 
@@ -46,6 +50,7 @@ public enum RequestKind: String, Sendable, CaseIterable {
         case .formUpload: .form
         case .putUpload: .put
         case .tusUpload: .tus
+        case .localSendUpload: .localsend
         default: nil
         }
     }

@@ -12,8 +12,10 @@ public protocol PartialUploadArea: Sendable {
     /// Replaces the record so that a crash leaves either the old one or the new one (with
     /// `durable`, even a power loss).
     func saveRecord(id: String, _ record: [UInt8], durable: Bool) throws(StorageError)
-    /// Opens the partial file for appending.
-    func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile
+    /// Opens the partial file for appending. With `durable` (a PATCH's writer, when the
+    /// policy is), what it writes goes to write-back early, as for every durable upload, so
+    /// the fsync at the end of the PATCH has little left to do.
+    func openForAppending(id: String, durable: Bool) throws(StorageError) -> any PartialUploadFile
     /// One upload as it is on disk right now (another daemon on the same save directory may
     /// have made or changed it): its record and the partial file's size and last write; a
     /// stat and a small read. `.notFound` when either piece is gone.
@@ -67,8 +69,16 @@ public protocol PartialUploadFile: UploadSink {
     func unlock()
 }
 
+extension PartialUploadArea {
+    /// Opens the partial file for a lock, a size or a cut, not for a PATCH's bytes.
+    public func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile {
+        try openForAppending(id: id, durable: false)
+    }
+}
+
 extension PartialUploadFile {
-    /// Each PATCH's bytes are synchronized whole when it ends; no early write-back.
+    /// A file without early write-back (the in-memory fake): each PATCH's bytes are
+    /// synchronized whole when it ends.
     public var writebackDue: Bool { false }
     public func paceWriteback() throws(StorageError) {}
 }

@@ -65,6 +65,13 @@ public struct JSONWriter: Sendable {
         needsComma = false
     }
 
+    /// `"name":` for a name that comes from data (a map's keys, such as LocalSend's file IDs): escaped.
+    public mutating func key(escaping name: String) {
+        string(name)
+        bytes.append(UInt8(ascii: ":"))
+        needsComma = false
+    }
+
     // MARK: Values
 
     public mutating func string(_ value: String) {

@@ -36,6 +36,15 @@ struct ByteBuffer {
         return storage.count - writerIndex
     }
 
+    /// Appends `bytes`, growing up to `limit` (or to what they need, if more).
+    mutating func append(_ bytes: UnsafeRawBufferPointer, limit: Int) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        reserveWritable(minimum: bytes.count, limit: max(limit, readableCount + bytes.count))
+        let start = writerIndex
+        storage.withUnsafeMutableBytes { raw in (raw.baseAddress! + start).copyMemory(from: source, byteCount: bytes.count) }
+        writerIndex += bytes.count
+    }
+
     /// Lets `body` fill the free space; it returns how many bytes it wrote.
     mutating func writeWithUnsafeMutableBytes(_ body: (UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int>) throws(SystemError) -> IOResult<Int> {
         let start = writerIndex

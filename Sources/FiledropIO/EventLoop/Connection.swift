@@ -9,6 +9,9 @@ import Glibc
 /// connection is doing (reading, writing, waiting, lingering) is the machine's state; this
 /// class keeps only its socket, buffers and epoll interest.
 ///
+/// Reading (the socket into the machine) is in `Connection+Reading.swift`; the members it
+/// shares with this file are internal for that reason alone, used by nothing else.
+///
 /// The four properties every request goes through many times are `@exclusivity(unchecked)`:
 /// only this class touches them, on one thread, and never two overlapping accesses to the same
 /// one (a closure given to `inbound` works on `machine`, not on `inbound`). The runtime's
@@ -16,14 +19,14 @@ import Glibc
 final class Connection: EventHandler, @unchecked Sendable {
     let descriptor: Int32
     private let peer: String
-    @exclusivity(unchecked) private var machine: ConnectionStateMachine
-    @exclusivity(unchecked) private var inbound = ByteBuffer()
+    @exclusivity(unchecked) var machine: ConnectionStateMachine
+    @exclusivity(unchecked) var inbound = ByteBuffer()
     @exclusivity(unchecked) private var writer = OutboundWriter()
     /// False once the descriptor is closed. Work handed out before may still come back.
-    @exclusivity(unchecked) private var isOpen = true
+    @exclusivity(unchecked) var isOpen = true
     /// The TLS state on the HTTPS port; nil for plain HTTP (and for a plain request that
     /// arrived at the HTTPS port: answered in clear with a 400 naming the HTTPS URL, then closed).
-    private var tls: TLSSession?
+    var tls: TLSSession?
     /// True on the HTTPS port until the handshake is done; no HTTP byte is read before.
     private var handshaking: Bool
     /// The handshake counts against head-timeout: a client that never finishes it is closed.
@@ -32,7 +35,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     private let secure: SecureListener?
     /// The app, asked for what answers plain HTTP on the HTTPS port (`answerPlainRequest`).
     private let responder: any HTTPResponder
-    private let limits: HTTPLimits
+    let limits: HTTPLimits
     private let log: any LogSink
     /// Whether finished requests are logged (`access-log`).
     private let accessLog: Bool
@@ -43,7 +46,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     private let onClose: (Connection) -> Void
     /// When the request being served began (the wakeup that read its first byte), for the
     /// access log. Its end is read from the clock itself, and only when the line is logged.
-    private var requestStart: UInt64 = 0
+    var requestStart: UInt64 = 0
     /// The status of the response being written; nil once it is logged (or before one starts).
     private var responseStatus: HTTPStatus?
     /// The epoll events asked for now; changed only when different (one syscall saved per
@@ -52,15 +55,15 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// The socket's SO_RCVLOWAT. While a body streams in it is raised to the bytes certain to
     /// come (at most a read's worth), so epoll wakes us once a block has queued instead of for
     /// every 16 KiB segment curl sends: one read and one file write per 256 KiB, not per 16 KiB.
-    private var receiveLowWatermark: Int32 = 1
+    var receiveLowWatermark: Int32 = 1
 
     /// Bytes read per system call while a body streams in.
-    private static let bodyReadSize = 256 * 1024
+    static let bodyReadSize = 256 * 1024
     /// The most we read from one connection per wakeup, so one fast upload cannot starve
     /// the loop's other connections: one read's worth. With four uploads on a loop, a
     /// budget of 1 MiB kept a small GET waiting behind 4 MiB of copying (the latency
     /// benchmark's p99 was 12 ms; 3.8 ms with this, against nginx's 3.0).
-    private static let readBudget = bodyReadSize
+    static let readBudget = bodyReadSize
 
     init(descriptor: Int32, peer: SocketAddress, configuration: ConnectionConfiguration, responder: any HTTPResponder,
          secure: SecureListener? = nil, workers: WorkerPool, log: any LogSink, onClose: @escaping (Connection) -> Void) {
@@ -79,7 +82,8 @@ final class Connection: EventHandler, @unchecked Sendable {
         self.workers = workers
         self.log = log
         self.onClose = onClose
-        let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds(), isSecure: secure != nil)
+        let context = RequestContext(client: peer.host, wallClockSeconds: Clock.wallClockSeconds(), isSecure: secure != nil,
+                                     securePort: secure?.port)
         machine = ConnectionStateMachine(configuration: configuration, responder: responder, context: context, now: now)
     }
 
@@ -142,119 +146,13 @@ final class Connection: EventHandler, @unchecked Sendable {
         readAvailable(loop: loop)
     }
 
-    // MARK: - Reading
-
-    private func readAvailable(loop: EventLoop) {
-        var budget = Self.readBudget
-        while budget > 0, isOpen, machine.wantsInput {
-            // A head may grow up to the head limit; a body streams through a buffer sized to
-            // what is certain to come, up to one read's worth (a small form post stays small).
-            let limit = max(limits.maxHeadSize + 1, Self.bodyReadSize)
-            let bodyBytes = Int(clamping: min(machine.bodyBytesCertainToFollow, UInt64(Self.bodyReadSize)))
-            let free = inbound.reserveWritable(minimum: machine.isIdle ? 4096 : max(16 * 1024, bodyBytes), limit: limit)
-            guard free > 0 else {
-                // Only a head can fill the buffer, and the parser rejects it before that.
-                fail(loop: loop)
-                return
-            }
-            let result: IOResult<Int>
-            do {
-                result = try inbound.writeWithUnsafeMutableBytes { (space) throws(SystemError) -> IOResult<Int> in
-                    if let tls { return try tls.read(into: space) }
-                    return try nonBlockingSyscall("read") { read(descriptor, space.baseAddress, space.count) }
-                }
-            } catch {
-                fail(loop: loop)
-                return
-            }
-            guard case .done(let count) = result else {
-                if let tls { want(loop, EPOLLIN.rawValue | (tls.readWantsWrite ? EPOLLOUT.rawValue : 0)) }
-                break
-            }
-            if count == 0 {
-                inputEnded(loop: loop)
-                return
-            }
-            budget -= count
-            if machine.wantsLinger {
-                inbound.consume(count)
-            } else {
-                process(loop: loop)
-            }
-            // A short read drained the socket; epoll (level-triggered) reports the next bytes.
-            // Not so for what OpenSSL has already read: that must be asked for.
-            if count < free && tls?.hasPendingInput != true { break }
-        }
-        updateReceiveLowWatermark()
-        if budget <= 0, isOpen, machine.wantsInput, tls?.hasPendingInput == true {
-            // The budget ran out with records OpenSSL holds: epoll will not report them.
-            loop.execute { [self] in if isOpen && machine.wantsInput { readAvailable(loop: loop) } }
-        }
-    }
-
-    private func updateReceiveLowWatermark() {
-        // Only bytes the framing promises: waiting for more than the client will send would stall.
-        var certain = machine.wantsInput && inbound.readableCount == 0 ? machine.bodyBytesCertainToFollow : 0
-        if let tls {
-            // Part of what is promised may already sit in OpenSSL's buffer, or in the record
-            // the next read completes: wait only for what is surely still on the wire.
-            certain = tls.hasPendingInput || certain <= Self.tlsReadSlack ? 0 : certain - Self.tlsReadSlack
-        }
-        setReceiveLowWatermark(Int32(min(certain, UInt64(Self.bodyReadSize))))
-    }
-
-    /// More than OpenSSL's read buffer holds (a record and its header): what of a promised
-    /// body may already have left the socket.
-    private static let tlsReadSlack: UInt64 = 40 * 1024
-
-    private func setReceiveLowWatermark(_ bytes: Int32) {
-        var wanted = max(bytes, 1)
-        guard wanted != receiveLowWatermark, isOpen else { return }
-        if setsockopt(descriptor, SOL_SOCKET, SO_RCVLOWAT, &wanted, socklen_t(MemoryLayout<Int32>.size)) == 0 {
-            receiveLowWatermark = wanted
-        }
-    }
-
-    private func inputEnded(loop: EventLoop) {
-        if machine.wantsLinger {
-            close(loop: loop)
-            return
-        }
-        switch machine.inputEnded(now: loop.now, wallClock: loop.wallClockSeconds) {
-        case .close:
-            // RFC 8446 §6.1: answer the client's close with ours; without it OpenSSL drops the
-            // session from its cache on SSL_free, and the client's next connection cannot resume.
-            tls?.sendCloseNotify()
-            close(loop: loop)
-        default: want(loop, 0)
-        }
-    }
-
-    /// Feeds buffered input to the machine until it needs more bytes, starts writing or
-    /// hands out blocking work.
-    private func process(loop: EventLoop) {
-        while isOpen, machine.wantsInput, !machine.wantsLinger {
-            // The loop's time of this wakeup, read once for all its connections (EventLoop.now).
-            let now = loop.now
-            let wallClock = loop.wallClockSeconds
-            if machine.isIdle && inbound.readableCount > 0 { requestStart = now }
-            let (consumed, action) = inbound.withReadableBytes { machine.process($0, now: now, wallClock: wallClock) }
-            inbound.consume(consumed)
-            if case .readMore = action {
-                if consumed == 0 || inbound.readableCount == 0 { return }
-            } else {
-                carryOut(action, loop: loop)
-            }
-        }
-    }
-
     // MARK: - Writing
 
     private func continueWriting(loop: EventLoop) {
         let progress: OutboundWriter.Progress
         let sentBefore = writer.bodyBytesSent
         do {
-            progress = try tls.map { tls throws(SystemError) in try writer.write(to: descriptor, tls: tls, scratch: loop.tlsScratch) }
+            progress = try tls.map { tls throws(SystemError) in try writer.write(to: descriptor, tls: tls, scratch: loop.scratch) }
                 ?? writer.write(to: descriptor)
         } catch {
             fail(loop: loop)
@@ -333,8 +231,9 @@ final class Connection: EventHandler, @unchecked Sendable {
         // Every tick, wake for any queued byte: a client that slows down mid-body is then read
         // (and its progress seen by the body timeout) within a tick, not after a whole block.
         setReceiveLowWatermark(1)
-        // A connection between requests gives its buffer back, but only here: freeing it after
-        // every request made a busy keep-alive client allocate and free it each time.
+        // A connection between requests gives its buffer back (one that had a body or a head
+        // split across reads: a request read whole never takes one), but only here: freeing it
+        // after every request made a busy client allocate and free it for each request.
         if isOpen && machine.isIdle { inbound.releaseIfEmpty() }
         guard isOpen, let action = machine.checkTimeouts(now: now, wallClock: loop.wallClockSeconds) else { return }
         carryOut(action, loop: loop)
@@ -363,7 +262,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         close(loop: loop)
     }
 
-    private func carryOut(_ action: ConnectionStateMachine.Action, loop: EventLoop) {
+    func carryOut(_ action: ConnectionStateMachine.Action, loop: EventLoop) {
         switch action {
         case .runBlocking(let work):
             // Also once closed: an upload that arrived whole is still published.
@@ -398,18 +297,18 @@ final class Connection: EventHandler, @unchecked Sendable {
         }
     }
 
-    private func want(_ loop: EventLoop, _ events: UInt32) {
+    func want(_ loop: EventLoop, _ events: UInt32) {
         guard events != interest else { return }
         interest = events
         loop.modify(self, events: events)
     }
 
-    private func fail(loop: EventLoop) {
+    func fail(loop: EventLoop) {
         machine.connectionFailed()
         close(loop: loop)
     }
 
-    private func close(loop: EventLoop) {
+    func close(loop: EventLoop) {
         guard isOpen else { return }
         isOpen = false
         // Every way a connection ends comes here (the peer's reset or hang-up, a failed write,

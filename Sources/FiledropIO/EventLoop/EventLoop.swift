@@ -37,14 +37,16 @@ public final class EventLoop: @unchecked Sendable {
     private(set) var now: UInt64
     /// Wall-clock seconds since 1970 when epoll_wait last returned (Date headers).
     private(set) var wallClockSeconds: Int64
-    /// Where this loop's TLS connections stage what they encrypt: a file's bytes on their way
-    /// into OpenSSL, a head joined with its body. Shared, since one connection at a time runs
-    /// and none needs it kept between calls. Made on first use.
-    private var tlsScratchBuffer: UnsafeMutableRawBufferPointer?
-    var tlsScratch: UnsafeMutableRawBufferPointer {
-        if let tlsScratchBuffer { return tlsScratchBuffer }
+    /// Where this loop's connections stage bytes they do not keep: a new request's first read
+    /// (what the request leaves moves to the connection's own buffer, so an idle keep-alive
+    /// connection holds none), a file's bytes on their way into OpenSSL, a head joined with
+    /// its body. Shared, since one connection at a time runs and no use of it outlasts the
+    /// call that made it. Made on first use.
+    private var scratchBuffer: UnsafeMutableRawBufferPointer?
+    var scratch: UnsafeMutableRawBufferPointer {
+        if let scratchBuffer { return scratchBuffer }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
-        tlsScratchBuffer = buffer
+        scratchBuffer = buffer
         return buffer
     }
 
@@ -62,7 +64,7 @@ public final class EventLoop: @unchecked Sendable {
     deinit {
         close(wakeDescriptor)
         close(epoll)
-        tlsScratchBuffer?.deallocate()
+        scratchBuffer?.deallocate()
     }
 
     /// Connections and other handlers currently registered (for shutdown and timeouts).

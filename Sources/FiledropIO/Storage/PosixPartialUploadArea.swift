@@ -95,13 +95,14 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         try writeRecord(id: id, record, in: try openFolder(creating: false), durable: durable)
     }
 
-    public func openForAppending(id: String) throws(StorageError) -> any PartialUploadFile {
+    public func openForAppending(id: String, durable: Bool) throws(StorageError) -> any PartialUploadFile {
         try checkID(id)
         let folder = try openFolder(creating: false)
         let descriptor = try storageCall("openat") {
             openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         }
-        return PosixPartialFile(FileDescriptor(owning: descriptor), folder: folder, name: id + Self.partSuffix)
+        return PosixPartialFile(FileDescriptor(owning: descriptor), folder: folder, name: id + Self.partSuffix,
+                                options: storage.options, durable: durable)
     }
 
     public func load(id: String) throws(StorageError) -> RecoveredPartialUpload {
@@ -254,11 +255,19 @@ final class PosixPartialFile: PartialUploadFile {
     private let file: FileDescriptor
     private let folder: FileDescriptor
     private let name: String
+    private let options: StorageOptions
+    private let durable: Bool
+    /// Made when the first byte is written (the file's size is known only under the lock).
+    private var writeback: WritebackPacer?
+    /// The file's size as this writer knows it, once it has written.
+    private var end: UInt64 = 0
 
-    init(_ file: FileDescriptor, folder: FileDescriptor, name: String) {
+    init(_ file: FileDescriptor, folder: FileDescriptor, name: String, options: StorageOptions, durable: Bool) {
         self.file = file
         self.folder = folder
         self.name = name
+        self.options = options
+        self.durable = durable
     }
 
     func tryLock() throws(StorageError) -> Bool {
@@ -288,11 +297,26 @@ final class PosixPartialFile: PartialUploadFile {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+        if writeback == nil {
+            end = size
+            writeback = WritebackPacer(options: options, durable: durable, startingAt: end)
+        }
         try writeAll(bytes, to: file)
+        end += UInt64(bytes.count)
     }
 
+    var writebackDue: Bool {
+        writeback?.isDue(written: end) ?? false
+    }
+
+    func paceWriteback() throws(StorageError) {
+        try writeback?.pace(file.descriptor, written: end)
+    }
+
+    /// A cut moves the end back; write-back starts again from the new end.
     func truncate(to size: UInt64) throws(StorageError) {
         try storageCall("ftruncate") { ftruncate(file.descriptor, off_t(size)) }
+        writeback = nil
     }
 
     func synchronize() throws(StorageError) {

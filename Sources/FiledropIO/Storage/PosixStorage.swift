@@ -53,8 +53,8 @@ public final class PosixStorage: Storage {
         let found = try checkedStatus(of: name, in: parent)
         if found.isDirectory { throw .isADirectory }
         guard found.isRegularFile else { throw .notAllowed }
-        if let contents = smallFiles.contents(for: found), let metadata = found.fileMetadata(name: name) {
-            return OpenedFile(handle: contents, metadata: metadata, sha256: SHA256Attribute.get(named: name, inDirectory: parent))
+        if let cached = smallFiles.contents(for: found), let metadata = found.fileMetadata(name: name) {
+            return OpenedFile(handle: cached.contents, metadata: metadata, sha256: cached.sha256)
         }
         // The name may lead elsewhere by now: O_NOFOLLOW refuses a symlink (ELOOP), O_NONBLOCK
         // keeps a FIFO from hanging the event loop, and the fstat decides what was opened.
@@ -65,8 +65,10 @@ public final class PosixStorage: Storage {
         if opened.isDirectory { throw .isADirectory }
         guard opened.isRegularFile, let metadata = opened.fileMetadata(name: name) else { throw .notAllowed }
         if opened.st_size <= SmallFileCache.maxFileSize, let contents = FileContents.read(file, size: Int(opened.st_size)) {
-            smallFiles.remember(contents, of: opened)
-            return OpenedFile(handle: contents, metadata: metadata, sha256: SHA256Attribute.get(from: file))
+            // Read after the fstat: a change since then moves the change time past the one remembered.
+            let sha256 = SHA256Attribute.get(from: file)
+            smallFiles.remember(contents, sha256: sha256, of: opened)
+            return OpenedFile(handle: contents, metadata: metadata, sha256: sha256)
         }
         return OpenedFile(handle: file, metadata: metadata, sha256: SHA256Attribute.get(from: file))
     }
@@ -125,7 +127,7 @@ public final class PosixStorage: Storage {
     public func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String] {
         guard let handle = try? openDirectory(directory, creating: false) else { return [:] }
         var found: [String: String] = [:]
-        // One lgetxattr per name, nothing opened: a JSON listing asks this for every file.
+        // One system call per name (getxattrat), nothing opened: a JSON listing asks this for every file.
         for name in names where StorageNames.isClientName(name) {
             found[name] = SHA256Attribute.get(named: name, inDirectory: handle)
         }

@@ -21,19 +21,12 @@ final class PosixUploadFile: UploadFile {
     let temporary: Temporary
     private let directory: FileDescriptor
     private let file: FileDescriptor
-    private let options: StorageOptions
     /// Written bytes go to write-back early, so the fsync at publish has little left to do.
-    private let durable: Bool
+    private var writeback: WritebackPacer
     private var state = State.writing
     /// nil when nobody will read the checksum: CRC-32 costs as much CPU as the write itself.
     private var checksum: CRC32?
     private(set) var bytesWritten: UInt64 = 0
-    /// Start of the bytes not yet handed to write-back.
-    private var writebackStart: UInt64 = 0
-    /// Everything before this offset is known to be on disk (waited for).
-    private var waitedThrough: UInt64 = 0
-    /// Cleared when sync_file_range turns out not to be available here.
-    private var writebackAvailable = true
 
     var crc32: UInt32? { checksum?.value }
 
@@ -42,8 +35,7 @@ final class PosixUploadFile: UploadFile {
     init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool, checksummed: Bool, durable: Bool) throws(StorageError) {
         checksum = checksummed ? CRC32() : nil
         self.directory = directory
-        self.options = options
-        self.durable = durable
+        writeback = WritebackPacer(options: options, durable: durable)
         if anonymous, let descriptor = try Self.openAnonymous(in: directory) {
             file = FileDescriptor(owning: descriptor)
             temporary = .anonymous
@@ -107,11 +99,12 @@ final class PosixUploadFile: UploadFile {
     }
 
     var writebackDue: Bool {
-        state == .writing && durable && options.writebackChunk > 0 && bytesWritten - writebackStart >= UInt64(options.writebackChunk)
+        state == .writing && writeback.isDue(written: bytesWritten)
     }
 
     func paceWriteback() throws(StorageError) {
-        if writebackDue { try startWriteback() }
+        guard state == .writing else { return }
+        try writeback.pace(file.descriptor, written: bytesWritten)
     }
 
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
@@ -189,42 +182,4 @@ final class PosixUploadFile: UploadFile {
             throw error
         }
     }
-
-    // MARK: Write-back
-
-    /// Chunks handed to write-back and not yet waited for. Four keep the disk's queue full
-    /// while the client sends (with one, the loop waited for each chunk it had just started
-    /// and the sender stalled meanwhile: a durable 1 GiB PUT ran at 0.85x `dd conv=fsync`).
-    private static let chunksInFlight: UInt64 = 4
-
-    /// sync_file_range(2): start write-out of the chunk just written; once more than
-    /// `chunksInFlight` chunks are under way, wait for the oldest. Dirty pages stay bounded
-    /// per upload, the disk is busy while the client is still sending, and the fsync at
-    /// publish has at most those few chunks left to do.
-    private func startWriteback() throws(StorageError) {
-        let start = Int64(writebackStart)
-        let length = Int64(bytesWritten - writebackStart)
-        writebackStart = bytesWritten
-        guard writebackAvailable else { return }
-        let inFlightLimit = Self.chunksInFlight * UInt64(options.writebackChunk)
-        do throws(SystemError) {
-            try syscall("sync_file_range") {
-                LinuxFileCalls.syncFileRange(file.descriptor, offset: start, length: length, flags: LinuxFileCalls.SYNC_FILE_RANGE_WRITE)
-            }
-            if bytesWritten - waitedThrough > inFlightLimit {
-                let waitStart = Int64(waitedThrough)
-                waitedThrough = bytesWritten - inFlightLimit
-                let waitFlags = LinuxFileCalls.SYNC_FILE_RANGE_WAIT_BEFORE | LinuxFileCalls.SYNC_FILE_RANGE_WRITE | LinuxFileCalls.SYNC_FILE_RANGE_WAIT_AFTER
-                try syscall("sync_file_range") {
-                    LinuxFileCalls.syncFileRange(file.descriptor, offset: waitStart, length: Int64(waitedThrough) - waitStart, flags: waitFlags)
-                }
-            }
-        } catch where error.errno == ENOSYS || error.errno == EINVAL {
-            // No sync_file_range in this C library or on this file system: fsync does it all.
-            writebackAvailable = false
-        } catch {
-            throw StorageError(error)
-        }
-    }
-
 }

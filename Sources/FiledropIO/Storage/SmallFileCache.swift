@@ -2,12 +2,14 @@ import FiledropCore
 import Glibc
 import Synchronization
 
-/// The bytes of recently sent small files, so that sending one again costs one fstatat(2)
-/// instead of openat, fstat, pread and close (nginx's `open_file_cache` does the same for
-/// descriptors). Every use is checked against a fresh fstatat of the name: an entry counts
+/// The bytes of recently sent small files and their recorded SHA-256 (`SHA256Attribute`), so
+/// that sending one again costs one fstatat(2) instead of openat, fstat, pread, fgetxattr and
+/// close (nginx's `open_file_cache` does the same for descriptors). Every use is checked against a fresh fstatat of the name: an entry counts
 /// only while the name still leads to the same inode with the same size, modification and
 /// change times. Uploads publish new inodes (link or rename), and any write to a file moves
 /// its change time, so a stale copy is never sent - the facts the strong ETag rests on too.
+/// Setting or removing an extended attribute moves the change time as well (xattr(7),
+/// inode(7)), so the hash remembered with the bytes is as fresh as they are.
 /// One more rule makes "moves" hold on kernels whose file times tick only every few
 /// milliseconds: a file changed in the last two seconds is not remembered, so a later change
 /// always gets a later time than the one remembered.
@@ -36,6 +38,13 @@ final class SmallFileCache: Sendable {
         var modified: timespec
         var changed: timespec
         var contents: FileContents
+        var sha256: String?
+    }
+
+    /// What a hit gives: the file's bytes and its recorded hash, both of the version checked.
+    struct Hit {
+        let contents: FileContents
+        let sha256: String?
     }
 
     private struct State {
@@ -66,8 +75,8 @@ final class SmallFileCache: Sendable {
         parts[(EventLoop.currentIndex ?? 0) % Self.partCount]
     }
 
-    /// The cached bytes of the file `found` describes, if they are still its bytes.
-    func contents(for found: stat) -> FileContents? {
+    /// The cached bytes and hash of the file `found` describes, if they are still its own.
+    func contents(for found: stat) -> Hit? {
         let identity = Identity(found)
         return part.state.withLock { state in
             guard let entry = state.entries[identity] else { return nil }
@@ -75,18 +84,20 @@ final class SmallFileCache: Sendable {
                   Self.same(entry.changed, found.st_ctim) else {
                 return nil
             }
-            return entry.contents
+            return Hit(contents: entry.contents, sha256: entry.sha256)
         }
     }
 
-    /// Remembers `contents` as the bytes of the file `found` (an fstat of the descriptor they
-    /// were read from) describes, unless it changed in the last two seconds.
-    func remember(_ contents: FileContents, of found: stat) {
+    /// Remembers `contents` and `sha256` as the bytes and recorded hash of the file `found` (an
+    /// fstat of the descriptor they were read from) describes, unless it changed in the last
+    /// two seconds.
+    func remember(_ contents: FileContents, sha256: String?, of found: stat) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         guard now.tv_sec - found.st_ctim.tv_sec >= 2 else { return }
         let identity = Identity(found)
-        let entry = Entry(size: Int64(found.st_size), modified: found.st_mtim, changed: found.st_ctim, contents: contents)
+        let entry = Entry(size: Int64(found.st_size), modified: found.st_mtim, changed: found.st_ctim, contents: contents,
+                          sha256: sha256)
         part.state.withLock { state in
             if state.entries.updateValue(entry, forKey: identity) != nil { return }
             if state.order.count < capacity {

@@ -24,6 +24,10 @@ extension Route {
             return .metrics
         case .health:
             return .health
+        case .localSend(.upload):
+            return .localSendUpload
+        case .localSend:
+            return .localSendControl
         case .methodRefused:
             return .other
         }

@@ -13,6 +13,7 @@
 /// OPTIONS, POST /files/; /files/.tus/<id> .tus            resumable uploads (tus 1.0)
 /// GET  /metrics                          .metrics         counters in the Prometheus text format
 /// GET  /healthz                          .health          200 while the save directory takes uploads, else 503
+/// *    /api/localsend/...                .localSend       the LocalSend receiver (`LocalSendRoute`), on its port only
 /// ```
 ///
 /// A method a page-like route does not take is `.methodRefused` (405, or 501 for a method
@@ -32,6 +33,7 @@ public enum Route: Sendable, Equatable {
     case metrics
     /// GET, HEAD: for load balancers, which know no password.
     case health
+    case localSend(LocalSendRoute)
     /// `method` on `route`, which does not take it.
     indirect case methodRefused(HTTPMethod, on: Route)
 
@@ -50,6 +52,10 @@ public enum Route: Sendable, Equatable {
             } else {
                 self = .storedFile(StoredFileRoute(head, urlPath: subpath))
             }
+            return
+        }
+        if let localSend = LocalSendRoute(method: head.method, path: path) {
+            self = .localSend(localSend)
             return
         }
         switch path {

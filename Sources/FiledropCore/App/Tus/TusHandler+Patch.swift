@@ -85,7 +85,7 @@ extension TusHandler {
             }
             let file: any PartialUploadFile
             do throws(StorageError) {
-                file = try uploads.area.openForAppending(id: upload.id)
+                file = try uploads.area.openForAppending(id: upload.id, durable: store.policy.durable)
             } catch .notFound {
                 throw .notFound
             } catch {

@@ -7,4 +7,6 @@ public enum UploadMethod: String, Sendable, CaseIterable {
     case put
     /// Resumable (tus 1.0): counted once, when the last byte is saved, however many PATCHes.
     case tus
+    /// LocalSend's `upload` (issue 22): one announced file per request.
+    case localsend
 }
