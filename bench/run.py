@@ -29,6 +29,7 @@ from pathlib import Path
 from callgrind import REQUESTS as CALLGRIND_REQUESTS, CallgrindWorkload
 from ceilings import Ceilings
 from latency import NOTES as LATENCY_NOTES, LatencySizes, LatencyTables, LatencyWorkload
+from listing import ListingTables, ListingWorkload
 from report import Report, Series
 from servers import RunningServer, all_kinds, free_ports
 from prerequisites import install
@@ -125,6 +126,9 @@ def workload_list(sizes, quick=False, results=None):
         Workload("latency", "Latency isolation: a probe client while another client loads the server", "ms",
                  "filedrop and nginx only; see the table.", "isolation", runner="latency",
                  table=LatencyTables(quick, {} if results is None else results)),
+        Workload("listing", "A folder of 100,000 files: listings against nginx autoindex, and the page in Chromium", "",
+                 "filedrop and nginx only; see the table.", "listing", runner="listing",
+                 table=ListingTables({} if results is None else results)),
         Workload("tls", "HTTPS: filedrop, nginx and lighttpd with the same certificate and cipher", "",
                  "filedrop, nginx and lighttpd only; see the table.", "tls", runner="tls",
                  table=TlsTables(sizes, {} if results is None else results)),
@@ -308,6 +312,7 @@ def main():
         runners = {"transfers": Workloads(sizes, sources, WORK / "client"),
                    "latency": LatencyWorkload(quick, WORK, WORK / "sources", tools, Outcome),
                    "tls": TlsWorkload(sizes, sources, WORK, tools),
+                   "listing": ListingWorkload(quick, WORK, tools, Outcome, REPO),
                    "callgrind": CallgrindWorkload(WORK, Outcome)}
         run_rounds(runs, servers, workloads, runners, Ceilings(sizes, sources, WORK / "ceilings"), results, deadline, notes)
     except KeyboardInterrupt:

@@ -21,6 +21,9 @@
 #include <sys/statvfs.h>
 #include <sys/types.h>
 #include <sys/xattr.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 extern int accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags);
 extern int renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags);
@@ -80,4 +83,25 @@ static const unsigned int filedrop_RENAME_NOREPLACE = 1;
 static const unsigned int filedrop_SYNC_FILE_RANGE_WAIT_BEFORE = 1;
 static const unsigned int filedrop_SYNC_FILE_RANGE_WRITE = 2;
 static const unsigned int filedrop_SYNC_FILE_RANGE_WAIT_AFTER = 4;
+/* getxattrat(2), Linux 6.13: an extended attribute of `path` in the directory `dirfd`, without
+ * opening the file or resolving a /proc/self/fd path. Glibc has no wrapper yet; syscall(2) is
+ * variadic, which Swift cannot call. 464 is its number on every architecture (the unified
+ * table since 424). Older kernels answer -1 with ENOSYS. */
+struct filedrop_xattr_args {
+    uint64_t value;
+    uint32_t size;
+    uint32_t flags;
+};
+
+static inline long filedrop_getxattrat(int dirfd, const char *path, unsigned int at_flags, const char *name,
+                                       void *value, size_t size) {
+#ifdef __NR_getxattrat
+    long number = __NR_getxattrat;
+#else
+    long number = 464;
+#endif
+    struct filedrop_xattr_args args = { (uint64_t)(uintptr_t)value, (uint32_t)size, 0 };
+    return syscall(number, dirfd, path, at_flags, name, &args, sizeof args);
+}
+
 #endif

@@ -36,10 +36,10 @@ def thread_names(pid: int) -> dict[int, str]:
 class Tracer:
     """strace -f attached to every thread of a running daemon, writing to a file."""
 
-    def __init__(self, pid: int, output: Path):
+    def __init__(self, pid: int, output: Path, calls: list[str] = BLOCKING_CALLS):
         self.output = output
         self.process = subprocess.Popen(
-            ["strace", "-f", "-qq", "-p", str(pid), "-o", str(output), "-e", "trace=" + ",".join(BLOCKING_CALLS)],
+            ["strace", "-f", "-qq", "-p", str(pid), "-o", str(output), "-e", "trace=" + ",".join(calls)],
             stderr=subprocess.PIPE)
         # strace says nothing once attached; its first traced call proves it is. Wait until
         # every thread is traced (TracerPid in /proc), bounded.

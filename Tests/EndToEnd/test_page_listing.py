@@ -9,6 +9,7 @@ import pytest
 
 from http_raw import fetch
 from page_support import assert_accessible, assert_no_problems, browser_page, expect, open_page
+from test_listing_scale import big_folder
 
 PIXEL_PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
 MAX_FIRST_LOAD_GZIPPED = 40 * 1024
@@ -66,7 +67,9 @@ def test_small_images_get_a_lazy_thumbnail_of_the_file_itself(page, listed):
     thumbnail = thumbnails.first
     assert thumbnail.get_attribute("loading") == "lazy"
     assert thumbnail.get_attribute("alt") == ""
-    assert thumbnail.get_attribute("src") == "/files/pixel.png"
+    # Asked for once its row is on screen.
+    thumbnail.scroll_into_view_if_needed()
+    expect(thumbnail).to_have_attribute("src", "/files/pixel.png")
     page.wait_for_function("() => document.querySelector('#file-list img').naturalWidth === 1")
     # The page's CSP lets it draw images from its own origin.
     policy = fetch(listed.url + "/").header("Content-Security-Policy")
@@ -99,4 +102,36 @@ def test_the_servers_own_listing_page_loads_without_a_problem(page, listed):
     expect(page.locator("body")).to_contain_text("a-new.txt")
     icon = fetch(listed.url + "/favicon.ico")
     assert icon.status == 200 and icon.header("Content-Type") == "image/x-icon"
+    assert_no_problems(page)
+
+
+MANY = 12_000
+
+
+@pytest.fixture
+def many(daemon_factory):
+    return big_folder(daemon_factory, "many", MANY, "photo %05d.txt")
+
+
+def test_a_big_folder_is_shown_as_a_window_of_rows(page, many):
+    """12,000 files (two listing pages): all counted, 200 rows at first, more on request or as
+    the end scrolls into view, and never more than 1,200 rows at once however far it goes."""
+    open_page(page, many, "/#folder=%2Ffiles%2Fmany%2F")
+    expect(page.locator("#listing-summary")).to_contain_text(f"{MANY} files")
+    page.locator("#sort").select_option("name")
+    rows = page.locator("#file-list > .entry")
+    expect(rows).to_have_count(200)
+    more = page.locator("#file-list > .entry-edge button", has_text="Show more")
+    more.click()
+    expect(rows).to_have_count(400)
+    expect(page.locator("#file-list > .entry").nth(200).locator("a.entry-name")).to_be_focused()
+    for _ in range(200):
+        if page.locator("#file-list > .entry-edge[data-direction=more]").count() == 0:
+            break
+        page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+        page.wait_for_timeout(30)
+    assert page.locator("#file-list > .entry-edge[data-direction=more]").count() == 0
+    assert rows.count() <= 1200
+    assert names(page)[-1] == f"photo {MANY - 1:05d}.txt"
+    expect(page.locator("#file-list > .entry-edge button", has_text="Show earlier")).to_have_count(1)
     assert_no_problems(page)

@@ -19,6 +19,7 @@ import Testing
         func gzip(_ bytes: [UInt8]) -> [UInt8] { bytes }
         func cachedGzip(of region: FileRegion, cacheKey: String) -> [UInt8]? { nil }
         func gzipStream(of region: FileRegion) -> any ResponseBodySource { NoBody() }
+        func gzipStream(of source: any ResponseBodySource) -> any ResponseBodySource { source }
         func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage) -> any ResponseBodySource { NoBody() }
     }
 

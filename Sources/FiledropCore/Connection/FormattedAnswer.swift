@@ -41,11 +41,19 @@ extension FormattedAnswer {
             body = Array(htmlPage(text).utf8)
             shown = .html
         }
-        headers.add(.contentType, shown.contentType)
-        if shown == .html {
-            headers.add(policy: Self.pagePolicy)
-            if text != nil { for field in PageText.varyFields { headers.addVary(field) } }
-        }
+        headers.addAnswerFields(shown, pagePolicy: Self.pagePolicy, text: text)
         return Response(status: status, headers: headers, body: .bytes(body))
+    }
+}
+
+extension HTTPHeaders {
+    /// What every generated answer in `shown` carries after the caller's fields: Content-Type,
+    /// and for a page its policy and `Vary: Accept-Language, Cookie` (its words follow them).
+    mutating func addAnswerFields(_ shown: ResponseFormat, pagePolicy: SecurityPolicy, text: PageText?) {
+        add(.contentType, shown.contentType)
+        if shown == .html {
+            add(policy: pagePolicy)
+            if text != nil { for field in PageText.varyFields { addVary(field) } }
+        }
     }
 }

@@ -53,11 +53,40 @@ public enum HTTPDate {
 
     /// ISO 8601 in UTC (`2026-11-30T07:00:00Z`), for JSON.
     public static func iso8601(_ secondsSince1970: Int64) -> String {
+        var bytes: [UInt8] = []
+        appendISO8601(secondsSince1970, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `iso8601` written onto `bytes`, with `separator` between date and time and `zone`
+    /// after it (the HTML listing says `2026-11-30 07:00:00 UTC`): a listing writes one per
+    /// entry, so no String is made for it.
+    static func appendISO8601(_ secondsSince1970: Int64, to bytes: inout [UInt8], separator: UInt8 = UInt8(ascii: "T"),
+                              zone: StaticString = "Z") {
         let days = floorDivide(secondsSince1970, 86_400)
-        let secondOfDay = secondsSince1970 - days * 86_400
+        let secondOfDay = Int(secondsSince1970 - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
-        return "\(year)-\(twoDigits(month))-\(twoDigits(day))T"
-            + "\(twoDigits(Int(secondOfDay / 3600))):\(twoDigits(Int(secondOfDay / 60 % 60))):\(twoDigits(Int(secondOfDay % 60)))Z"
+        func putTwoDigits(_ value: Int) {
+            bytes.append(0x30 + UInt8(value / 10))
+            bytes.append(0x30 + UInt8(value % 10))
+        }
+        if (1000...9999).contains(year) {
+            putTwoDigits(year / 100)
+            putTwoDigits(year % 100)
+        } else {
+            bytes.append(contentsOf: String(year).utf8)
+        }
+        bytes.append(UInt8(ascii: "-"))
+        putTwoDigits(month)
+        bytes.append(UInt8(ascii: "-"))
+        putTwoDigits(day)
+        bytes.append(separator)
+        putTwoDigits(secondOfDay / 3600)
+        bytes.append(UInt8(ascii: ":"))
+        putTwoDigits(secondOfDay / 60 % 60)
+        bytes.append(UInt8(ascii: ":"))
+        putTwoDigits(secondOfDay % 60)
+        bytes.append(contentsOf: UnsafeBufferPointer(start: zone.utf8Start, count: zone.utf8CodeUnitCount))
     }
 
     /// Parses IMF-fixdate only (the obsolete forms are rare enough to treat as absent).
@@ -71,8 +100,6 @@ public enum HTTPDate {
               (1...31).contains(day), (0..<24).contains(h), (0..<60).contains(m), (0...60).contains(s) else { return nil }
         return days(fromCivil: year, month: monthIndex + 1, day: day) * 86_400 + Int64(h * 3600 + m * 60 + s)
     }
-
-    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : (a - b + 1) / b }
 

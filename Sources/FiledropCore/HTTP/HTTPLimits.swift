@@ -16,8 +16,15 @@ public struct HTTPLimits: Sendable, Equatable {
 /// Formats byte counts for people: 1536 -> "1.5 KiB".
 public enum ByteCount {
     public static func format(_ bytes: UInt64) -> String {
-        let units = ["KiB", "MiB", "GiB", "TiB", "PiB"]
         guard bytes >= 1024 else { return bytes == 1 ? "1 byte" : "\(bytes) bytes" }
+        let (tenths, unit) = scaled(bytes)
+        return tenths % 10 == 0 ? "\(tenths / 10) \(units[unit])" : "\(tenths / 10).\(tenths % 10) \(units[unit])"
+    }
+
+    private static let units = ["KiB", "MiB", "GiB", "TiB", "PiB"]
+
+    /// `bytes` (at least 1 KiB) in tenths of its unit, and the unit's index in `units`.
+    private static func scaled(_ bytes: UInt64) -> (tenths: UInt64, unit: Int) {
         var divisor: UInt64 = 1024
         var unit = 0
         while unit < units.count - 1, bytes / divisor >= 1024 {
@@ -25,7 +32,14 @@ public enum ByteCount {
             unit += 1
         }
         // Integer arithmetic: the core does not link libm.
-        let tenths = (bytes / divisor) * 10 + (bytes % divisor) * 10 / divisor
-        return tenths % 10 == 0 ? "\(tenths / 10) \(units[unit])" : "\(tenths / 10).\(tenths % 10) \(units[unit])"
+        return ((bytes / divisor) * 10 + (bytes % divisor) * 10 / divisor, unit)
+    }
+
+    /// The same number for two sizes exactly when `format` writes them the same: a key to
+    /// keep each text once (`PageText.SizeTexts`).
+    static func shownKey(_ bytes: UInt64) -> UInt64 {
+        guard bytes >= 1024 else { return bytes }
+        let (tenths, unit) = scaled(bytes)
+        return 1024 + tenths * 8 + UInt64(unit)
     }
 }

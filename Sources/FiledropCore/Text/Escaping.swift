@@ -3,20 +3,26 @@
 extension String {
     /// Safe in HTML text and in quoted attribute values: `& < > " '` become entities.
     public var htmlEscaped: String {
-        guard utf8.contains(where: { Self.htmlSpecials.contains($0) }) else { return self }
-        var result = ""
+        guard utf8.contains(where: Self.isHTMLSpecial) else { return self }
+        var result: [UInt8] = []
         result.reserveCapacity(utf8.count + 16)
-        for scalar in unicodeScalars {
-            switch scalar {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.unicodeScalars.append(scalar)
+        withUTF8Bytes { Self.appendHTMLEscaped($0, to: &result) }
+        return String(decoding: result, as: UTF8.self)
+    }
+
+    /// `htmlEscaped` as bytes, appended: byte by byte is exact, since the five specials are
+    /// ASCII and UTF-8 never uses ASCII bytes inside a multi-byte character.
+    static func appendHTMLEscaped(_ text: UnsafeRawBufferPointer, to bytes: inout [UInt8]) {
+        for byte in text {
+            switch byte {
+            case UInt8(ascii: "&"): bytes.append(contentsOf: "&amp;".utf8)
+            case UInt8(ascii: "<"): bytes.append(contentsOf: "&lt;".utf8)
+            case UInt8(ascii: ">"): bytes.append(contentsOf: "&gt;".utf8)
+            case UInt8(ascii: "\""): bytes.append(contentsOf: "&quot;".utf8)
+            case UInt8(ascii: "'"): bytes.append(contentsOf: "&#39;".utf8)
+            default: bytes.append(byte)
             }
         }
-        return result
     }
 
     /// The inside of a JSON string literal (RFC 8259 §7), as `JSONWriter` writes strings:
@@ -69,7 +75,12 @@ extension String {
         return result + "\""
     }
 
-    private static let htmlSpecials: Set<UInt8> = [UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'")]
+    private static func isHTMLSpecial(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "&"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "\""), UInt8(ascii: "'"): true
+        default: false
+        }
+    }
 
     private static func needsLogEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {

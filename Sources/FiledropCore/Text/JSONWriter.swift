@@ -108,6 +108,17 @@ public struct JSONWriter: Sendable {
         string(value)
     }
 
+    /// A string whose bytes `write` appends as they go in the document: only for text that
+    /// needs no escaping by construction (a date, a percent-encoded URL), so none is scanned.
+    mutating func member(_ name: StaticString, verbatim write: (inout [UInt8]) -> Void) {
+        key(name)
+        separate()
+        bytes.append(UInt8(ascii: "\""))
+        write(&bytes)
+        bytes.append(UInt8(ascii: "\""))
+        needsComma = true
+    }
+
     /// A string, or `null` when there is none.
     public mutating func member(_ name: StaticString, _ value: String?) {
         key(name)

@@ -38,8 +38,13 @@ public func percentDecoded(_ text: some StringProtocol) -> String? {
 public func percentEncodedPathComponent(_ text: some StringProtocol) -> String {
     var out: [UInt8] = []
     out.reserveCapacity(text.utf8.count)
-    appendPercentEncoded(text, keeping: isUnreservedByte, to: &out)
+    appendPercentEncodedPathComponent(text, to: &out)
     return String(decoding: out, as: UTF8.self)
+}
+
+/// `percentEncodedPathComponent` appended as bytes (a listing writes one URL per entry).
+func appendPercentEncodedPathComponent(_ text: some StringProtocol, to out: inout [UInt8]) {
+    appendPercentEncoded(text, keeping: isUnreservedByte, to: &out)
 }
 
 /// `text`'s UTF-8 with every byte `keeping` refuses written as `%XX` (upper-case hex): the

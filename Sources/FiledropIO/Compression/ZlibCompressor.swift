@@ -37,6 +37,10 @@ public final class ZlibCompressor: ContentCompressor {
         GzipFileStream(region)
     }
 
+    public func gzipStream(of source: any ResponseBodySource) -> any ResponseBodySource {
+        GzipBodyStream(source)
+    }
+
     public func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage) -> any ResponseBodySource {
         ZipStream(directory: directory, selecting: names, storage: storage)
     }

@@ -127,8 +127,9 @@ public final class PosixStorage: Storage {
     public func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String] {
         guard let handle = try? openDirectory(directory, creating: false) else { return [:] }
         var found: [String: String] = [:]
+        // One system call per name (getxattrat), nothing opened: a JSON listing asks this for every file.
         for name in names where StorageNames.isClientName(name) {
-            found[name] = SHA256Attribute.get(named: name, in: handle)
+            found[name] = SHA256Attribute.get(named: name, inDirectory: handle)
         }
         return found
     }

@@ -9,6 +9,8 @@ public protocol ContentCompressor: Sendable {
     func cachedGzip(of region: FileRegion, cacheKey: String) -> [UInt8]?
     /// gzip of a file region, compressed as the client reads it with bounded memory.
     func gzipStream(of region: FileRegion) -> any ResponseBodySource
+    /// gzip of a generated body that is streamed (a big folder's listing), chunk by chunk.
+    func gzipStream(of source: any ResponseBodySource) -> any ResponseBodySource
     /// A ZIP archive of everything visible under `directory`, written as it is sent; with
     /// `selecting`, of only those entries of `directory` (and everything below them).
     func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage) -> any ResponseBodySource

@@ -1,69 +1,75 @@
 /// A folder of the save directory as HTML (names escaped, sizes for people, sortable) or
 /// JSON (name, type, size, mtime, url; `Tests/Fixtures/json/listing.json`) for the page and
-/// for scripts, with each file's recorded SHA-256 (`sha256`, when it has one). It has no text
-/// form: curl gets the page.
-struct DirectoryListing: FormattedAnswer {
-    static var pagePolicy: SecurityPolicy { .generatedPage }
-
-    enum SortKey: String { case name, size, date }
+/// for scripts, with each file's recorded SHA-256 (`sha256`, when it has one), whole or one
+/// page at a time (`ListingPaging`). It has no text form: curl gets the page.
+///
+/// What is kept in memory is the folder's metadata, sorted (a name and four numbers an entry,
+/// about 6 MiB for 100,000 short names): the order and the ETag need all of it before the
+/// first byte. The body is written from it as it is sent (`ListingBody`), so the rendered
+/// listing is never whole in memory.
+struct DirectoryListing: Sendable {
+    static let pagePolicy = SecurityPolicy.generatedPage
 
     let path: StoragePath
+    /// The folder's entries in the order asked for, all of them (also when one page is shown).
     let entries: [FileMetadata]
     let title: String
     /// The folder's own mtime (ns): it moves when an entry is added, removed or renamed.
     let modified: Int64
-    /// Recorded SHA-256s by file name, read for the JSON form only (one xattr per file).
-    let sha256s: [String: String]
+    /// Recorded SHA-256s of some of the folder's files by name (one xattr per file), asked for
+    /// as the JSON form is written, a chunk at a time.
+    let recordedSHA256s: @Sendable ([String]) -> [String: String]
+    let order: ListingOrder
+    /// The page of a paged JSON listing; nil for the whole listing.
+    let paging: ListingPaging?
 
     init(path: StoragePath, entries: [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
-         sha256s: [String: String] = [:]) {
+         paging: ListingPaging? = nil, recordedSHA256s: @escaping @Sendable ([String]) -> [String: String] = { _ in [:] }) {
         self.path = path
-        self.sha256s = sha256s
         self.title = title
         self.modified = modified
-        let parameters = QueryParameters(query)
-        let key = SortKey(rawValue: parameters["sort"] ?? "") ?? .name
-        let descending = parameters["order"] == "desc"
-        // Folders first, then the chosen order.
-        let sorted = entries.sorted { a, b in
-            if a.kind != b.kind { return a.kind == .directory }
-            let ascending: Bool
-            switch key {
-            case .name: ascending = a.name.lowercased() < b.name.lowercased()
-            case .size: ascending = a.size < b.size
-            case .date: ascending = a.modified < b.modified
-            }
-            return descending ? !ascending : ascending
-        }
-        self.entries = sorted
+        self.paging = paging
+        self.recordedSHA256s = recordedSHA256s
+        order = ListingOrder(QueryParameters(query))
+        self.entries = order.sorted(entries)
     }
 
-    private var directoryURL: String {
-        "/files/" + path.components.map { percentEncodedPathComponent($0) + "/" }.joined()
-    }
-
-    private func url(of entry: FileMetadata) -> String {
-        directoryURL + percentEncodedPathComponent(entry.name) + (entry.kind == .directory ? "/" : "")
+    /// The part of `entries` a JSON response shows (the HTML page shows them all).
+    func shown(format: ResponseFormat) -> Range<Int> {
+        guard format == .json, let paging else { return entries.indices }
+        // Paging is in name order (ascending or descending), which `entries` is in.
+        let start = paging.after.map { order.index(after: $0, in: entries) } ?? 0
+        return start..<min(entries.count, start + paging.limit)
     }
 
     /// RFC 9110 §8.8: a weak ETag, a keyed hash of everything the body is made of (format,
-    /// folder, title, and each entry's name, kind, size and mtime in the order shown), and
-    /// Last-Modified, the latest mtime of the folder and its entries. Weak because the two
-    /// content codings of one listing are the same content; the gzip variant keeps the tag.
+    /// folder, title, each entry's name, kind, size and mtime in the order shown, and the page
+    /// asked for), and Last-Modified, the latest mtime of the folder and its entries. A page's
+    /// tag covers the whole folder: it changes with any entry, so one request for the first
+    /// page tells a poller whether anything changed. Weak because the two content codings of
+    /// one listing are the same content; the gzip variant keeps the tag.
     func validators(format: ResponseFormat, text: PageText? = nil) -> FileValidators {
+        var hasher = ValidatorKey.Hasher(key: .process)
         // The page's language is part of what it is made of; JSON has none.
         let language = format == .json ? 0 : UInt64((text.flatMap { PageLanguage.allCases.firstIndex(of: $0.language) } ?? 0) + 1)
-        var words: [UInt64] = [format == .json ? 1 : 2, language, UInt64(path.components.count)]
-        words.reserveCapacity(entries.count * 6 + 8)
-        for component in path.components { words += ValidatorKey.words(of: component) }
-        words += ValidatorKey.words(of: title)
+        hasher.add(format == .json ? 1 : 2)
+        hasher.add(language)
+        hasher.add(UInt64(path.components.count))
+        for component in path.components { hasher.add(component) }
+        hasher.add(title)
         var latest = modified
         for entry in entries {
-            words += ValidatorKey.words(of: entry.name)
-            words += [entry.kind == .directory ? 1 : 0, entry.size, UInt64(bitPattern: entry.modified)]
+            hasher.add(entry.name)
+            hasher.add(entry.kind == .directory ? 1 : 0)
+            hasher.add(entry.size)
+            hasher.add(UInt64(bitPattern: entry.modified))
             latest = max(latest, entry.modified)
         }
-        let etag = "W/\"" + ValidatorKey.hex(ValidatorKey.process.hash(words)) + "\""
+        if format == .json, let paging {
+            hasher.add(UInt64(paging.limit))
+            hasher.add(paging.cursor ?? "")
+        }
+        let etag = "W/\"" + ValidatorKey.hex(hasher.finish()) + "\""
         return FileValidators(etag: etag, modifiedSeconds: latest / 1_000_000_000)
     }
 
@@ -101,61 +107,10 @@ struct DirectoryListing: FormattedAnswer {
     }
 
     private func response(format: ResponseFormat, validators: FileValidators, text: PageText?) -> Response {
-        response(format, status: .ok, headers: cachingFields(validators), text: text)
-    }
-
-    func writeJSON(to json: inout JSONWriter) {
-        json.object { json in
-            json.member("path", path.components.map { $0 + "/" }.joined())
-            json.key("entries")
-            json.array { json in
-                for entry in entries {
-                    json.object { json in
-                        json.member("name", entry.name)
-                        json.member("type", entry.kind == .directory ? "directory" : "file")
-                        if entry.kind == .file { json.member("size", entry.size) }
-                        json.member("mtime", HTTPDate.iso8601(entry.modified / 1_000_000_000))
-                        json.member("url", url(of: entry))
-                        if entry.kind == .file, let sha256 = sha256s[entry.name] { json.member("sha256", sha256) }
-                    }
-                }
-            }
-        }
-    }
-
-    func plainText() -> String? { nil }
-
-    func htmlPage(_ text: PageText?) -> String {
-        let text = text ?? PageLanguages().text(.english)
-        var rows = ""
-        if !path.isRoot {
-            rows += "<tr><td><a href=\"../\">../</a></td><td></td><td></td></tr>\n"
-        }
-        for entry in entries {
-            let name = entry.name.htmlEscaped + (entry.kind == .directory ? "/" : "")
-            let size = entry.kind == .directory ? "" : text.size(entry.size).htmlEscaped
-            let date = HTTPDate.iso8601(entry.modified / 1_000_000_000).replacingT()
-            rows += "<tr><td><a href=\"\(url(of: entry).htmlEscaped)\">\(name)</a></td><td>\(size)</td><td>\(date)</td></tr>\n"
-        }
-        let heading = "/" + path.components.map { $0 + "/" }.joined()
-        let language = text.language
-        return """
-            <!doctype html>
-            <html lang="\(language.tag)" dir="\(language.direction)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title.htmlEscaped): \(heading.htmlEscaped)</title><link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="/style.css"></head>
-            <body><main class="listing"><h1>\(heading.htmlEscaped)</h1>
-            <p><a href="/">\(text.html("listing.upload"))</a> · <a href="?zip">\(text.html("listing.zip"))</a></p>
-            <table><thead><tr><th><a href="?sort=name">\(text.html("listing.name"))</a></th><th><a href="?sort=size&amp;order=desc">\(text.html("listing.size"))</a></th><th><a href="?sort=date&amp;order=desc">\(text.html("listing.modified"))</a></th></tr></thead>
-            <tbody>
-            \(rows)</tbody></table>
-            \(text.languageSwitch)</main></body></html>
-
-            """
-    }
-}
-
-private extension String {
-    func replacingT() -> String {
-        String(map { $0 == "T" ? " " : $0 }.dropLast()) + " UTC"
+        let shown = Self.shownFormat(format)
+        var headers = cachingFields(validators)
+        headers.addAnswerFields(shown, pagePolicy: Self.pagePolicy, text: text)
+        let body = ListingBody(self, format: shown, text: text ?? PageLanguages().text(.english)).responseBody()
+        return Response(status: .ok, headers: headers, body: body)
     }
 }

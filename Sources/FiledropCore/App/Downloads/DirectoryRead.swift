@@ -34,20 +34,21 @@ struct DirectoryRead: Sendable {
             return ZipDownload.response(directory: path, selecting: selection, storage: storage, title: app.configuration.title,
                                         compressor: compressor)
         }
-        let entries: [FileMetadata]
+        var entries: [FileMetadata]
         do {
-            // Only names the download route accepts: a listed name must never be a dead link.
-            entries = try storage.list(path).filter { entry in
-                (try? app.store.names.storagePath(fromComponents: [entry.name])) != nil
-            }
+            entries = try storage.list(path)
         } catch {
             throw error.httpError
         }
+        // Only names the download route accepts: a listed name must never be a dead link.
+        // In place: a folder of 100,000 entries is not copied for it.
+        entries.removeAll { entry in (try? app.store.names.storagePath(fromComponents: [entry.name])) == nil }
         let format = ResponseFormat(head: head)
-        // The page never shows hashes: only the JSON form pays for reading them.
-        let sha256s = format == .json ? storage.recordedSHA256s(path, names: entries.filter { $0.kind == .file }.map(\.name)) : [:]
+        let parameters = QueryParameters(head.query)
+        // Paging is for the JSON form; the page (HTML) is always whole.
+        let paging = format == .json ? try ListingPaging(parameters, order: ListingOrder(parameters)) : nil
         return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
-                                sha256s: sha256s)
+                                paging: paging, recordedSHA256s: { [path] names in storage.recordedSHA256s(path, names: names) })
             .response(format: format, head: head, compression: compression, text: app.languages.text(for: head))
     }
 

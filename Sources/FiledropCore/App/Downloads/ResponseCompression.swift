@@ -51,16 +51,27 @@ struct ResponseCompression {
         return MediaTypes.isCompressible(contentType)
     }
 
-    /// gzip for a generated body (listing, error, JSON) held in memory. Every 200 it could
-    /// apply to says `Vary: Accept-Encoding`, also when this one stays identity (the client
-    /// takes no gzip, or the body is too small to gain).
+    /// gzip for a generated body (listing, error, JSON), held in memory or streamed (a big
+    /// folder's listing). Every 200 it could apply to says `Vary: Accept-Encoding`, also when
+    /// this one stays identity (the client takes no gzip, or the body is too small to gain).
     func apply(to response: Response) -> Response {
-        guard response.status == .ok, case .bytes(let bytes) = response.body, !response.headers.contains(.contentEncoding),
+        guard response.status == .ok, !response.headers.contains(.contentEncoding),
               variesByEncoding(generated: response.headers[.contentType]) else { return response }
+        let compressed: ResponseBody?
+        switch (response.body, compressor) {
+        case (.bytes(let bytes), let compressor?) where clientAcceptsGzip && bytes.count >= Self.smallestCompressedBody:
+            compressed = .bytes(compressor.gzip(bytes))
+        case (.stream(let source), let compressor?) where clientAcceptsGzip:
+            compressed = .stream(compressor.gzipStream(of: source))
+        case (.bytes, _), (.stream, _):
+            compressed = nil
+        case (.empty, _), (.file, _):
+            return response
+        }
         var result = response
         result.headers.addVary("Accept-Encoding")
-        guard let compressor, clientAcceptsGzip, bytes.count >= Self.smallestCompressedBody else { return result }
-        result.body = .bytes(compressor.gzip(bytes))
+        guard let compressed else { return result }
+        result.body = compressed
         result.headers.add(.contentEncoding, "gzip")
         return result
     }

@@ -21,45 +21,68 @@ struct ValidatorKey: Sendable {
     /// SipHash-2-4 (Aumasson and Bernstein, "SipHash: a fast short-input PRF", 2012) of
     /// `words`, each taken as eight little-endian bytes.
     func hash(_ words: [UInt64]) -> UInt64 {
-        var v0 = k0 ^ 0x736f_6d65_7073_6575
-        var v1 = k1 ^ 0x646f_7261_6e64_6f6d
-        var v2 = k0 ^ 0x6c79_6765_6e65_7261
-        var v3 = k1 ^ 0x7465_6462_7974_6573
-        func round() {
+        var hasher = Hasher(key: self)
+        for word in words { hasher.add(word) }
+        return hasher.finish()
+    }
+
+    /// `hash` fed word by word, so a listing of 100,000 entries is hashed without first
+    /// collecting its words in an array.
+    struct Hasher {
+        private var v0: UInt64
+        private var v1: UInt64
+        private var v2: UInt64
+        private var v3: UInt64
+        private var count = 0
+
+        init(key: ValidatorKey) {
+            v0 = key.k0 ^ 0x736f_6d65_7073_6575
+            v1 = key.k1 ^ 0x646f_7261_6e64_6f6d
+            v2 = key.k0 ^ 0x6c79_6765_6e65_7261
+            v3 = key.k1 ^ 0x7465_6462_7974_6573
+        }
+
+        private mutating func round() {
             v0 = v0 &+ v1; v1 = rotate(v1, 13); v1 ^= v0; v0 = rotate(v0, 32)
             v2 = v2 &+ v3; v3 = rotate(v3, 16); v3 ^= v2
             v0 = v0 &+ v3; v3 = rotate(v3, 21); v3 ^= v0
             v2 = v2 &+ v1; v1 = rotate(v1, 17); v1 ^= v2; v2 = rotate(v2, 32)
         }
-        func compress(_ word: UInt64) {
+
+        private mutating func compress(_ word: UInt64) {
             v3 ^= word
             round(); round()
             v0 ^= word
         }
-        for word in words { compress(word) }
-        // The final block: no tail bytes, only the message length in its top byte.
-        compress(UInt64(truncatingIfNeeded: words.count * 8) << 56)
-        v2 ^= 0xff
-        round(); round(); round(); round()
-        return v0 ^ v1 ^ v2 ^ v3
-    }
 
-    /// `hash` of a string's UTF-8 bytes, eight to a word, then its length: names in listings.
-    static func words(of text: String) -> [UInt64] {
-        var words: [UInt64] = []
-        var word: UInt64 = 0
-        var count = 0
-        for byte in text.utf8 {
-            word |= UInt64(byte) << UInt64(8 * (count % 8))
+        mutating func add(_ word: UInt64) {
+            compress(word)
             count += 1
-            if count % 8 == 0 {
-                words.append(word)
-                word = 0
-            }
         }
-        if count % 8 != 0 { words.append(word) }
-        words.append(UInt64(count))
-        return words
+
+        /// A string's UTF-8 bytes, eight to a word, then its length: names in listings.
+        mutating func add(_ text: String) {
+            var word: UInt64 = 0
+            var bytes = 0
+            for byte in text.utf8 {
+                word |= UInt64(byte) << UInt64(8 * (bytes % 8))
+                bytes += 1
+                if bytes % 8 == 0 {
+                    add(word)
+                    word = 0
+                }
+            }
+            if bytes % 8 != 0 { add(word) }
+            add(UInt64(bytes))
+        }
+
+        mutating func finish() -> UInt64 {
+            // The final block: no tail bytes, only the message length in its top byte.
+            compress(UInt64(truncatingIfNeeded: count * 8) << 56)
+            v2 ^= 0xff
+            round(); round(); round(); round()
+            return v0 ^ v1 ^ v2 ^ v3
+        }
     }
 
     /// 16 lowercase hex digits, leading zeros kept.

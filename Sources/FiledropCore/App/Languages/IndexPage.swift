@@ -28,7 +28,9 @@ struct IndexPage: Sendable {
             }
         }
         body = page
-        etag = "\"" + ValidatorKey.hex(ValidatorKey.process.hash(ValidatorKey.words(of: String(decoding: page, as: UTF8.self)))) + "\""
+        var hasher = ValidatorKey.Hasher(key: .process)
+        hasher.add(String(decoding: page, as: UTF8.self))
+        etag = "\"" + ValidatorKey.hex(hasher.finish()) + "\""
     }
 
     /// The `}}` that ends a mark opened before `start`, within one short line of key characters.

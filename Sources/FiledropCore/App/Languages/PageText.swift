@@ -49,8 +49,30 @@ public struct PageText: Sendable {
     /// language's word for bytes).
     public func size(_ bytes: UInt64) -> String {
         guard bytes >= 1024 else { return plural("size.bytes", count: bytes) }
-        let separator = template("number.decimalSeparator")
-        return String(ByteCount.format(bytes).map { $0 == "." ? Character(separator.isEmpty ? "." : separator) : $0 })
+        // Without catalogues (or with a separator that is no one character) the point stays:
+        // `template` would give the key itself, which is no Character.
+        let separator = known("number.decimalSeparator").flatMap { $0.count == 1 ? $0.first : nil } ?? "."
+        return String(ByteCount.format(bytes).map { $0 == "." ? separator : $0 })
+    }
+
+    /// `size` for many sizes in a row (a listing's rows): each distinct text is made once. A
+    /// size shows as one of a few thousand texts (tenths of a unit), so the memo stays small.
+    struct SizeTexts {
+        static let capacity = 8192
+        private let text: PageText
+        private var made: [UInt64: String] = [:]
+
+        init(_ text: PageText) {
+            self.text = text
+        }
+
+        mutating func text(_ bytes: UInt64) -> String {
+            let key = ByteCount.shownKey(bytes)
+            if let known = made[key] { return known }
+            let shown = text.size(bytes)
+            if made.count < Self.capacity { made[key] = shown }
+            return shown
+        }
     }
 
     /// The text of `key` when this language or English has it, else nil.
