@@ -38,14 +38,17 @@ enum SHA256Attribute {
         var value = [UInt8](repeating: 0, count: 64)
         if hasGetxattrat.load(ordering: .relaxed) {
             let count = filedrop_getxattrat(directory.descriptor, name, UInt32(AT_SYMLINK_NOFOLLOW), Self.name, &value, value.count)
-            if count >= 0 || errno != ENOSYS { return decoded(value, count: count) }
+            // ENOSYS: an older kernel. EPERM: a seccomp filter that predates the call (a
+            // unit's SystemCallFilter with SystemCallErrorNumber=EPERM) or, rarely, a symlink's
+            // user attribute; either way lgetxattr answers the same question.
+            if count >= 0 || (errno != ENOSYS && errno != EPERM) { return decoded(value, count: count) }
             hasGetxattrat.store(false, ordering: .relaxed)
         }
         let count = lgetxattr("/proc/self/fd/\(directory.descriptor)/\(name)", Self.name, &value, value.count)
         return decoded(value, count: count)
     }
 
-    /// False once the kernel said ENOSYS to getxattrat.
+    /// False once getxattrat was answered ENOSYS or EPERM.
     private static let hasGetxattrat = Atomic<Bool>(true)
 
     /// The recorded hash of `name` in `directory`, opened without following a symlink and
