@@ -75,7 +75,7 @@ public enum ResponseChunk: Sendable {
 }
 
 /// Produces a response body piece by piece so memory stays flat; nil means the end.
-/// Called on the connection's event loop only.
+/// Called on a worker thread (a chunk may read files or walk a folder), one call at a time.
 public protocol ResponseBodySource: AnyObject, Sendable {
     var knownLength: UInt64? { get }
     func nextChunk() throws -> ResponseChunk?
