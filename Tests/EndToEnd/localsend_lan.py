@@ -98,9 +98,10 @@ def json_lines(text: str) -> list[dict]:
 
 
 def localsend_cli(lan: LAN, home: Path, *args: str, trust: Path, timeout: float = 120) -> subprocess.CompletedProcess:
-    """`localsend-cli ARGS` in the sender namespace. It sends with requests and `verify=False`,
-    but requests lets REQUESTS_CA_BUNDLE override that (and this machine sets it to the system
-    store, where filedrop's CA is not): pointed at `trust`, filedrop's CA, the client checks
+    """`localsend-cli ARGS` in the sender namespace. It sends with a requests Session whose
+    `verify` is False, but requests takes REQUESTS_CA_BUNDLE for a request that names no
+    `verify` of its own, ahead of the session's (and this machine sets it to the system store,
+    where filedrop's CA is not): pointed at `trust`, filedrop's CA, the client checks
     filedrop's certificate and address for real."""
     env = client_env(home)
     env.pop("CURL_CA_BUNDLE", None)

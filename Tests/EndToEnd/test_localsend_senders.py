@@ -5,9 +5,9 @@ multicast on the veth link between them.
 The senders (pinned in requirements.txt), and how each treats filedrop's self-signed certificate:
 - localsend-cli 0.1.1 (`localsend-cli scan|send`): protocol v2.0. `scan` announces on the
   group and lists whoever answers over UDP or registers over HTTPS; `send` does prepare-upload
-  and one upload per file. By design it sends with certificate verification off (requests'
-  verify=False) and checks no fingerprint, so it would talk to anyone; but requests gives
-  REQUESTS_CA_BUNDLE precedence over verify=False, and the test sets it to filedrop's CA, so
+  and one upload per file. By design it sends with certificate verification off (a requests
+  Session with `verify = False`) and checks no fingerprint, so it would talk to anyone; but
+  requests gives REQUESTS_CA_BUNDLE precedence over a session's `verify`, and the test sets it to filedrop's CA, so
   here it verifies filedrop's certificate and address for real. It has no PIN and no cancel.
 - localsendd 0.1.1 with its `localsendctl` (protocol v2.2): a LocalSend peer daemon. Its TLS
   layer accepts any self-signed certificate, but it pins the fingerprint a device announced
