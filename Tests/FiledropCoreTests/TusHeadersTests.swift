@@ -63,7 +63,7 @@ import Testing
     }
 
     @Test func idsAre128RandomBitsInHex() {
-        let ids = (0..<100).map { _ in TusID.random() }
+        let ids = (0..<100).map { _ in UnguessableID.random() }
         #expect(Set(ids).count == 100)
         #expect(ids.allSatisfy { TusID.isValid($0) })
         #expect(!TusID.isValid("../../etc/passwd"))

@@ -16,7 +16,7 @@ public final class LocalSendReceiver: Sendable {
     public let port: Int?
 
     public init(device: LocalSendDevice, idleTimeout: UInt64, log: any LogSink, now: @escaping @Sendable () -> UInt64,
-                makeID: @escaping @Sendable () -> String = { LocalSendReceiver.randomID() }) {
+                makeID: @escaping @Sendable () -> String = { UnguessableID.random() }) {
         sessions = Mutex(LocalSendSessions(idleTimeout: idleTimeout))
         identity = Mutex(device)
         port = device.port
@@ -73,20 +73,5 @@ public final class LocalSendReceiver: Sendable {
 
     private func fields(_ session: LocalSendSessions.Session) -> [(key: String, value: String)] {
         [("session", session.id), ("client", session.client), ("sender", session.sender)]
-    }
-
-    /// 128 random bits as 32 hex digits: unguessable, so a token is a capability.
-    public static func randomID() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for _ in 0..<2 {
-            var word = generator.next() as UInt64
-            for _ in 0..<16 {
-                text.append(digits[Int(word & 0xF)])
-                word >>= 4
-            }
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -75,7 +75,7 @@ public final class TusUploads: Sendable {
     /// unfinished uploads may hold; `storeNew` then writes its record (blocking work).
     /// Registered first, so two creations at once cannot both pass the limits.
     func register(_ record: TusRecord, limits: TusLimits) throws(TusError) -> TusUpload {
-        let id = TusID.random()
+        let id = UnguessableID.random()
         let upload = TusUpload(id: id, record: record, offset: 0, lastActivity: clock())
         try registry.withLock { (all: inout [String: TusUpload]) throws(TusError) in
             let states = all.values.map { $0.machine.withLock { ($0.record.client, $0.reserved) } }
@@ -348,16 +348,8 @@ final class DiskLockHolder: @unchecked Sendable {
     }
 }
 
-/// Upload ids: 128 random bits as 32 lowercase hex digits, so URLs cannot be guessed.
+/// Upload ids are `UnguessableID`s, so URLs cannot be guessed; anything else is no upload.
 enum TusID {
-    static func random() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return [generator.next() as UInt64, generator.next() as UInt64].map { value in
-            let digits = String(value, radix: 16)
-            return String(repeating: "0", count: 16 - digits.count) + digits
-        }.joined()
-    }
-
     static func isValid(_ id: Substring) -> Bool {
         id.utf8.count == 32 && id.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
     }
