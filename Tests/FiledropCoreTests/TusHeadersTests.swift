@@ -65,8 +65,8 @@ import Testing
     @Test func idsAre128RandomBitsInHex() {
         let ids = (0..<100).map { _ in UnguessableID.random() }
         #expect(Set(ids).count == 100)
-        #expect(ids.allSatisfy { TusID.isValid($0) })
-        #expect(!TusID.isValid("../../etc/passwd"))
-        #expect(!TusID.isValid(String(repeating: "A", count: 32)))
+        #expect(ids.allSatisfy { UnguessableID.isWellFormed($0) })
+        #expect(!UnguessableID.isWellFormed("../../etc/passwd"))
+        #expect(!UnguessableID.isWellFormed(String(repeating: "A", count: 32)))
     }
 }

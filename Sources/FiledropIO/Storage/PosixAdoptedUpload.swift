@@ -77,8 +77,3 @@ final class PosixAdoptedUpload: UploadFile {
         file.close()
     }
 }
-
-extension PosixStorage {
-    /// The resumable-upload area of this save directory.
-    public var partialUploads: PosixPartialUploadArea { PosixPartialUploadArea(storage: self) }
-}

@@ -243,3 +243,8 @@ func writeAll(_ bytes: UnsafeRawBufferPointer, to file: FileDescriptor) throws(S
         offset += try storageCall("write") { Glibc.write(file.descriptor, base + offset, bytes.count - offset) }
     }
 }
+
+extension PosixStorage {
+    /// The resumable-upload area of this save directory.
+    public var partialUploads: PosixPartialUploadArea { PosixPartialUploadArea(storage: self) }
+}

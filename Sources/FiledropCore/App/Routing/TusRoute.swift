@@ -23,7 +23,7 @@ public enum TusRoute: Sendable, Equatable {
 
     case options
     case creation
-    /// `id` as sent; `TusID.isValid` checks it after the version.
+    /// `id` as sent; `UnguessableID.isWellFormed` checks it after the version.
     case upload(id: Substring, UploadOperation)
 
     /// Upload URLs: this and the id.

@@ -45,7 +45,7 @@ struct TusHandler {
             return try create(head, context: context)
         case .upload(let id, let operation):
             try TusHeaders.checkVersion(head)
-            guard TusID.isValid(id) else { throw .notFound }
+            guard UnguessableID.isWellFormed(id) else { throw .notFound }
             if case .methodRefused = operation { throw .http(.methodNotAllowed(allowed: TusRoute.uploadMethods)) }
             let id = String(id)
             // The upload as its files are now: another daemon on the same save directory may

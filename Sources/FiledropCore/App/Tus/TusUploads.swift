@@ -37,7 +37,7 @@ public final class TusUploads: Sendable {
         self.staleWriterSeconds = staleWriterSeconds
         var recovered: [String: TusUpload] = [:]
         for found in area.recover() {
-            guard let record = TusRecord(decoding: found.record), TusID.isValid(found.id),
+            guard let record = TusRecord(decoding: found.record), UnguessableID.isWellFormed(found.id),
                   record.length.map({ found.size <= $0 }) ?? true else {
                 area.remove(id: found.id)
                 continue
@@ -346,13 +346,4 @@ final class DiskLockHolder: @unchecked Sendable {
     init(_ file: any PartialUploadFile) {
         self.file = file
     }
-}
-
-/// Upload ids are `UnguessableID`s, so URLs cannot be guessed; anything else is no upload.
-enum TusID {
-    static func isValid(_ id: Substring) -> Bool {
-        id.utf8.count == 32 && id.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
-    }
-
-    static func isValid(_ id: String) -> Bool { isValid(Substring(id)) }
 }
