@@ -85,10 +85,12 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Removes the handler; the caller closes the descriptor afterwards. Events of the
-    /// current batch not yet dispatched to it are dropped.
+    /// current batch not yet dispatched to it are dropped. A handler never registered (a
+    /// connection closed in its first pass, `Connection.start`) costs no system call.
     func unregister(_ handler: EventHandler) {
+        guard let registration = registrations.removeValue(forKey: handler.descriptor) else { return }
         _ = try? syscall("epoll_ctl(DEL)") { epoll_ctl(epoll, EPOLL_CTL_DEL, handler.descriptor, nil) }
-        if let registration = registrations.removeValue(forKey: handler.descriptor) { end(registration) }
+        end(registration)
     }
 
     private func end(_ registration: Registration) {

@@ -57,6 +57,11 @@ public final class ListeningSocket: @unchecked Sendable {
         self.address = SocketAddress(storage: storage, length: length)
         let flags = try syscall("fcntl(F_GETFL)") { fcntl(descriptor, F_GETFL) }
         try syscall("fcntl(F_SETFL)") { fcntl(descriptor, F_SETFL, flags | O_NONBLOCK) }
+        // Accepted sockets inherit TCP_NODELAY from the listener (Linux copies the option on
+        // accept): set once here instead of once per connection. A response goes out in one
+        // sendmsg and must not wait for an ACK behind Nagle. Not a TCP socket: nothing to set.
+        var noDelay: Int32 = 1
+        setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Accepts one pending connection, non-blocking and close-on-exec.

@@ -40,22 +40,49 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The address without the port; IPv4-mapped IPv6 addresses print as IPv4.
+    /// The address without the port; IPv4-mapped IPv6 addresses print as IPv4. Worked out once
+    /// per accepted connection (the connection keeps the text): dotted quads are written here,
+    /// since glibc's inet_ntop formats them with sprintf, which cost more than the rest of
+    /// accepting a connection.
     public var host: String {
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        return withUnsafeBytes(of: storage) { raw -> String in
-            if family == AF_INET6 {
-                var address = raw.load(as: sockaddr_in6.self).sin6_addr
-                let bytes = withUnsafeBytes(of: address) { Array($0) }
-                if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-                    return bytes[12...].map(String.init).joined(separator: ".")
-                }
-                inet_ntop(AF_INET6, &address, &buffer, socklen_t(buffer.count))
-            } else {
-                var address = raw.load(as: sockaddr_in.self).sin_addr
-                inet_ntop(AF_INET, &address, &buffer, socklen_t(buffer.count))
+        withUnsafeBytes(of: storage) { raw -> String in
+            guard family == AF_INET6 else {
+                let start = MemoryLayout<sockaddr_in>.offset(of: \.sin_addr)!
+                return Self.dottedQuad(UnsafeRawBufferPointer(rebasing: raw[start..<start + 4]))
             }
-            return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            let start = MemoryLayout<sockaddr_in6>.offset(of: \.sin6_addr)!
+            let address = UnsafeRawBufferPointer(rebasing: raw[start..<start + 16])
+            if address[0..<10].allSatisfy({ $0 == 0 }) && address[10] == 0xFF && address[11] == 0xFF {
+                return Self.dottedQuad(UnsafeRawBufferPointer(rebasing: address[12..<16]))
+            }
+            return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { buffer in
+                guard inet_ntop(AF_INET6, address.baseAddress, buffer.baseAddress, socklen_t(buffer.count)) != nil else { return "" }
+                return String(cString: buffer.baseAddress!)
+            }
+        }
+    }
+
+    /// `192.168.1.20` from the address's four bytes (network order).
+    private static func dottedQuad(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: 15) { text in
+            var count = 0
+            for (index, byte) in bytes.enumerated() {
+                if index > 0 {
+                    text[count] = UInt8(ascii: ".")
+                    count += 1
+                }
+                if byte >= 100 {
+                    text[count] = UInt8(ascii: "0") + byte / 100
+                    count += 1
+                }
+                if byte >= 10 {
+                    text[count] = UInt8(ascii: "0") + byte / 10 % 10
+                    count += 1
+                }
+                text[count] = UInt8(ascii: "0") + byte % 10
+                count += 1
+            }
+            return count
         }
     }
 

@@ -186,36 +186,38 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: - Admission
 
-    /// `secure` is the HTTPS port the connection came to, nil for plain HTTP.
-    func accepted(_ fd: Int32, peer: SocketAddress, secure: UInt16?, loop: EventLoop) {
+    /// `secure` is the HTTPS port the connection came to, nil for plain HTTP. `firstOfWakeup`:
+    /// the first connection this loop accepted since epoll woke it.
+    func accepted(_ fd: Int32, peer: SocketAddress, secure: UInt16?, loop: EventLoop, firstOfWakeup: Bool) {
         if draining.load(ordering: .relaxed) {
             Refusal.shuttingDown.answer(fd, secure: secure != nil)
             return
         }
+        let client = peer.host
         // The slot is taken before the decision, so loops accepting at once never overshoot.
         let open = connectionCount.wrappingAdd(1, ordering: .relaxed).newValue
         let decision = connectionsPerClient.withLock { counts in
-            let held = counts[peer.host, default: 0]
+            let held = counts[client, default: 0]
             let decision = admission.decide(open: open - 1, heldByClient: held, addresses: counts.count)
-            if decision == .admit { counts[peer.host] = held + 1 }
+            if decision == .admit { counts[client] = held + 1 }
             return decision
         }
         guard decision == .admit else {
             connectionCount.wrappingSubtract(1, ordering: .relaxed)
-            refuse(fd, client: peer.host, decision: decision, open: open - 1, secure: secure != nil, loop: loop)
+            refuse(fd, client: client, decision: decision, open: open - 1, secure: secure != nil, loop: loop)
             return
         }
         if open >= configuration.maxConnections { updateAcceptingPause() }
-        var noDelay: Int32 = 1
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        // Round-robin over the loops: one accept wakeup may take a whole burst of
-        // connections, which would otherwise all stay on the loop that woke.
-        let target = loops[nextLoop.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+        // The first connection of a wakeup stays where it was accepted: EPOLLEXCLUSIVE woke a
+        // loop that was waiting, and handing the connection to another costs an eventfd write,
+        // a wakeup and a read on each side (a tenth of a one-request connection's time). The
+        // rest of a burst goes round-robin, or a burst would all stay on the loop that woke.
+        let target = firstOfWakeup ? loop : loops[nextLoop.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
         if target === loop {
-            adopt(fd, peer: peer, secure: secure, on: loop)
+            adopt(fd, client: client, secure: secure, on: loop)
         } else {
-            let box = AcceptedSocket(descriptor: fd, peer: peer, secure: secure)
-            target.execute { [unowned self] in self.adopt(box.descriptor, peer: box.peer, secure: box.secure, on: target) }
+            let box = AcceptedSocket(descriptor: fd, client: client, secure: secure)
+            target.execute { [unowned self] in self.adopt(box.descriptor, client: box.client, secure: box.secure, on: target) }
         }
     }
 
@@ -303,24 +305,19 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    private func adopt(_ fd: Int32, peer: SocketAddress, secure port: UInt16?, on loop: EventLoop) {
+    private func adopt(_ fd: Int32, client: String, secure port: UInt16?, on loop: EventLoop) {
         // Handed over by another loop after this one began draining: it would never be told.
         if draining.load(ordering: .relaxed) {
             Refusal.shuttingDown.answer(fd, secure: port != nil)
-            connectionClosed(client: peer.host)
+            connectionClosed(client: client)
             return
         }
         let secure = port.flatMap { port in tlsContext.withLock { $0 }.map { SecureListener(context: $0, port: port) } }
         let connection = Connection(
-            descriptor: fd, peer: peer, configuration: configuration.connection, responder: responders[loop.index],
+            descriptor: fd, client: client, configuration: configuration.connection, responder: responders[loop.index],
             secure: secure, workers: workers, log: log,
-            onClose: { [unowned self] _ in self.connectionClosed(client: peer.host) })
-        do {
-            try loop.register(connection, events: EPOLLIN.rawValue)
-        } catch {
-            Glibc.close(fd)
-            connectionClosed(client: peer.host)
-        }
+            onClose: { [unowned self] _ in self.connectionClosed(client: client) })
+        connection.start(on: loop)
     }
 
     private func connectionClosed(client: String) {
@@ -336,7 +333,8 @@ public final class HTTPServer: @unchecked Sendable {
 /// An accepted descriptor in transit to another loop.
 private struct AcceptedSocket: Sendable {
     let descriptor: Int32
-    let peer: SocketAddress
+    /// The peer's address as text (`SocketAddress.host`).
+    let client: String
     let secure: UInt16?
 }
 
