@@ -10,7 +10,7 @@ import Testing
     }
 
     /// gzip that is never run: the tests look at heads only.
-    struct FakeCompressor: ContentCompressor {
+    final class FakeCompressor: ContentCompressor {
         final class NoBody: ResponseBodySource {
             var knownLength: UInt64? { nil }
             func nextChunk() throws -> ResponseChunk? { nil }

@@ -5,9 +5,13 @@ import Testing
 /// and every variant of a compressible file names Accept-Encoding in Vary.
 @Suite struct StaticSiteTests {
     /// A web root of one file, `name` (`app.js` unless said), of 4096 bytes.
-    struct OneFileWebRoot: Storage {
+    final class OneFileWebRoot: Storage {
         static let metadata = FileMetadata(name: "app.js", kind: .file, size: 4096, modified: 1_700_000_000_000_000_000, inode: 9)
-        var name = "app.js"
+        let name: String
+
+        init(name: String = "app.js") {
+            self.name = name
+        }
 
         func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile { throw .notAllowed }
         func recordedSHA256(_ path: StoragePath) -> String? { nil }

@@ -139,20 +139,6 @@ public struct FiledropApp: HTTPResponder {
     /// Routes a request that passed the access checks.
     private func admitted(_ head: RequestHead, route: Route, context: RequestContext,
                           compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
-        // Every body this app reads is an upload: each takes one of the client's upload
-        // slots, which the route claims before the upload leaves any trace.
-        let admission = UploadAdmission(access: access, client: context.client, bodyLength: declaredLength(head),
-                                        target: head.target, monitor: store.monitor)
-        do {
-            return admission.settle(try serve(route, head: head, context: context, compression: compression, admission: admission))
-        } catch {
-            admission.giveBack()
-            throw error
-        }
-    }
-
-    private func serve(_ route: Route, head: RequestHead, context: RequestContext, compression: ResponseCompression,
-                       admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
         switch route {
         case .page(let name):
             if let answer = LanguageSwitch.answer(head) { return .respond(answer) }
@@ -167,27 +153,33 @@ public struct FiledropApp: HTTPResponder {
         case .trust(let trustRoute):
             return .respond(try trustResponse(trustRoute, head: head))
         case .uploadForm:
-            return try upload(head, context: context, admission: admission)
+            return try claimingUploadSlot(head, context: context) { admission throws(HTTPError) in
+                try upload(head, context: context, admission: admission)
+            }
         case .filesRedirect:
             return .respond(redirect(to: Route.filesPrefix))
         case .storedFile(let file):
-            return try storedFile(file, head: head, context: context, compression: compression, admission: admission)
+            return try storedFile(file, head: head, context: context, compression: compression)
         case .tus(let tusRoute):
             // Only parsed when tus is on.
             guard let tusUploads else { throw .notFound }
-            let handler = TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
-                                     readOnly: configuration.access == .readOnly, admission: admission)
-            return handler.route(head, route: tusRoute, context: context)
+            return try claimingUploadSlot(head, context: context) { admission in
+                TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
+                           readOnly: configuration.access == .readOnly, admission: admission)
+                    .route(head, route: tusRoute, context: context)
+            }
         case .metrics:
             return metricsPage()
         case .health:
             return healthPage(head)
         case .localSend(let localSendRoute):
             // LocalSend clients read JSON, whatever they send as Accept.
-            do {
-                return try serveLocalSend(localSendRoute, head: head, context: context, admission: admission)
-            } catch {
-                return .respond(Self.localSendError(error))
+            return try claimingUploadSlot(head, context: context) { admission in
+                do throws(HTTPError) {
+                    return try serveLocalSend(localSendRoute, head: head, context: context, admission: admission)
+                } catch {
+                    return .respond(Self.localSendError(error))
+                }
             }
         case .methodRefused(let method, .uploadForm) where method == .get || method == .head:
             // The no-script form's result page reopened (from history, a bookmark, a shared
@@ -198,10 +190,26 @@ public struct FiledropApp: HTTPResponder {
         }
     }
 
+    /// Runs a route that may read an upload with a claim on the client's upload slots: every
+    /// body this app reads is an upload, and the route takes the slot (`UploadAdmission.admit`)
+    /// before the upload leaves any trace. Only these routes make one: a download or the page
+    /// reads no body, and claims nothing.
+    private func claimingUploadSlot(_ head: RequestHead, context: RequestContext,
+                                    _ route: (UploadAdmission) throws(HTTPError) -> RouteDecision) throws(HTTPError) -> RouteDecision {
+        let admission = UploadAdmission(access: access, client: context.client, bodyLength: declaredLength(head),
+                                        target: head.target, monitor: store.monitor)
+        do {
+            return admission.settle(try route(admission))
+        } catch {
+            admission.giveBack()
+            throw error
+        }
+    }
+
     // MARK: - /files/
 
     private func storedFile(_ file: StoredFileRoute, head: RequestHead, context: RequestContext,
-                            compression: ResponseCompression, admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
+                            compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         let path = try store.names.storagePath(fromURLPath: file.urlPath)
         switch file.operation {
         case .download(let attachment):
@@ -219,7 +227,9 @@ public struct FiledropApp: HTTPResponder {
             return listing(path, head: head, zip: true, selection: selection, compression: compression)
         case .upload:
             guard let name = path.name else { throw .methodNotAllowed(allowed: [.get, .head]) }
-            return try rawUpload(head, directory: path.parent, name: name, context: context, admission: admission)
+            return try claimingUploadSlot(head, context: context) { admission throws(HTTPError) in
+                try rawUpload(head, directory: path.parent, name: name, context: context, admission: admission)
+            }
         case .delete:
             guard configuration.allowDelete else {
                 throw .methodNotAllowed(allowed: StoredFileRoute.allowedMethods)

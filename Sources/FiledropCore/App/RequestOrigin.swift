@@ -10,7 +10,7 @@ struct RequestOrigin: Sendable, Equatable {
     let text: String
 
     /// Nil when the request names no host (HTTP/1.0 without `Host`).
-    init?(head: RequestHead, isSecure: Bool) {
+    init?(head: borrowing RequestHead, isSecure: Bool) {
         guard let authority = Self.authority(of: head), HostValidator.split(authority: authority) != nil else { return nil }
         text = (isSecure ? "https://" : "http://") + authority
     }

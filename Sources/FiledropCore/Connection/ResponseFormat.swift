@@ -22,7 +22,7 @@ public enum ResponseFormat: Sendable, Equatable {
         }
     }
 
-    public init(head: RequestHead) {
+    public init(head: borrowing RequestHead) {
         self.init(accept: head.headers[.accept], query: head.query)
     }
 

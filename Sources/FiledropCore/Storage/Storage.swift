@@ -1,8 +1,10 @@
 /// What the core needs from the file system below the save directory: mechanism only, the
 /// policy (names, limits, free space, collisions, durability) is `StoragePolicy`'s.
 /// `FiledropIO.PosixStorage` implements it with openat/O_NOFOLLOW so nothing ever resolves
-/// outside the save directory; tests use an in-memory fake.
-public protocol Storage: Sendable {
+/// outside the save directory; tests use an in-memory fake. Class-bound: the app copies it
+/// on every request, and a class existential copies as one retain (a value one goes through
+/// its type's value witnesses).
+public protocol Storage: AnyObject, Sendable {
     /// Starts an invisible upload in `directory`, creating missing directories; with
     /// `checksummed`, a CRC-32 of the bytes is kept as they are written. With `durable`, new
     /// directories are synced into their parents and written bytes go to write-back early.

@@ -1,7 +1,8 @@
 /// The zlib work the core asks for but cannot do itself (it stays free of C modules):
 /// `FiledropIO.ZlibCompressor` implements it, tests may pass a fake. Injected into
-/// `FiledropApp`; without one, responses go uncompressed and `?zip` is refused.
-public protocol ContentCompressor: Sendable {
+/// `FiledropApp`; without one, responses go uncompressed and `?zip` is refused. Class-bound,
+/// as `Storage`: every request copies it.
+public protocol ContentCompressor: AnyObject, Sendable {
     /// RFC 1952 gzip of a whole, small body (a listing, an error page, `config.json`).
     func gzip(_ bytes: [UInt8]) -> [UInt8]
     /// gzip of a small file of the web root, cached by `cacheKey` (name and ETag), nil when

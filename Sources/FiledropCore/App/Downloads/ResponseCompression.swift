@@ -17,7 +17,7 @@ struct ResponseCompression {
 
     /// Keeps `compressor` only when the client accepts gzip: most requests (curl, wget, a
     /// benchmark) then carry no copy of it.
-    init(compressor: (any ContentCompressor)?, head: RequestHead) {
+    init(compressor: (any ContentCompressor)?, head: borrowing RequestHead) {
         serverCompresses = compressor != nil && (head.method == .get || head.method == .head)
         clientAcceptsGzip = serverCompresses && AcceptEncoding.allowsGzip(head.headers[.acceptEncoding])
         self.compressor = clientAcceptsGzip ? compressor : nil

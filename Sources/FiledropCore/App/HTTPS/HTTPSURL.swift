@@ -11,7 +11,7 @@ struct HTTPSURL: Sendable, Equatable {
     let origin: String
 
     /// Nil when the request names no host (HTTP/1.0 without `Host`).
-    init?(head: RequestHead, port: UInt16) {
+    init?(head: borrowing RequestHead, port: UInt16) {
         guard let authority = RequestOrigin.authority(of: head), let (host, _) = HostValidator.split(authority: authority) else {
             return nil
         }

@@ -42,7 +42,7 @@ public enum Route: Sendable, Equatable {
 
     /// `servesTus`: resumable uploads are on; without them `OPTIONS`/`POST /files/` and
     /// `/files/.tus/...` are stored-file requests like any other.
-    public init(_ head: RequestHead, servesTus: Bool) {
+    public init(_ head: borrowing RequestHead, servesTus: Bool) {
         let path = head.path
         // A download is the common case: one byte comparison decides it.
         if path.hasASCIIPrefix(Self.filesPrefix) {

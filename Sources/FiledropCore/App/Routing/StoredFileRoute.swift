@@ -42,7 +42,7 @@ public struct StoredFileRoute: Sendable, Equatable {
         self.operation = operation
     }
 
-    init(_ head: RequestHead, urlPath: Substring) {
+    init(_ head: borrowing RequestHead, urlPath: Substring) {
         let isDirectoryURL = urlPath.isEmpty || urlPath.utf8.last == UInt8(ascii: "/")
         let operation: Operation
         switch head.method {

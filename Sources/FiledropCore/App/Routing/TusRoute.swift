@@ -35,7 +35,7 @@ public enum TusRoute: Sendable, Equatable {
 
     /// The tus resource below `/files/` (`filesSubpath` is what follows it), nil when the
     /// request is not a tus request.
-    init?(_ head: RequestHead, filesSubpath: Substring) {
+    init?(_ head: borrowing RequestHead, filesSubpath: Substring) {
         if filesSubpath.isEmpty {
             switch TusHeaders.effectiveMethod(head) {
             case .options: self = .options
