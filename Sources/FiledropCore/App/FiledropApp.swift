@@ -270,7 +270,7 @@ public struct FiledropApp: HTTPResponder {
             if response.status == .ok || response.status == .partialContent, let sha256 = file.sha256.flatMap(SHA256Text.bytes(hex:)) {
                 response.headers.add(.reprDigest, SHA256Text.reprDigest(sha256))
             }
-            return .respond(response)
+            return .respond(consume response)
         } catch .isADirectory {
             return .respond(redirect(to: Route.filesPrefix + path.components.map { percentEncodedPathComponent($0) + "/" }.joined()))
         } catch {
