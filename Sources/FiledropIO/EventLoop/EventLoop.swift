@@ -22,6 +22,9 @@ public final class EventLoop: @unchecked Sendable {
     /// events for them may still wait in the batch being dispatched (see `Registration`).
     private var ended: [Registration] = []
     private let pending = Mutex<[@Sendable () -> Void]>([])
+    /// Connections placed on this loop and not closed yet (those on their way here included):
+    /// read by the other loops when they place a connection they accepted.
+    let connectionsPlaced = Atomic<Int>(0)
     /// Blocking work submitted from this loop whose completion has not run yet: a draining
     /// loop stops only once this is 0, so every publish it started is heard back.
     private(set) var workInFlight = 0

@@ -25,10 +25,9 @@ final class Acceptor: EventHandler {
     func handle(events: UInt32, loop: EventLoop) {
         // A bounded batch per wakeup keeps the loop responsive under a connection storm; it
         // ends early once the server is full, leaving the rest in the backlog.
-        for taken in 0..<64 where server.isAccepting {
+        for _ in 0..<64 where server.isAccepting {
             switch try? listener.accept() {
-            case .done(let (fd, peer)):
-                server.accepted(fd, peer: peer, secure: isSecure ? listener.address.port : nil, loop: loop, firstOfWakeup: taken == 0)
+            case .done(let (fd, peer)): server.accepted(fd, peer: peer, secure: isSecure ? listener.address.port : nil, loop: loop)
             case .wouldBlock, nil: return
             }
         }

@@ -52,7 +52,6 @@ public final class HTTPServer: @unchecked Sendable {
     private let acceptingPaused = Atomic<Bool>(false)
     /// Loops that have yet to stop polling the listeners at shutdown; the last one closes them.
     private let loopsPollingListeners: Atomic<Int>
-    private let nextLoop = Atomic<Int>(0)
     /// Open connections per client address; an address leaves the map when its last one closes.
     private let connectionsPerClient = Mutex<[String: Int]>([:])
     /// One notice per burst of refusals (per address) or of reaching the limit.
@@ -186,9 +185,8 @@ public final class HTTPServer: @unchecked Sendable {
 
     // MARK: - Admission
 
-    /// `secure` is the HTTPS port the connection came to, nil for plain HTTP. `firstOfWakeup`:
-    /// the first connection this loop accepted since epoll woke it.
-    func accepted(_ fd: Int32, peer: SocketAddress, secure: UInt16?, loop: EventLoop, firstOfWakeup: Bool) {
+    /// `secure` is the HTTPS port the connection came to, nil for plain HTTP.
+    func accepted(_ fd: Int32, peer: SocketAddress, secure: UInt16?, loop: EventLoop) {
         if draining.load(ordering: .relaxed) {
             Refusal.shuttingDown.answer(fd, secure: secure != nil)
             return
@@ -208,17 +206,32 @@ public final class HTTPServer: @unchecked Sendable {
             return
         }
         if open >= configuration.maxConnections { updateAcceptingPause() }
-        // The first connection of a wakeup stays where it was accepted: EPOLLEXCLUSIVE woke a
-        // loop that was waiting, and handing the connection to another costs an eventfd write,
-        // a wakeup and a read on each side (a tenth of a one-request connection's time). The
-        // rest of a burst goes round-robin, or a burst would all stay on the loop that woke.
-        let target = firstOfWakeup ? loop : loops[nextLoop.wrappingAdd(1, ordering: .relaxed).oldValue % loops.count]
+        let target = placement(acceptedOn: loop)
+        target.connectionsPlaced.wrappingAdd(1, ordering: .relaxed)
         if target === loop {
             adopt(fd, client: client, secure: secure, on: loop)
         } else {
             let box = AcceptedSocket(descriptor: fd, client: client, secure: secure)
             target.execute { [unowned self] in self.adopt(box.descriptor, client: box.client, secure: box.secure, on: target) }
         }
+    }
+
+    /// The loop a new connection goes to: the one that accepted it, unless that one already
+    /// serves two or more connections above the least busy loop, which then gets it. Handing
+    /// a connection over costs an eventfd write, a wakeup and a read on each side (a tenth of
+    /// a one-request connection's time), so it happens only to even out a burst: EPOLLEXCLUSIVE
+    /// wakes a loop that was waiting, but a loop that woke may accept many at once.
+    private func placement(acceptedOn loop: EventLoop) -> EventLoop {
+        var target = loop
+        var least = loop.connectionsPlaced.load(ordering: .relaxed) - 1
+        for other in loops where other !== loop {
+            let placed = other.connectionsPlaced.load(ordering: .relaxed)
+            if placed < least {
+                least = placed
+                target = other
+            }
+        }
+        return target
     }
 
     private func refuse(_ fd: Int32, client: String, decision: ConnectionAdmission.Decision, open: Int, secure: Bool, loop: EventLoop) {
@@ -309,19 +322,21 @@ public final class HTTPServer: @unchecked Sendable {
         // Handed over by another loop after this one began draining: it would never be told.
         if draining.load(ordering: .relaxed) {
             Refusal.shuttingDown.answer(fd, secure: port != nil)
-            connectionClosed(client: client)
+            connectionClosed(client: client, loop: loop)
             return
         }
         let secure = port.flatMap { port in tlsContext.withLock { $0 }.map { SecureListener(context: $0, port: port) } }
         let connection = Connection(
             descriptor: fd, client: client, configuration: configuration.connection, responder: responders[loop.index],
             secure: secure, workers: workers, log: log,
-            onClose: { [unowned self] _ in self.connectionClosed(client: client) })
+            onClose: { [unowned self] _ in self.connectionClosed(client: client, loop: loop) })
         connection.start(on: loop)
     }
 
-    private func connectionClosed(client: String) {
+    /// `loop`: the one the connection was placed on.
+    private func connectionClosed(client: String, loop: EventLoop) {
         connectionCount.wrappingSubtract(1, ordering: .relaxed)
+        loop.connectionsPlaced.wrappingSubtract(1, ordering: .relaxed)
         connectionsPerClient.withLock { counts in
             let open = counts[client, default: 1] - 1
             counts[client] = open > 0 ? open : nil
