@@ -39,6 +39,34 @@ import Testing
         #expect(cache.values(for: decomposed, forceDownload: false).contentDisposition.hasSuffix("cafe%CC%81.txt"))
     }
 
+    static let sha256 = String(repeating: "ab", count: 32)
+
+    /// A file uploaded here has its SHA-256 recorded: the 200's serialized headers carry it
+    /// as Repr-Digest (so a download of it copies one block), a 304's do not.
+    @Test func theRecordedSHA256IsInTheWholeFilesHeadersOnly() throws {
+        let values = FileHeaderCache().values(for: Self.file, sha256: Self.sha256, forceDownload: false)
+        let digest = SHA256Text.reprDigest(try #require(SHA256Text.bytes(hex: Self.sha256)))
+        #expect(values.reprDigest == digest)
+        #expect(values.identityHeaders.headers[.reprDigest] == digest)
+        #expect(values.identityHeaders.fieldBlock == ResponseHeadSerializer.fieldBlock(of: values.identityHeaders.headers))
+        #expect(values.conditionalHeaders.headers[.reprDigest] == nil)
+        #expect(values.conditionalHeaders.headers.count == values.identityHeaders.headers.count - 1)
+        let unhashed = FileHeaderCache().values(for: Self.file, forceDownload: false)
+        #expect(unhashed.reprDigest == nil && unhashed.identityHeaders.headers[.reprDigest] == nil)
+        let malformed = FileHeaderCache().values(for: Self.file, sha256: "not hex", forceDownload: false)
+        #expect(malformed.reprDigest == nil && malformed.identityHeaders.headers[.reprDigest] == nil)
+    }
+
+    /// Setting the xattr moves no time the cache compares: the digest is part of the key.
+    @Test func aDigestRecordedLaterBuildsFreshValues() {
+        let cache = FileHeaderCache()
+        let before = cache.values(for: Self.file, forceDownload: false)
+        let after = cache.values(for: Self.file, sha256: Self.sha256, forceDownload: false)
+        #expect(after !== before)
+        #expect(after.reprDigest != nil)
+        #expect(cache.values(for: Self.file, sha256: Self.sha256, forceDownload: false) === after)
+    }
+
     @Test(arguments: 0..<5)
     func anyChangeOfTheFileBuildsFreshValues(_ change: Int) {
         let cache = FileHeaderCache()

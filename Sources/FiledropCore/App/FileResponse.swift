@@ -52,11 +52,13 @@ public enum FileResponse {
     }
 
     /// The identity response for `file` whose headers are ready: those `make` builds for
-    /// `.identity`, serialized once per file version (`FileHeaderValues.identityHeaders`).
-    /// The same statuses as `make`; nothing here touches the headers, so their bytes go along.
-    static func make(_ file: OpenedFile, head: RequestHead, identityHeaders: SerializedHeaders, validators: FileValidators) -> Response {
+    /// `.identity`, serialized once per file version (`FileHeaderValues.identityHeaders`, and
+    /// `conditionalHeaders` for a 304 or 412). The same statuses as `make`; nothing here
+    /// touches the headers, so their bytes go along.
+    static func make(_ file: OpenedFile, head: RequestHead, identityHeaders: SerializedHeaders, conditionalHeaders: SerializedHeaders,
+                     validators: FileValidators) -> Response {
         if let status = conditionalStatus(head: head, etag: validators.etag, modifiedSeconds: validators.modifiedSeconds) {
-            return Response(status: status, headers: identityHeaders)
+            return Response(status: status, headers: conditionalHeaders)
         }
         return Response(status: .ok, headers: identityHeaders, body: .file(FileRegion(file: file.handle, offset: 0, length: file.metadata.size)))
     }

@@ -265,12 +265,7 @@ public struct FiledropApp: HTTPResponder {
         // Open first: a file (the common case) costs one lookup; only a directory needs more.
         do {
             let file = try storage.open(path)
-            var response = FileDownload.response(file, head: head, forceDownload: attachment, compression: compression, cache: downloadHeaders)
-            // RFC 9530 §3: the digest of the whole file, also on a 206 (it names the representation).
-            if response.status == .ok || response.status == .partialContent, let sha256 = file.sha256.flatMap(SHA256Text.bytes(hex:)) {
-                response.headers.add(.reprDigest, SHA256Text.reprDigest(sha256))
-            }
-            return .respond(consume response)
+            return .respond(FileDownload.response(file, head: head, forceDownload: attachment, compression: compression, cache: downloadHeaders))
         } catch .isADirectory {
             return .respond(redirect(to: Route.filesPrefix + path.components.map { percentEncodedPathComponent($0) + "/" }.joined()))
         } catch {

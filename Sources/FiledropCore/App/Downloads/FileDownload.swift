@@ -16,20 +16,24 @@ enum FileDownload {
     }
 
     /// `cache` keeps the header values of each file version (`FileHeaderCache`), with the
-    /// serialized headers of the usual answer: the whole file, not encoded.
+    /// serialized headers of the usual answer: the whole file, not encoded. A 200 or 206
+    /// carries the recorded SHA-256 as Repr-Digest (RFC 9530 §3).
     static func response(_ file: OpenedFile, head: RequestHead, forceDownload: Bool, compression: ResponseCompression,
                          cache: FileHeaderCache) -> Response {
-        let values = cache.values(for: file.metadata, forceDownload: forceDownload, serverCompresses: compression.serverCompresses)
+        let values = cache.values(for: file.metadata, sha256: file.sha256, forceDownload: forceDownload,
+                                  serverCompresses: compression.serverCompresses)
         let mayHaveConditionalOrRange = head.mayHaveConditionalOrRange
         let type = values.contentType
         let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size, cacheKey: nil, head: head)
-        let response: Response
+        var response: Response
         if case .identity = encoding {
-            response = FileResponse.make(file, head: head, identityHeaders: values.identityHeaders, validators: values.validators)
+            response = FileResponse.make(file, head: head, identityHeaders: values.identityHeaders,
+                                         conditionalHeaders: values.conditionalHeaders, validators: values.validators)
         } else {
             response = FileResponse.make(file, head: head, contentType: type, cacheControl: cacheControl,
                                          extraHeaders: downloadFields(contentDisposition: values.contentDisposition),
                                          encoding: encoding, validators: values.validators)
+            if response.status == .ok, let reprDigest = values.reprDigest { response.headers.add(.reprDigest, reprDigest) }
         }
         guard mayHaveConditionalOrRange else { return response }
         return PartialContent.answer(response, head: head, validators: values.validators, contentType: type)

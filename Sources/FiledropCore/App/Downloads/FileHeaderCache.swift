@@ -1,9 +1,9 @@
 import Synchronization
 
 /// The header values of a download that depend on the file alone: Content-Type,
-/// Content-Disposition, ETag and Last-Modified, and the whole header section of the usual
-/// answer (200, the whole file, not encoded) ready with its bytes. Built once per version of
-/// a file, then shared by every download of that version.
+/// Content-Disposition, ETag, Last-Modified and Repr-Digest, and the whole header section of
+/// the usual answer (200, the whole file, not encoded) ready with its bytes. Built once per
+/// version of a file, then shared by every download of that version.
 final class FileHeaderValues: Sendable {
     let name: String
     let inode: UInt64
@@ -11,25 +11,35 @@ final class FileHeaderValues: Sendable {
     let modified: Int64
     let forceDownload: Bool
     let serverCompresses: Bool
+    /// The SHA-256 recorded with the file (lowercase hex), as `OpenedFile.sha256` had it.
+    let sha256: String?
 
     let contentType: String
     let contentDisposition: String
     let validators: FileValidators
-    /// The headers `FileResponse.make` gives a download sent whole and unencoded, serialized:
-    /// a 200, 304 or 412 for this version needs no field added and no field written.
+    /// RFC 9530 §3: `sha-256=:BASE64:` of the whole file, for a 200 and a 206 (it names the
+    /// representation, whatever part is sent); nil when no valid SHA-256 is recorded.
+    let reprDigest: String?
+    /// The headers `FileResponse.make` gives a download sent whole and unencoded, Repr-Digest
+    /// included, serialized: a 200 for this version needs no field added and no field written.
     let identityHeaders: SerializedHeaders
+    /// The same without Repr-Digest, for a 304 or 412 (RFC 9110 §15.4.5: a 304 carries no
+    /// representation metadata beyond what identifies the version).
+    let conditionalHeaders: SerializedHeaders
 
     /// Everything from `metadata`: the values are a function of the fields kept above, which
     /// is what lets `FileHeaderCache` hand them out again.
     /// `serverCompresses` (`ResponseCompression.serverCompresses`): a compressible file may go
     /// gzip to some client, so even the identity headers carry `Vary: Accept-Encoding`.
-    init(_ metadata: FileMetadata, forceDownload: Bool, serverCompresses: Bool) {
+    init(_ metadata: FileMetadata, sha256: String?, forceDownload: Bool, serverCompresses: Bool) {
         name = metadata.name
         inode = metadata.inode
         size = metadata.size
         modified = metadata.modified
         self.forceDownload = forceDownload
         self.serverCompresses = serverCompresses
+        self.sha256 = sha256
+        reprDigest = sha256.flatMap(SHA256Text.bytes(hex:)).map(SHA256Text.reprDigest)
         contentType = MediaTypes.type(forFileName: metadata.name)
         let attachment = forceDownload || MediaTypes.isActiveContent(contentType)
         contentDisposition = contentDispositionValue(filename: metadata.name, disposition: attachment ? .attachment : .inline)
@@ -40,15 +50,23 @@ final class FileHeaderValues: Sendable {
         }
         FileResponse.addFileFields(to: &headers, contentType: contentType, etag: validators.etag,
                                    lastModified: validators.lastModified, cacheControl: FileDownload.cacheControl)
-        identityHeaders = SerializedHeaders(headers)
+        conditionalHeaders = SerializedHeaders(headers)
+        if let reprDigest {
+            headers.add(.reprDigest, reprDigest)
+            identityHeaders = SerializedHeaders(headers)
+        } else {
+            identityHeaders = conditionalHeaders
+        }
     }
 
     /// True while `metadata` still describes the version these values were built for. Names
     /// compare by bytes, not by `==`: two hard links named `é` composed and decomposed are
     /// equal Strings but need different `filename*` bytes.
-    func describe(_ metadata: FileMetadata, forceDownload: Bool, serverCompresses: Bool) -> Bool {
+    /// The recorded SHA-256 counts too: setting the xattr moves no time these compare.
+    func describe(_ metadata: FileMetadata, sha256: String?, forceDownload: Bool, serverCompresses: Bool) -> Bool {
         inode == metadata.inode && size == metadata.size && modified == metadata.modified
             && self.forceDownload == forceDownload && self.serverCompresses == serverCompresses && Self.sameBytes(name, metadata.name)
+            && self.sha256 == sha256
     }
 
     /// `a.utf8.elementsEqual(b.utf8)` on contiguous bytes: iterating two UTF8Views costs
@@ -76,14 +94,16 @@ final class FileHeaderCache: Sendable {
 
     init() {}
 
-    /// The values for the file `metadata` describes, from the cache when it has them.
-    func values(for metadata: FileMetadata, forceDownload: Bool, serverCompresses: Bool = false) -> FileHeaderValues {
+    /// The values for the file `metadata` describes (with the SHA-256 recorded with it), from
+    /// the cache when it has them.
+    func values(for metadata: FileMetadata, sha256: String? = nil, forceDownload: Bool, serverCompresses: Bool = false) -> FileHeaderValues {
         let slot = Int(metadata.inode % UInt64(Self.slotCount))
-        if let cached = slots.withLock({ $0[slot] }), cached.describe(metadata, forceDownload: forceDownload, serverCompresses: serverCompresses) {
+        if let cached = slots.withLock({ $0[slot] }),
+           cached.describe(metadata, sha256: sha256, forceDownload: forceDownload, serverCompresses: serverCompresses) {
             return cached
         }
         // Built outside the lock; two threads missing at once both build, and one value stays.
-        let fresh = FileHeaderValues(metadata, forceDownload: forceDownload, serverCompresses: serverCompresses)
+        let fresh = FileHeaderValues(metadata, sha256: sha256, forceDownload: forceDownload, serverCompresses: serverCompresses)
         slots.withLock { $0[slot] = fresh }
         return fresh
     }
