@@ -59,7 +59,7 @@ public final class PosixStorage: Storage {
         // The name may lead elsewhere by now: O_NOFOLLOW refuses a symlink (ELOOP), O_NONBLOCK
         // keeps a FIFO from hanging the event loop, and the fstat decides what was opened.
         let file = FileDescriptor(owning: try storageCall("openat") {
-            openat(parent.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            name.withCString { openat(parent.descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
         })
         let opened = try mappingSystemErrors(file.status)
         if opened.isDirectory { throw .isADirectory }
@@ -177,7 +177,7 @@ public final class PosixStorage: Storage {
 
     private func openExistingSubdirectory(_ name: String, in parent: FileDescriptor) throws(StorageError) -> FileDescriptor {
         do throws(SystemError) {
-            return FileDescriptor(owning: try syscall("openat") { openat(parent.descriptor, name, Self.directoryFlags) })
+            return FileDescriptor(owning: try syscall("openat") { name.withCString { openat(parent.descriptor, $0, Self.directoryFlags) } })
         } catch where error.errno == ENOTDIR {
             // O_DIRECTORY is checked before O_NOFOLLOW: a symlink fails with ENOTDIR too.
             throw try status(of: name, in: parent).isSymbolicLink ? .notAllowed : .notADirectory
@@ -195,7 +195,9 @@ public final class PosixStorage: Storage {
     /// `status(of:in:)` for a name already found to be a client name.
     private func checkedStatus(of name: String, in directory: FileDescriptor) throws(StorageError) -> stat {
         var result = stat()
-        try storageCall("fstatat") { fstatat(directory.descriptor, name, &result, AT_SYMLINK_NOFOLLOW) }
+        // withCString hands over the String's own bytes (or a stack copy of a small one):
+        // passing `name` straight to the C function made a heap-allocated C string per call.
+        try storageCall("fstatat") { name.withCString { fstatat(directory.descriptor, $0, &result, AT_SYMLINK_NOFOLLOW) } }
         return result
     }
 }
