@@ -73,7 +73,7 @@ var targets: [Target] = [
     .target(name: "FiledropClient"),
     .executableTarget(
         name: "filedrop",
-        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd"]
+        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd", "CLinux"]
     ),
     // Test support, no tests of its own: the in-memory server (app + connection state machine +
     // InMemoryStorage). A test target, so `swift build` never compiles it and no product links

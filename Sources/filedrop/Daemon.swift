@@ -76,6 +76,7 @@ final class Daemon {
     }
 
     private func start() throws {
+        DaemonStartup.returnFreedBuffersToTheKernel()
         DaemonStartup.raiseOpenFileLimit(log: log)
         // Before HTTPServer starts its worker threads, so that none of them can take SIGTERM.
         blockSignalsInEveryThread(Self.handledSignals)

@@ -1,3 +1,4 @@
+import CLinux
 import FiledropCore
 import FiledropIO
 import FiledropSystemd
@@ -12,6 +13,19 @@ enum DaemonStartup {
         guard let resolved = realpath(path, nil) else { return path }
         defer { free(resolved) }
         return String(cString: resolved)
+    }
+
+    /// Freed transfer buffers go back to the kernel. glibc's default raises its mmap threshold
+    /// to the size of the largest mmap'd block freed (a 256 KiB SHA-256 chunk, a gzip reader's
+    /// piece), so every later buffer that size comes from the per-thread arenas instead, and
+    /// what the arenas free stays in them: after 16 concurrent uploads the daemon held 37 MiB
+    /// of freed chunks (48 MiB RSS with 1,000 idle connections, 18 MiB with this). Fixed
+    /// thresholds end that adjustment: blocks of 128 KiB and up are mmap'd and unmapped when
+    /// freed, and an arena gives back free space above 128 KiB at its top. The thresholds
+    /// hold for every arena, so setting them before the first transfer is enough.
+    static func returnFreedBuffersToTheKernel() {
+        _ = mallopt(M_MMAP_THRESHOLD, 128 << 10)
+        _ = mallopt(M_TRIM_THRESHOLD, 128 << 10)
     }
 
     /// Every connection is a descriptor: lift the soft limit to the hard one (the usual
