@@ -9,9 +9,10 @@ the 6.5 MiB of text, so 4.8 MiB of text was resident where 2 MiB of pages were t
 Side by side they fill a few windows.
 
 Usage: scripts/hot-text.py [path/to/release/filedrop] (default .build/release/filedrop).
-Runs the daemon under valgrind's callgrind (a minute or two) and needs curl. Rerun it after
+Runs the daemon under valgrind's callgrind (under a minute) and needs curl. Rerun it after
 changes that move the serving paths; a stale list costs memory, never correctness (names that
-are gone are skipped by the linker).
+are gone are skipped by the linker). SwiftPM does not know the list is a link input: remove
+.build/release/filedrop before the next release build so that it links again.
 """
 
 from __future__ import annotations
@@ -186,7 +187,7 @@ def main():
                 daemon.wait()
         names = executed_functions(profile, binary) - functions_sharing_a_section()
     OUTPUT.write_text(HEADER + "".join(f"{name}\n" for name in sorted(names)))
-    print(f"{len(names)} functions -> {OUTPUT.relative_to(ROOT)}")
+    print(f"{len(names)} functions -> {OUTPUT.relative_to(ROOT)}; remove .build/release/filedrop to link with them")
 
 
 if __name__ == "__main__":

@@ -1,3 +1,4 @@
+import CCrypto
 import Foundation
 import Glibc
 import Testing
@@ -12,8 +13,9 @@ import Testing
     static let hashing = PipelinedSHA256()
     static let chunk = PipelinedSHA256Stream.chunkSize
 
+    /// Through EVP, not `LibcryptoSHA256`: the reference is libcrypto's other road.
     static func oneShot(_ bytes: [UInt8]) throws -> [UInt8] {
-        let digest = try #require(LibcryptoDigests().makeDigest(algorithm: "sha256"))
+        let digest = try #require(EVPDigest(EVP_sha256()))
         bytes.withUnsafeBytes { digest.update($0) }
         return digest.finish()
     }

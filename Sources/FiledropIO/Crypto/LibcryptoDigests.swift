@@ -1,10 +1,10 @@
 import CCrypto
 import FiledropCore
 
-/// SHA-1, SHA-256 and MD5 from OpenSSL's libcrypto (EVP_DigestInit_ex / Update / Final_ex),
-/// for the tus checksum extension: sha1 is the one the protocol makes mandatory, sha256 the
-/// one filedrop keeps with every file, md5 is what some clients send. Nothing here is
-/// hand-written hashing.
+/// SHA-1 and MD5 from OpenSSL's libcrypto (EVP_DigestInit_ex / Update / Final_ex), SHA-256
+/// from its own functions (`LibcryptoSHA256`), for the tus checksum extension: sha1 is the
+/// one the protocol makes mandatory, sha256 the one filedrop keeps with every file, md5 is
+/// what some clients send. Nothing here is hand-written hashing.
 public struct LibcryptoDigests: DigestProvider {
     public init() {}
 
@@ -13,7 +13,7 @@ public struct LibcryptoDigests: DigestProvider {
     public func makeDigest(algorithm: String) -> (any IncrementalDigest)? {
         switch algorithm {
         case "sha1": EVPDigest(EVP_sha1())
-        case "sha256": EVPDigest(EVP_sha256())
+        case "sha256": LibcryptoSHA256()
         case "md5": EVPDigest(EVP_md5())
         default: nil
         }

@@ -2,11 +2,11 @@ import CCrypto
 import FiledropCore
 import Glibc
 
-/// Uploads' SHA-256 from libcrypto (EVP), off the event loop: the loop copies each write
-/// into 256 KiB chunks (memcpy is about ten times cheaper than SHA-256) and a hashing thread
-/// digests full chunks in order. Up to `maxQueuedChunks` may wait per upload; beyond that
-/// the upload's writer pauses on a worker until the hasher has caught up, so memory stays
-/// bounded (2 MiB per upload) however fast bytes arrive.
+/// Uploads' SHA-256 from libcrypto (`LibcryptoSHA256`), off the event loop: the loop copies
+/// each write into 256 KiB chunks (memcpy is about ten times cheaper than SHA-256) and a
+/// hashing thread digests full chunks in order. Up to `maxQueuedChunks` may wait per upload;
+/// beyond that the upload's writer pauses on a worker until the hasher has caught up, so
+/// memory stays bounded (2 MiB per upload) however fast bytes arrive.
 public struct PipelinedSHA256: UploadHashing {
     private let threads: HashingThreads
 
@@ -21,7 +21,7 @@ public struct PipelinedSHA256: UploadHashing {
     /// Blocking: the SHA-256 of everything `file` reads from its current position on (a tus
     /// upload's partial file after a restart), read in chunks and hashed on this thread.
     static func digest(reading file: FileDescriptor) throws(StorageError) -> [UInt8] {
-        guard let context = EVPDigest(EVP_sha256()) else { fatalError("EVP_sha256 unavailable") }
+        let context = LibcryptoSHA256()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: PipelinedSHA256Stream.chunkSize, alignment: 64)
         defer { buffer.deallocate() }
         while true {
@@ -46,7 +46,7 @@ final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
     static let resumeBelow = 4
 
     private let threads: HashingThreads
-    private let context: EVPDigest
+    private let context = LibcryptoSHA256()
     /// The chunk being filled; nil until the first byte and after `settle`.
     private var filling: UnsafeMutableRawBufferPointer?
     private var filled = 0
@@ -64,9 +64,7 @@ final class PipelinedSHA256Stream: UploadDigestStream, @unchecked Sendable {
     private var draining = false
 
     init(threads: HashingThreads) {
-        guard let context = EVPDigest(EVP_sha256()) else { fatalError("EVP_sha256 unavailable") }
         self.threads = threads
-        self.context = context
         pthread_mutex_init(&mutex, nil)
         pthread_cond_init(&changed, nil)
     }
