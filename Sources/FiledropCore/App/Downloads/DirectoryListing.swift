@@ -16,15 +16,16 @@ struct DirectoryListing: Sendable {
     let title: String
     /// The folder's own mtime (ns): it moves when an entry is added, removed or renamed.
     let modified: Int64
-    /// Recorded SHA-256s of some of the folder's files by name (one xattr per file), asked for
-    /// as the JSON form is written, a chunk at a time.
-    let recordedSHA256s: @Sendable ([String]) -> [String: String]
+    /// Recorded SHA-256s of some of the folder's files, in their order (nil where none), asked
+    /// for as the JSON form is written, a chunk at a time (`Storage.recordedSHA256s`).
+    let recordedSHA256s: @Sendable ([FileMetadata]) -> [String?]
     let order: ListingOrder
     /// The page of a paged JSON listing; nil for the whole listing.
     let paging: ListingPaging?
 
     init(path: StoragePath, entries: [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
-         paging: ListingPaging? = nil, recordedSHA256s: @escaping @Sendable ([String]) -> [String: String] = { _ in [:] }) {
+         paging: ListingPaging? = nil,
+         recordedSHA256s: @escaping @Sendable ([FileMetadata]) -> [String?] = { Array(repeating: nil, count: $0.count) }) {
         self.path = path
         self.title = title
         self.modified = modified

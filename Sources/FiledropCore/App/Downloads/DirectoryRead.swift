@@ -48,7 +48,7 @@ struct DirectoryRead: Sendable {
         // Paging is for the JSON form; the page (HTML) is always whole.
         let paging = format == .json ? try ListingPaging(parameters, order: ListingOrder(parameters)) : nil
         return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
-                                paging: paging, recordedSHA256s: { [path] names in storage.recordedSHA256s(path, names: names) })
+                                paging: paging, recordedSHA256s: { [path] files in storage.recordedSHA256s(path, files: files) })
             .response(format: format, head: head, compression: compression, text: app.languages.text(for: head))
     }
 

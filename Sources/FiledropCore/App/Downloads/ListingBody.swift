@@ -101,10 +101,12 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
 
     private func jsonRows(_ batch: Range<Int>, to bytes: inout [UInt8]) {
         let entries = listing.entries
-        let sha256s = listing.recordedSHA256s(batch.compactMap { entries[$0].kind == .file ? entries[$0].name : nil })
+        let files = entries[batch].filter { $0.kind == .file }
+        var sha256s = listing.recordedSHA256s(files).makeIterator()
         var json = JSONWriter(capacity: batch.count * 160)
         for index in batch {
             let entry = entries[index]
+            let sha256 = entry.kind == .file ? sha256s.next() ?? nil : nil
             json.object { json in
                 json.member("name", entry.name)
                 json.member("type", entry.kind == .directory ? "directory" : "file")
@@ -112,7 +114,7 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
                 json.member("mtime") { HTTPDate.appendISO8601(entry.modified / 1_000_000_000, to: &$0) }
                 // Percent-encoded: nothing in it needs a JSON escape.
                 json.member("url") { appendURL(of: entry, to: &$0) }
-                if entry.kind == .file, let sha256 = sha256s[entry.name] { json.member("sha256", sha256) }
+                if let sha256 { json.member("sha256", sha256) }
             }
         }
         if batch.lowerBound > shown.lowerBound { bytes.append(UInt8(ascii: ",")) }
