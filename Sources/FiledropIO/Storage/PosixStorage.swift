@@ -92,8 +92,11 @@ public final class PosixStorage: Storage {
 
     public func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata] {
         let handle = try openDirectory(directory, creating: false)
+        let names = try DirectoryEntries.names(in: handle)
         var result: [FileMetadata] = []
-        for name in try DirectoryEntries.names(in: handle) where StorageNames.isClientName(name) {
+        // Room for all at once: growing by doubling would hold the old and the new array together.
+        result.reserveCapacity(names.count)
+        for name in names where StorageNames.isClientName(name) {
             // Entries can vanish between readdir and fstatat; symlinks and special files
             // are not part of the listing.
             guard let found = try? status(of: name, in: handle), let metadata = found.fileMetadata(name: name) else {

@@ -23,7 +23,8 @@ struct DirectoryListing: Sendable {
     /// The page of a paged JSON listing; nil for the whole listing.
     let paging: ListingPaging?
 
-    init(path: StoragePath, entries: [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
+    /// `entries` is consumed: sorted where it lies, never copied.
+    init(path: StoragePath, entries: consuming [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
          paging: ListingPaging? = nil,
          recordedSHA256s: @escaping @Sendable ([FileMetadata]) -> [String?] = { Array(repeating: nil, count: $0.count) }) {
         self.path = path
@@ -32,7 +33,9 @@ struct DirectoryListing: Sendable {
         self.paging = paging
         self.recordedSHA256s = recordedSHA256s
         order = ListingOrder(QueryParameters(query))
-        self.entries = order.sorted(entries)
+        var entries = entries
+        order.sort(&entries)
+        self.entries = entries
     }
 
     /// The part of `entries` a JSON response shows (the HTML page shows them all).

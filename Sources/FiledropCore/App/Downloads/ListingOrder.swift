@@ -45,19 +45,37 @@ struct ListingOrder: Equatable, Sendable {
         }
     }
 
-    /// `entries` in this order. Each name is case-folded once, not once per comparison (a
+    /// Puts `entries` in this order. Each name is case-folded once, not once per comparison (a
     /// folder of 100,000 entries takes about 1.7 million), and what moves while sorting is
     /// an index, not an entry: beside the entries, memory holds one folded name and one
-    /// index an entry (about 2 MiB for 100,000), then the sorted copy.
-    func sorted(_ entries: [FileMetadata]) -> [FileMetadata] {
-        let folded = entries.map { Position.fold($0.name) }
+    /// index an entry (about 2 MiB for 100,000), and the entries are then moved in place
+    /// rather than copied (a sorted copy of 100,000 would be 5.6 MiB more at the peak).
+    func sort(_ entries: inout [FileMetadata]) {
         var order = Array(entries.indices)
-        folded.withUnsafeBufferPointer { folded in
-            entries.withUnsafeBufferPointer { entries in
-                order.sort { precedes(entries[$0], folded[$0], entries[$1], folded[$1]) }
+        do {
+            let folded = entries.map { Position.fold($0.name) }
+            folded.withUnsafeBufferPointer { folded in
+                entries.withUnsafeBufferPointer { entries in
+                    order.sort { precedes(entries[$0], folded[$0], entries[$1], folded[$1]) }
+                }
             }
         }
-        return order.map { entries[$0] }
+        // Position k takes the entry at order[k]: each cycle of that permutation is walked
+        // once, and a place whose entry has arrived is marked by order[k] == k.
+        entries.withUnsafeMutableBufferPointer { entries in
+            for start in entries.indices where order[start] != start {
+                let first = entries[start]
+                var position = start
+                while order[position] != start {
+                    let source = order[position]
+                    entries[position] = entries[source]
+                    order[position] = position
+                    position = source
+                }
+                entries[position] = first
+                order[position] = position
+            }
+        }
     }
 
     /// The name order, with folders first: the whole order for `.name`, the one paging uses.
