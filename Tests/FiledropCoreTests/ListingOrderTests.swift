@@ -37,3 +37,14 @@ import Testing
         }
     }
 }
+
+extension ListingOrderTests {
+    @Test("The merge sort is the standard library's stable sort, at every length and with ties", arguments: [0, 1, 2, 3, 7, 64, 65, 1000])
+    func mergeSortIsAStableSort(count: Int) {
+        var generator = SystemRandomNumberGenerator()
+        let values = (0..<count).map { _ in Int.random(in: 0..<max(1, count / 3), using: &generator) }
+        var order = Array(values.indices)
+        ListingOrder.mergeSort(&order) { values[$0] < values[$1] }
+        #expect(order == values.indices.sorted { values[$0] < values[$1] })
+    }
+}

@@ -45,18 +45,28 @@ struct ListingOrder: Equatable, Sendable {
         }
     }
 
-    /// Puts `entries` in this order. Each name is case-folded once, not once per comparison (a
-    /// folder of 100,000 entries takes about 1.7 million), and what moves while sorting is
-    /// an index, not an entry: beside the entries, memory holds one folded name and one
-    /// index an entry (about 2 MiB for 100,000), and the entries are then moved in place
-    /// rather than copied (a sorted copy of 100,000 would be 5.6 MiB more at the peak).
+    /// Puts `entries` in this order. Each name gets its sort key once (`ListingSortKey`), not
+    /// once per comparison (a folder of 100,000 entries takes about 1.7 million), and what
+    /// moves while sorting is an index, not an entry: beside the entries, memory holds one key
+    /// and one index an entry (about 2.4 MiB for 100,000), and the entries are then moved in
+    /// place rather than copied (a sorted copy of 100,000 would be 5.6 MiB more at the peak).
     func sort(_ entries: inout [FileMetadata]) {
         var order = Array(entries.indices)
         do {
-            let folded = entries.map { Position.fold($0.name) }
-            folded.withUnsafeBufferPointer { folded in
-                entries.withUnsafeBufferPointer { entries in
-                    order.sort { precedes(entries[$0], folded[$0], entries[$1], folded[$1]) }
+            var nonASCII: [String] = []
+            let keys = entries.map { ListingSortKey($0.name, nonASCII: &nonASCII) }
+            keys.withUnsafeBufferPointer { keys in
+                nonASCII.withUnsafeBufferPointer { nonASCII in
+                    entries.withUnsafeBufferPointer { entries in
+                        Self.mergeSort(&order) { a, b in
+                            // Fields read in place: an entry passed whole would be copied (and
+                            // its name retained) twice per comparison.
+                            precedes(kinds: (entries[a].kind, entries[b].kind), sizes: (entries[a].size, entries[b].size),
+                                     dates: (entries[a].modified, entries[b].modified)) {
+                                ListingSortKey.compare(keys[a], entries[a].name, keys[b], entries[b].name, nonASCII: nonASCII)
+                            }
+                        }
+                    }
                 }
             }
         }
@@ -78,24 +88,75 @@ struct ListingOrder: Equatable, Sendable {
         }
     }
 
+    /// Sorts `order` by `precedes`, stably: a bottom-up merge sort between `order` and one
+    /// buffer of its size, about n log2 n comparisons and as many moves. The standard library's
+    /// sort took four times the instructions on a listing (insertion-sorted runs of a few dozen,
+    /// then merges with rotations): 260 million against 60 million for 100,000 entries.
+    static func mergeSort(_ order: inout [Int], by precedes: (Int, Int) -> Bool) {
+        let count = order.count
+        guard count > 1 else { return }
+        var buffer = [Int](repeating: 0, count: count)
+        order.withUnsafeMutableBufferPointer { order in
+            buffer.withUnsafeMutableBufferPointer { buffer in
+                var source = order, target = buffer
+                var width = 1
+                while width < count {
+                    var start = 0
+                    while start < count {
+                        let middle = min(start + width, count), end = min(start + 2 * width, count)
+                        var left = start, right = middle, next = start
+                        while left < middle && right < end {
+                            // The left run's entry first unless the right one strictly precedes it.
+                            if precedes(source[right], source[left]) {
+                                target[next] = source[right]
+                                right += 1
+                            } else {
+                                target[next] = source[left]
+                                left += 1
+                            }
+                            next += 1
+                        }
+                        while left < middle {
+                            target[next] = source[left]
+                            left += 1
+                            next += 1
+                        }
+                        while right < end {
+                            target[next] = source[right]
+                            right += 1
+                            next += 1
+                        }
+                        start = end
+                    }
+                    swap(&source, &target)
+                    width *= 2
+                }
+                if source.baseAddress != order.baseAddress {
+                    order.baseAddress!.update(from: source.baseAddress!, count: count)
+                }
+            }
+        }
+    }
+
     /// The name order, with folders first: the whole order for `.name`, the one paging uses.
     func namePrecedes(_ a: Position, _ b: Position) -> Bool {
         if a.isDirectory != b.isDirectory { return a.isDirectory }
         return descending ? b.nameOrderPrecedes(a) : a.nameOrderPrecedes(b)
     }
 
-    private func precedes(_ a: FileMetadata, _ aFolded: String, _ b: FileMetadata, _ bFolded: String) -> Bool {
-        if a.kind != b.kind { return a.kind == .directory }
-        let nameFirst = aFolded != bFolded ? aFolded < bFolded : a.name < b.name
+    /// `nameOrder`: `ListingSortKey.compare` of the two entries, asked only when needed.
+    private func precedes(kinds: (FileMetadata.Kind, FileMetadata.Kind), sizes: (UInt64, UInt64), dates: (Int64, Int64),
+                          nameOrder: () -> Int) -> Bool {
+        if kinds.0 != kinds.1 { return kinds.0 == .directory }
         switch key {
         case .name:
-            return descending ? !nameFirst && a.name != b.name : nameFirst
-        case .size where a.size != b.size:
-            return descending ? a.size > b.size : a.size < b.size
-        case .date where a.modified != b.modified:
-            return descending ? a.modified > b.modified : a.modified < b.modified
+            return descending ? nameOrder() > 0 : nameOrder() < 0
+        case .size where sizes.0 != sizes.1:
+            return descending ? sizes.0 > sizes.1 : sizes.0 < sizes.1
+        case .date where dates.0 != dates.1:
+            return descending ? dates.0 > dates.1 : dates.0 < dates.1
         case .size, .date:
-            return nameFirst
+            return nameOrder() < 0
         }
     }
 
