@@ -92,6 +92,9 @@ struct ValidatorKey: Sendable {
     }
 }
 
+/// Inlined, with masking shifts (`<<` checks for counts of 64 and more), this is one
+/// instruction; called as a function it was 5% of a 100,000-entry listing's instructions.
+@inline(__always)
 private func rotate(_ value: UInt64, _ count: UInt64) -> UInt64 {
-    (value << count) | (value >> (64 - count))
+    (value &<< count) | (value &>> (64 &- count))
 }
