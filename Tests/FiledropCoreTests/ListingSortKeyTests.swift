@@ -32,7 +32,7 @@ import Testing
         nonASCII.withUnsafeBufferPointer { nonASCII in
             for i in names.indices {
                 for j in names.indices {
-                    let got = ListingSortKey.compare(keys[i], names[i], keys[j], names[j], nonASCII: nonASCII).signum()
+                    let got = ListingSortKey.compare(keys[i], keys[j], nonASCII: nonASCII) { (names[i], names[j]) }.signum()
                     #expect(got == Self.reference(names[i], names[j]), "\(names[i].debugDescription) vs \(names[j].debugDescription)")
                 }
             }

@@ -35,15 +35,18 @@ struct ListingSortKey {
         }
     }
 
-    /// Negative when `aName` comes first in the name order (folded, then exactly), zero when
-    /// the names are equal.
-    static func compare(_ a: ListingSortKey, _ aName: String, _ b: ListingSortKey, _ bName: String,
-                        nonASCII: UnsafeBufferPointer<String>) -> Int {
+    /// Negative when the name of `a` comes first in the name order (folded, then exactly),
+    /// zero when the names are equal. `names` gives the two names, asked for only when the
+    /// keys do not decide.
+    static func compare(_ a: ListingSortKey, _ b: ListingSortKey, nonASCII: UnsafeBufferPointer<String>,
+                        names: () -> (String, String)) -> Int {
         if a.high != notASCII && b.high != notASCII {
             if a.high != b.high { return a.high < b.high ? -1 : 1 }
             if a.low != b.low { return a.low < b.low ? -1 : 1 }
+            let (aName, bName) = names()
             return asciiOrder(aName, bName)
         }
+        let (aName, bName) = names()
         let aFolded = a.high == notASCII ? nonASCII[Int(a.low)] : ListingOrder.Position.fold(aName)
         let bFolded = b.high == notASCII ? nonASCII[Int(b.low)] : ListingOrder.Position.fold(bName)
         if aFolded != bFolded { return aFolded < bFolded ? -1 : 1 }
