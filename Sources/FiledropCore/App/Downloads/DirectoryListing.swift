@@ -3,7 +3,7 @@
 /// for scripts, with each file's recorded SHA-256 (`sha256`, when it has one), whole or one
 /// page at a time (`ListingPaging`). It has no text form: curl gets the page.
 ///
-/// What is kept in memory is the folder's metadata, sorted (a name and four numbers an entry,
+/// What is kept in memory is the folder's metadata, sorted (a name and five numbers an entry,
 /// about 6 MiB for 100,000 short names): the order and the ETag need all of it before the
 /// first byte. The body is written from it as it is sent (`ListingBody`), so the rendered
 /// listing is never whole in memory.
