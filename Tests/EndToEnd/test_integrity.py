@@ -1,13 +1,16 @@
 """Issue 21, Integrity: every upload's SHA-256 (form, PUT, tus, `filedrop send`) equals
 hashlib's of the source, and is in the answer, the JSON listing, `GET ?sha256` (in
 `sha256sum -c` form) and the xattr `user.filedrop.sha256`; a wrong `Repr-Digest`, `Digest` or
-tus `Upload-Checksum` is refused with nothing published; `sha256 = off` gives none of it."""
+tus `Upload-Checksum` is refused with nothing published; `sha256 = off` gives none of it. The
+listing, which remembers what it read per file version, shows a hash set, changed or removed
+by hand at once."""
 
 import base64
 import hashlib
 import json
 import os
 import subprocess
+import time
 
 from client_support import curl, random_bytes
 from http_raw import fetch
@@ -152,3 +155,19 @@ def test_sha256_off_records_and_reports_nothing(daemon_factory):
     assert listed_sha256(daemon) == {}
     assert fetch(f"{daemon.url}/files/off.txt?sha256").status == 404
     assert fetch(f"{daemon.url}/files/off.txt").header("Repr-Digest") is None
+
+
+def test_the_listing_shows_a_hash_set_changed_or_removed_by_hand(daemon):
+    """The listing reads each file version's xattr once; setting, changing or removing it moves
+    the file's change time, so the next listing reads it again."""
+    path = daemon.save_dir / "by-hand.txt"
+    path.write_bytes(b"by hand\n")
+    # Older than the two seconds in which nothing about a file is remembered.
+    time.sleep(2.1)
+    for _ in range(2):
+        assert "by-hand.txt" not in listed_sha256(daemon)
+    for content in (b"first", b"second"):
+        os.setxattr(path, XATTR, hex_of(content).encode())
+        assert listed_sha256(daemon)["by-hand.txt"] == hex_of(content)
+    os.removexattr(path, XATTR)
+    assert "by-hand.txt" not in listed_sha256(daemon)

@@ -28,9 +28,9 @@ import Testing
             FileMetadata(name: "2024", kind: .directory, size: 4096, modified: Self.seconds * 1_000_000_000, inode: 1),
         ]
         let listing = DirectoryListing(path: StoragePath(checkedComponents: ["photos"]), entries: entries, title: "t", query: nil,
-                                       recordedSHA256s: { names in
+                                       recordedSHA256s: { files in
             // Asked for files only (the folder "2024" never carries one); one file has a hash.
-            names.contains("2024") ? [:] : ["Grüße 😀.txt": Self.sha256]
+            files.contains { $0.name == "2024" } ? files.map { _ in nil } : files.map { $0.name == "Grüße 😀.txt" ? Self.sha256 : nil }
         })
         let response = listing.response(format: .json)
         #expect(response.headers[.contentType] == "application/json")

@@ -24,6 +24,10 @@ import Testing
         #expect(percentEncodedPathComponent("a-Z_0.~") == "a-Z_0.~")
         #expect(percentEncodedPathComponent("a b/c?d#e%f") == "a%20b%2Fc%3Fd%23e%25f")
         #expect(percentEncodedPathComponent("é\n") == "%C3%A9%0A")
+        // Runs of kept bytes before, between and after escapes, and none at all.
+        #expect(percentEncodedPathComponent("") == "")
+        #expect(percentEncodedPathComponent(" ab  cd ") == "%20ab%20%20cd%20")
+        #expect(percentEncodedPathComponent("IMG_0001.JPG"[...].dropFirst(4)) == "0001.JPG")
     }
 
     @Test(arguments: ["file\n1.txt", "😀.bin", "quote\"d", "%20", "..", "a/b", "日本語 テキスト"])

@@ -15,7 +15,7 @@ import Testing
 
         func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile { throw .notAllowed }
         func recordedSHA256(_ path: StoragePath) -> String? { nil }
-        func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String] { [:] }
+        func recordedSHA256s(_ directory: StoragePath, files: [FileMetadata]) -> [String?] { files.map { _ in nil } }
         func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
             guard path.components == [name] else { throw .notFound }
             return OpenedFile(handle: FileDownloadTests.FakeHandle(), metadata: Self.metadata)

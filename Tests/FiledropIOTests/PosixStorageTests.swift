@@ -27,7 +27,7 @@ struct PosixStorageTests {
         #expect(try fixture.storage.list(.root).map(\.name) == [name])
     }
 
-    @Test("Metadata carries size, inode and mtime in nanoseconds as stat sees them")
+    @Test("Metadata carries size, inode, mtime and ctime in nanoseconds as stat sees them")
     func metadataMatchesStat() throws {
         let fixture = try SaveDirectoryFixture()
         try fixture.upload(bytes("12345"), as: "five")
@@ -37,7 +37,8 @@ struct PosixStorageTests {
         #expect(metadata == FileMetadata(
             name: "five", kind: .file, size: 5,
             modified: Int64(expected.st_mtim.tv_sec) * 1_000_000_000 + Int64(expected.st_mtim.tv_nsec),
-            inode: UInt64(expected.st_ino)))
+            inode: UInt64(expected.st_ino),
+            changed: Int64(expected.st_ctim.tv_sec) * 1_000_000_000 + Int64(expected.st_ctim.tv_nsec)))
         #expect(try fixture.storage.metadata(.root)?.kind == .directory)
         #expect(try fixture.storage.metadata(storagePath("missing")) == nil)
         #expect(try fixture.storage.metadata(storagePath("missing", "deeper")) == nil)

@@ -116,12 +116,8 @@ final class InMemoryStorage: Storage, Sendable {
         state.withLock { $0.sha256[path] }
     }
 
-    func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String] {
-        state.withLock { state in
-            var found: [String: String] = [:]
-            for name in names { found[name] = state.sha256[directory.appending(checkedName: name)] }
-            return found
-        }
+    func recordedSHA256s(_ directory: StoragePath, files: [FileMetadata]) -> [String?] {
+        state.withLock { state in files.map { state.sha256[directory.appending(checkedName: $0.name)] } }
     }
 
     func availableSpace() -> UInt64? {

@@ -122,12 +122,19 @@ public struct FileNamePolicy: Sendable {
         guard component != ".", component != ".." else {
             throw .badRequest("A path must not contain \".\" or \"..\".")
         }
-        for scalar in component.unicodeScalars {
-            if scalar == "/" || scalar == "\\" {
-                throw .badRequest("The name \(Self.quotedForMessage(component)) must not contain \"/\" or \"\\\".")
-            }
-            if Self.isDisallowedScalar(scalar) {
-                throw .badRequest("The name \(Self.quotedForMessage(component)) contains a control character.")
+        // The usual name, printable ASCII without a separator, is seen to pass byte by byte (a
+        // listing checks every entry); any other is decoded and told what it holds.
+        let plain = component.withUTF8Bytes { bytes in
+            bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "\\") }
+        }
+        if !plain {
+            for scalar in component.unicodeScalars {
+                if scalar == "/" || scalar == "\\" {
+                    throw .badRequest("The name \(Self.quotedForMessage(component)) must not contain \"/\" or \"\\\".")
+                }
+                if Self.isDisallowedScalar(scalar) {
+                    throw .badRequest("The name \(Self.quotedForMessage(component)) contains a control character.")
+                }
             }
         }
         let name = component.nfcNormalized

@@ -26,9 +26,9 @@ public protocol Storage: AnyObject, Sendable {
     /// The SHA-256 (lowercase hex) recorded with a file at upload (`UploadFile.recordSHA256`),
     /// nil when none was or the file system keeps no extended attributes. May block: on a worker.
     func recordedSHA256(_ path: StoragePath) -> String?
-    /// `recordedSHA256` of the files `names` in `directory`, by name (those with one), for
-    /// the JSON listing. Blocking: on a worker.
-    func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String]
+    /// `recordedSHA256` of each of `files` (entries of `directory` as `list` gave them), in
+    /// their order, nil where there is none, for the JSON listing. Blocking: on a worker.
+    func recordedSHA256s(_ directory: StoragePath, files: [FileMetadata]) -> [String?]
     /// Bytes available to us on the save directory's file system: a fact, reported; whether
     /// it is enough is `StoragePolicy.hasRoom`'s decision. May block (statvfs): on a worker.
     func availableSpace() -> UInt64?
@@ -92,13 +92,18 @@ public struct FileMetadata: Sendable, Equatable {
     public var modified: Int64
     /// Identifies the inode for strong ETags.
     public var inode: UInt64
+    /// The inode's change time (ctime), nanoseconds since 1970; 0 when unknown. It moves with
+    /// every change to the file, its extended attributes included (inode(7)): with `inode`,
+    /// it names one version of a file's recorded SHA-256 (`Storage.recordedSHA256s`).
+    public var changed: Int64
 
-    public init(name: String, kind: Kind, size: UInt64, modified: Int64, inode: UInt64) {
+    public init(name: String, kind: Kind, size: UInt64, modified: Int64, inode: UInt64, changed: Int64 = 0) {
         self.name = name
         self.kind = kind
         self.size = size
         self.modified = modified
         self.inode = inode
+        self.changed = changed
     }
 }
 

@@ -7,7 +7,8 @@
 /// Windows (composed) name the same file.
 extension String {
     public var nfcNormalized: String {
-        if utf8.allSatisfy({ $0 < 0x80 }) { return self }
+        // On contiguous bytes: iterating the UTF8View cost 30 instructions a byte.
+        if withUTF8Bytes({ $0.allSatisfy { $0 < 0x80 } }) { return self }
         return String(decoding: _nfcCodeUnits, as: UTF8.self)
     }
 }

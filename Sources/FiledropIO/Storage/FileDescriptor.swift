@@ -47,6 +47,8 @@ extension stat {
 
     /// st_mtim in nanoseconds since 1970.
     var modifiedNanoseconds: Int64 { Int64(st_mtim.tv_sec) * 1_000_000_000 + Int64(st_mtim.tv_nsec) }
+    /// st_ctim in nanoseconds since 1970.
+    var changedNanoseconds: Int64 { Int64(st_ctim.tv_sec) * 1_000_000_000 + Int64(st_ctim.tv_nsec) }
 
     /// The core's view of this entry, nil for anything but a regular file or a directory.
     func fileMetadata(name: String) -> FileMetadata? {
@@ -58,6 +60,7 @@ extension stat {
         } else {
             return nil
         }
-        return FileMetadata(name: name, kind: kind, size: UInt64(st_size), modified: modifiedNanoseconds, inode: UInt64(st_ino))
+        return FileMetadata(name: name, kind: kind, size: UInt64(st_size), modified: modifiedNanoseconds, inode: UInt64(st_ino),
+                            changed: changedNanoseconds)
     }
 }

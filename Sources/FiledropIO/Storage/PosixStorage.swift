@@ -8,8 +8,8 @@ import Glibc
 /// refused (`.notAllowed`) instead of followed out of the save directory (the same rule as
 /// dufs `resolve_path`, enforced by the kernel rather than by string checks).
 ///
-/// Shared by every event-loop thread: it holds only immutable state (the root descriptor,
-/// options), and each call opens its own descriptors, so it is `Sendable` without locks.
+/// Shared by every event-loop thread: it holds immutable state (the root descriptor, options)
+/// and two caches behind locks of their own, and each call opens its own descriptors.
 public final class PosixStorage: Storage {
     /// The save directory as configured, for logs.
     public let rootPath: String
@@ -19,6 +19,8 @@ public final class PosixStorage: Storage {
     let anonymousTemporaries: Bool
     /// Small files sent recently, checked against the file system on every use.
     private let smallFiles = SmallFileCache()
+    /// What JSON listings learned of their files' recorded hashes, per file version.
+    private let listedSHA256s = ListedSHA256Cache()
 
     static let directoryFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 
@@ -90,8 +92,11 @@ public final class PosixStorage: Storage {
 
     public func list(_ directory: StoragePath) throws(StorageError) -> [FileMetadata] {
         let handle = try openDirectory(directory, creating: false)
+        let names = try DirectoryEntries.names(in: handle)
         var result: [FileMetadata] = []
-        for name in try DirectoryEntries.names(in: handle) where StorageNames.isClientName(name) {
+        // Room for all at once: growing by doubling would hold the old and the new array together.
+        result.reserveCapacity(names.count)
+        for name in names where StorageNames.isClientName(name) {
             // Entries can vanish between readdir and fstatat; symlinks and special files
             // are not part of the listing.
             guard let found = try? status(of: name, in: handle), let metadata = found.fileMetadata(name: name) else {
@@ -124,14 +129,14 @@ public final class PosixStorage: Storage {
         return SHA256Attribute.get(named: name, in: parent)
     }
 
-    public func recordedSHA256s(_ directory: StoragePath, names: [String]) -> [String: String] {
-        guard let handle = try? openDirectory(directory, creating: false) else { return [:] }
-        var found: [String: String] = [:]
-        // One system call per name (getxattrat), nothing opened: a JSON listing asks this for every file.
-        for name in names where StorageNames.isClientName(name) {
-            found[name] = SHA256Attribute.get(named: name, inDirectory: handle)
+    public func recordedSHA256s(_ directory: StoragePath, files: [FileMetadata]) -> [String?] {
+        guard let handle = try? openDirectory(directory, creating: false), let found = try? handle.status() else {
+            return Array(repeating: nil, count: files.count)
         }
-        return found
+        // One system call per file not listed before in this version (getxattrat), nothing opened.
+        return listedSHA256s.hashes(of: files, device: UInt64(found.st_dev)) { name in
+            StorageNames.isClientName(name) ? SHA256Attribute.lookUp(named: name, inDirectory: handle) : .none
+        }
     }
 
     public func availableSpace() -> UInt64? {

@@ -29,23 +29,37 @@ enum SHA256Attribute {
         return SHA256Text.bytes(hex: hex) == nil ? nil : hex.lowercased()
     }
 
+    /// What the file system says about a file's recorded hash.
+    enum Lookup: Equatable {
+        case recorded(String)
+        /// No attribute, one that is not 64 hex digits, or a file system without user xattrs.
+        case none
+        /// The question went unanswered (the file is gone, EIO, EACCES): ask again next time.
+        case failed
+    }
+
     /// The recorded hash of `name` in `directory` without opening it, not following a symlink
-    /// at `name` (a file served from `SmallFileCache` has no descriptor open; a JSON listing
-    /// asks for every file): getxattrat(2) where the kernel has it (6.13), one lookup from
-    /// the directory, else lgetxattr(2) through the directory's /proc/self/fd link, which
-    /// walks /proc first and costs about twice as much.
-    static func get(named name: String, inDirectory directory: FileDescriptor) -> String? {
+    /// at `name` (a JSON listing asks for every file): getxattrat(2) where the kernel has it
+    /// (6.13), one lookup from the directory, else lgetxattr(2) through the directory's
+    /// /proc/self/fd link, which walks /proc first and costs about twice as much.
+    static func lookUp(named name: String, inDirectory directory: FileDescriptor) -> Lookup {
         var value = [UInt8](repeating: 0, count: 64)
         if hasGetxattrat.load(ordering: .relaxed) {
             let count = filedrop_getxattrat(directory.descriptor, name, UInt32(AT_SYMLINK_NOFOLLOW), Self.name, &value, value.count)
             // ENOSYS: an older kernel. EPERM: a seccomp filter that predates the call (a
             // unit's SystemCallFilter with SystemCallErrorNumber=EPERM) or, rarely, a symlink's
             // user attribute; either way lgetxattr answers the same question.
-            if count >= 0 || (errno != ENOSYS && errno != EPERM) { return decoded(value, count: count) }
+            if count >= 0 || (errno != ENOSYS && errno != EPERM) { return lookup(value, count: count, errno: errno) }
             hasGetxattrat.store(false, ordering: .relaxed)
         }
         let count = lgetxattr("/proc/self/fd/\(directory.descriptor)/\(name)", Self.name, &value, value.count)
-        return decoded(value, count: count)
+        return lookup(value, count: count, errno: errno)
+    }
+
+    private static func lookup(_ value: [UInt8], count: Int, errno: Int32) -> Lookup {
+        // ERANGE: a value longer than 64 bytes, which is no hash either.
+        guard count >= 0 || [ENODATA, ENOTSUP, ERANGE].contains(errno) else { return .failed }
+        return decoded(value, count: count).map { .recorded($0) } ?? .none
     }
 
     /// False once getxattrat was answered ENOSYS or EPERM.

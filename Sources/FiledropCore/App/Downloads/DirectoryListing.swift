@@ -3,7 +3,7 @@
 /// for scripts, with each file's recorded SHA-256 (`sha256`, when it has one), whole or one
 /// page at a time (`ListingPaging`). It has no text form: curl gets the page.
 ///
-/// What is kept in memory is the folder's metadata, sorted (a name and four numbers an entry,
+/// What is kept in memory is the folder's metadata, sorted (a name and five numbers an entry,
 /// about 6 MiB for 100,000 short names): the order and the ETag need all of it before the
 /// first byte. The body is written from it as it is sent (`ListingBody`), so the rendered
 /// listing is never whole in memory.
@@ -16,22 +16,26 @@ struct DirectoryListing: Sendable {
     let title: String
     /// The folder's own mtime (ns): it moves when an entry is added, removed or renamed.
     let modified: Int64
-    /// Recorded SHA-256s of some of the folder's files by name (one xattr per file), asked for
-    /// as the JSON form is written, a chunk at a time.
-    let recordedSHA256s: @Sendable ([String]) -> [String: String]
+    /// Recorded SHA-256s of some of the folder's files, in their order (nil where none), asked
+    /// for as the JSON form is written, a chunk at a time (`Storage.recordedSHA256s`).
+    let recordedSHA256s: @Sendable ([FileMetadata]) -> [String?]
     let order: ListingOrder
     /// The page of a paged JSON listing; nil for the whole listing.
     let paging: ListingPaging?
 
-    init(path: StoragePath, entries: [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
-         paging: ListingPaging? = nil, recordedSHA256s: @escaping @Sendable ([String]) -> [String: String] = { _ in [:] }) {
+    /// `entries` is consumed: sorted where it lies, never copied.
+    init(path: StoragePath, entries: consuming [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
+         paging: ListingPaging? = nil,
+         recordedSHA256s: @escaping @Sendable ([FileMetadata]) -> [String?] = { Array(repeating: nil, count: $0.count) }) {
         self.path = path
         self.title = title
         self.modified = modified
         self.paging = paging
         self.recordedSHA256s = recordedSHA256s
         order = ListingOrder(QueryParameters(query))
-        self.entries = order.sorted(entries)
+        var entries = entries
+        order.sort(&entries)
+        self.entries = entries
     }
 
     /// The part of `entries` a JSON response shows (the HTML page shows them all).

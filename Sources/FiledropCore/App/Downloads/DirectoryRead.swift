@@ -47,8 +47,8 @@ struct DirectoryRead: Sendable {
         let parameters = QueryParameters(head.query)
         // Paging is for the JSON form; the page (HTML) is always whole.
         let paging = format == .json ? try ListingPaging(parameters, order: ListingOrder(parameters)) : nil
-        return DirectoryListing(path: path, entries: entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
-                                paging: paging, recordedSHA256s: { [path] names in storage.recordedSHA256s(path, names: names) })
+        return DirectoryListing(path: path, entries: consume entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
+                                paging: paging, recordedSHA256s: { [path] files in storage.recordedSHA256s(path, files: files) })
             .response(format: format, head: head, compression: compression, text: app.languages.text(for: head))
     }
 

@@ -25,6 +25,8 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
     private var finished = false
     /// The first chunk, rendered by `responseBody()` to tell a small listing from a big one.
     private var pending: [UInt8]?
+    /// The last modification time written (`appendTime`), in seconds, and its text.
+    private var lastTime: (seconds: Int64, text: [UInt8]) = (0, [])
 
     init(_ listing: DirectoryListing, format: ResponseFormat, text: PageText) {
         self.listing = listing
@@ -83,6 +85,23 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
         return bytes
     }
 
+    /// An entry's modification time (ISO 8601 in JSON, with a space and " UTC" on the page),
+    /// copied from the last one written when it is the same second: entries side by side often
+    /// share it (a camera's burst, a folder copied at once), and making the text costs more.
+    private func appendTime(of entry: FileMetadata, to bytes: inout [UInt8]) {
+        let seconds = entry.modified / 1_000_000_000
+        if seconds != lastTime.seconds || lastTime.text.isEmpty {
+            lastTime.seconds = seconds
+            lastTime.text.removeAll(keepingCapacity: true)
+            if format == .json {
+                HTTPDate.appendISO8601(seconds, to: &lastTime.text)
+            } else {
+                HTTPDate.appendISO8601(seconds, to: &lastTime.text, separator: UInt8(ascii: " "), zone: " UTC")
+            }
+        }
+        bytes.append(contentsOf: lastTime.text)
+    }
+
     private func appendURL(of entry: FileMetadata, to bytes: inout [UInt8]) {
         bytes.append(contentsOf: directoryURL)
         appendPercentEncodedPathComponent(entry.name, to: &bytes)
@@ -101,18 +120,20 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
 
     private func jsonRows(_ batch: Range<Int>, to bytes: inout [UInt8]) {
         let entries = listing.entries
-        let sha256s = listing.recordedSHA256s(batch.compactMap { entries[$0].kind == .file ? entries[$0].name : nil })
+        let files = entries[batch].filter { $0.kind == .file }
+        var sha256s = listing.recordedSHA256s(files).makeIterator()
         var json = JSONWriter(capacity: batch.count * 160)
         for index in batch {
             let entry = entries[index]
+            let sha256 = entry.kind == .file ? sha256s.next() ?? nil : nil
             json.object { json in
                 json.member("name", entry.name)
                 json.member("type", entry.kind == .directory ? "directory" : "file")
                 if entry.kind == .file { json.member("size", entry.size) }
-                json.member("mtime") { HTTPDate.appendISO8601(entry.modified / 1_000_000_000, to: &$0) }
+                json.member("mtime") { appendTime(of: entry, to: &$0) }
                 // Percent-encoded: nothing in it needs a JSON escape.
                 json.member("url") { appendURL(of: entry, to: &$0) }
-                if entry.kind == .file, let sha256 = sha256s[entry.name] { json.member("sha256", sha256) }
+                if let sha256 { json.member("sha256", sha256) }
             }
         }
         if batch.lowerBound > shown.lowerBound { bytes.append(UInt8(ascii: ",")) }
@@ -162,7 +183,7 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
         bytes.append(contentsOf: "</a></td><td>".utf8)
         if entry.kind == .file { sizes.text(entry.size).withUTF8Bytes { String.appendHTMLEscaped($0, to: &bytes) } }
         bytes.append(contentsOf: "</td><td>".utf8)
-        HTTPDate.appendISO8601(entry.modified / 1_000_000_000, to: &bytes, separator: UInt8(ascii: " "), zone: " UTC")
+        appendTime(of: entry, to: &bytes)
         bytes.append(contentsOf: "</td></tr>\n".utf8)
     }
 

@@ -45,19 +45,100 @@ struct ListingOrder: Equatable, Sendable {
         }
     }
 
-    /// `entries` in this order. Each name is case-folded once, not once per comparison (a
-    /// folder of 100,000 entries takes about 1.7 million), and what moves while sorting is
-    /// an index, not an entry: beside the entries, memory holds one folded name and one
-    /// index an entry (about 2 MiB for 100,000), then the sorted copy.
-    func sorted(_ entries: [FileMetadata]) -> [FileMetadata] {
-        let folded = entries.map { Position.fold($0.name) }
+    /// Puts `entries` in this order. Each name gets its sort key once (`ListingSortKey`), not
+    /// once per comparison (a folder of 100,000 entries takes about 1.7 million), and what
+    /// moves while sorting is an index, not an entry: beside the entries, memory holds one key
+    /// and one index an entry (about 2.4 MiB for 100,000), and the entries are then moved in
+    /// place rather than copied (a sorted copy of 100,000 would be 5.6 MiB more at the peak).
+    func sort(_ entries: inout [FileMetadata]) {
         var order = Array(entries.indices)
-        folded.withUnsafeBufferPointer { folded in
-            entries.withUnsafeBufferPointer { entries in
-                order.sort { precedes(entries[$0], folded[$0], entries[$1], folded[$1]) }
+        do {
+            var nonASCII: [String] = []
+            let keys = entries.map { ListingSortKey($0.name, nonASCII: &nonASCII) }
+            let folders = entries.map { $0.kind == .directory }
+            // The name order needs only the keys and the kinds, which lie side by side: an entry
+            // is read (a cache miss in an array of 5.6 MiB) for its name only when keys tie.
+            keys.withUnsafeBufferPointer { keys in
+                folders.withUnsafeBufferPointer { folders in
+                    nonASCII.withUnsafeBufferPointer { nonASCII in
+                        entries.withUnsafeBufferPointer { entries in
+                            Self.mergeSort(&order) { a, b in
+                                if folders[a] != folders[b] { return folders[a] }
+                                return precedes(a, b, in: entries) {
+                                    ListingSortKey.compare(keys[a], keys[b], nonASCII: nonASCII) { (entries[a].name, entries[b].name) }
+                                }
+                            }
+                        }
+                    }
+                }
             }
         }
-        return order.map { entries[$0] }
+        // Position k takes the entry at order[k]: each cycle of that permutation is walked
+        // once, and a place whose entry has arrived is marked by order[k] == k.
+        entries.withUnsafeMutableBufferPointer { entries in
+            for start in entries.indices where order[start] != start {
+                let first = entries[start]
+                var position = start
+                while order[position] != start {
+                    let source = order[position]
+                    entries[position] = entries[source]
+                    order[position] = position
+                    position = source
+                }
+                entries[position] = first
+                order[position] = position
+            }
+        }
+    }
+
+    /// Sorts `order` by `precedes`, stably: a bottom-up merge sort between `order` and one
+    /// buffer of its size, about n log2 n comparisons and as many moves. The standard library's
+    /// sort took four times the instructions on a listing (insertion-sorted runs of a few dozen,
+    /// then merges with rotations): 260 million against 60 million for 100,000 entries.
+    static func mergeSort(_ order: inout [Int], by precedes: (Int, Int) -> Bool) {
+        let count = order.count
+        guard count > 1 else { return }
+        var buffer = [Int](repeating: 0, count: count)
+        order.withUnsafeMutableBufferPointer { order in
+            buffer.withUnsafeMutableBufferPointer { buffer in
+                var source = order, target = buffer
+                var width = 1
+                while width < count {
+                    var start = 0
+                    while start < count {
+                        let middle = min(start + width, count), end = min(start + 2 * width, count)
+                        var left = start, right = middle, next = start
+                        while left < middle && right < end {
+                            // The left run's entry first unless the right one strictly precedes it.
+                            if precedes(source[right], source[left]) {
+                                target[next] = source[right]
+                                right += 1
+                            } else {
+                                target[next] = source[left]
+                                left += 1
+                            }
+                            next += 1
+                        }
+                        while left < middle {
+                            target[next] = source[left]
+                            left += 1
+                            next += 1
+                        }
+                        while right < end {
+                            target[next] = source[right]
+                            right += 1
+                            next += 1
+                        }
+                        start = end
+                    }
+                    swap(&source, &target)
+                    width *= 2
+                }
+                if source.baseAddress != order.baseAddress {
+                    order.baseAddress!.update(from: source.baseAddress!, count: count)
+                }
+            }
+        }
     }
 
     /// The name order, with folders first: the whole order for `.name`, the one paging uses.
@@ -66,18 +147,18 @@ struct ListingOrder: Equatable, Sendable {
         return descending ? b.nameOrderPrecedes(a) : a.nameOrderPrecedes(b)
     }
 
-    private func precedes(_ a: FileMetadata, _ aFolded: String, _ b: FileMetadata, _ bFolded: String) -> Bool {
-        if a.kind != b.kind { return a.kind == .directory }
-        let nameFirst = aFolded != bFolded ? aFolded < bFolded : a.name < b.name
+    /// Whether entry `a` comes before `b`, both files or both folders; `nameOrder`:
+    /// `ListingSortKey.compare` of the two, asked only when needed.
+    private func precedes(_ a: Int, _ b: Int, in entries: UnsafeBufferPointer<FileMetadata>, nameOrder: () -> Int) -> Bool {
         switch key {
         case .name:
-            return descending ? !nameFirst && a.name != b.name : nameFirst
-        case .size where a.size != b.size:
-            return descending ? a.size > b.size : a.size < b.size
-        case .date where a.modified != b.modified:
-            return descending ? a.modified > b.modified : a.modified < b.modified
+            return descending ? nameOrder() > 0 : nameOrder() < 0
+        case .size where entries[a].size != entries[b].size:
+            return descending ? entries[a].size > entries[b].size : entries[a].size < entries[b].size
+        case .date where entries[a].modified != entries[b].modified:
+            return descending ? entries[a].modified > entries[b].modified : entries[a].modified < entries[b].modified
         case .size, .date:
-            return nameFirst
+            return nameOrder() < 0
         }
     }
 
