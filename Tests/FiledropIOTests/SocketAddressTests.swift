@@ -23,17 +23,8 @@ import Testing
     @Test func acceptedSocketsInheritNoDelay() throws {
         let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
         defer { listener.close() }
-        let client = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        try #require(client >= 0)
+        let client = try connectedLoopbackClient(port: listener.address.port)
         defer { Glibc.close(client) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = listener.address.port.bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(client, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        try #require(connected == 0)
         var accepted: Int32 = -1
         for _ in 0..<100 where accepted < 0 {
             if case .done(let (fd, peer)) = try listener.accept() {
