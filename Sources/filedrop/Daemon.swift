@@ -267,34 +267,11 @@ final class Daemon {
     }
 
     private func statusLine() -> String {
-        var parts: [String] = []
-        if let server {
-            let served = server.listeners.map { "http://\($0.address)" } + server.secureListeners.map { "https://\($0.address)" }
-            parts.append("listening on " + served.joined(separator: ", "))
-        }
-        if let monitor {
-            let uploads = monitor.snapshot()
-            if !uploads.isEmpty {
-                let shown = uploads.prefix(3).map { upload in
-                    let percent = upload.expected.map { $0 > 0 ? " \(upload.received * 100 / $0)%" : "" } ?? " \(ByteCount.format(upload.received))"
-                    return "\(upload.name.logEscaped)\(percent) \(ByteCount.format(upload.rate))/s"
-                }
-                parts.append("\(uploads.count) upload(s): " + shown.joined(separator: ", "))
-            }
-            parts.append("\(monitor.filesStored) file(s) received since start")
-        }
-        if let session = localSend?.activeSession {
-            parts.append("LocalSend session from \(session.sender.logEscaped): \(session.saved) of \(session.files.count) file(s)")
-        }
-        if let free = freeSpace.value {
-            parts.append("\(ByteCount.format(free)) free")
-        }
-        // What a person compares with the fingerprint their device shows when installing the CA.
-        if let authority = certificates?.authority {
-            parts.append("CA SHA-256 \(authority.fingerprintSHA256)")
-        }
-        if let statusNote { parts.append(statusNote) }
-        return parts.joined(separator: "; ")
+        let listening = server.map { server in
+            server.listeners.map { "http://\($0.address)" } + server.secureListeners.map { "https://\($0.address)" }
+        } ?? []
+        return StatusLine(listening: listening, monitor: monitor, localSend: localSend, freeBytes: freeSpace.value,
+                          caFingerprint: certificates?.authority?.fingerprintSHA256, note: statusNote).text
     }
 
     /// Runs `body` on a worker; nothing waits for it.

@@ -3,10 +3,15 @@ import Testing
 @testable import FiledropIO
 
 /// A TCP client socket connected to `127.0.0.1:port`, with a 10 s receive timeout so a test
-/// that waits for an answer never hangs. The caller closes it.
-func connectedLoopbackClient(port: UInt16) throws -> Int32 {
+/// that waits for an answer never hangs. `receiveBuffer`: SO_RCVBUF, set before connecting
+/// (the window is agreed then), for a test that needs a client slow to take bytes. The
+/// caller closes it.
+func connectedLoopbackClient(port: UInt16, receiveBuffer: Int32? = nil) throws -> Int32 {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     try #require(fd >= 0)
+    if var receiveBuffer {
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
+    }
     var timeout = timeval(tv_sec: 10, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     var address = sockaddr_in()
