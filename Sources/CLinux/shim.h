@@ -20,6 +20,7 @@
 #include <sys/socket.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
+#include <sys/vfs.h>
 #include <sys/xattr.h>
 #include <stdint.h>
 #include <sys/syscall.h>

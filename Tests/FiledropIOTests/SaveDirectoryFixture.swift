@@ -11,7 +11,9 @@ final class SaveDirectoryFixture {
     let storage: PosixStorage
     private var mounted = false
 
-    init(options: StorageOptions = StorageOptions(), tmpfsSize: String? = nil) throws {
+    /// `seeingOnlyOwnChanges`: the storage's watch counts only the changes the storage makes,
+    /// none that inotify reports.
+    init(options: StorageOptions = StorageOptions(), tmpfsSize: String? = nil, seeingOnlyOwnChanges: Bool = false) throws {
         var template = Array("/tmp/filedrop-storage-XXXXXX".utf8CString)
         guard let created = mkdtemp(&template) else { throw SystemError(call: "mkdtemp", errno: errno) }
         path = String(cString: created)
@@ -19,7 +21,9 @@ final class SaveDirectoryFixture {
             try Self.run("/bin/mount", "-t", "tmpfs", "-o", "size=\(tmpfsSize)", "tmpfs", path)
             mounted = true
         }
-        storage = try PosixStorage(root: path, options: options)
+        storage = try PosixStorage(root: path, options: options, watch: { directory in
+            seeingOnlyOwnChanges ? DirectoryChangeWatch(seeingOnlyNotedChanges: ()) : DirectoryChangeWatch(directory: directory)
+        })
     }
 
     deinit {

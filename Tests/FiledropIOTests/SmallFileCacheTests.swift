@@ -6,7 +6,10 @@ import Testing
 @testable import FiledropIO
 
 /// The cache of small files' bytes must never send a stale copy: every way a name can come to
-/// hold other bytes is tried after the bytes were cached.
+/// hold other bytes is tried after the bytes were cached. Names of the save directory itself
+/// are trusted between changes its `DirectoryChangeWatch` reports (`TrustedNameTests`), so a
+/// change made behind the storage's back is made through `changedOutside`, which waits until
+/// the watch has reported it.
 @Suite("SmallFileCache")
 struct SmallFileCacheTests {
     /// A file older than the cache's two-second rule, opened once so that its bytes are cached.
@@ -27,24 +30,28 @@ struct SmallFileCacheTests {
 
         // Rewritten in place, same size, with the old modification time put back (as `cp -p`
         // or `touch -r` leave it): only the change time tells.
-        var before = stat()
-        #expect(stat(fixture.path + "/note.txt", &before) == 0)
-        let handle = try #require(FileHandle(forWritingAtPath: fixture.path + "/note.txt"))
-        handle.write(Data("version 2".utf8))
-        try handle.close()
-        var times = [before.st_atim, before.st_mtim]
-        #expect(utimensat(AT_FDCWD, fixture.path + "/note.txt", &times, 0) == 0)
+        try changedOutside(fixture) {
+            var before = stat()
+            #expect(stat(fixture.path + "/note.txt", &before) == 0)
+            let handle = try #require(FileHandle(forWritingAtPath: fixture.path + "/note.txt"))
+            handle.write(Data("version 2".utf8))
+            try handle.close()
+            var times = [before.st_atim, before.st_mtim]
+            #expect(utimensat(AT_FDCWD, fixture.path + "/note.txt", &times, 0) == 0)
+        }
         let rewritten = try fixture.storage.open(storagePath("note.txt"))
         #expect(try readAll(rewritten) == bytes("version 2"))
         #expect((rewritten.handle as? FileContents) !== original)
 
         // Replaced by another file (a new inode, as an upload publishes).
-        try Data("version 3".utf8).write(to: URL(fileURLWithPath: fixture.path + "/other"))
-        #expect(rename(fixture.path + "/other", fixture.path + "/note.txt") == 0)
+        try changedOutside(fixture) {
+            try Data("version 3".utf8).write(to: URL(fileURLWithPath: fixture.path + "/other"))
+            #expect(rename(fixture.path + "/other", fixture.path + "/note.txt") == 0)
+        }
         #expect(try readAll(try fixture.storage.open(storagePath("note.txt"))) == bytes("version 3"))
 
         // Deleted.
-        #expect(unlink(fixture.path + "/note.txt") == 0)
+        try changedOutside(fixture) { #expect(unlink(fixture.path + "/note.txt") == 0) }
         #expect(throws: StorageError.notFound) { try fixture.storage.open(storagePath("note.txt")) }
     }
 
@@ -65,9 +72,11 @@ struct SmallFileCacheTests {
         #expect(cached.sha256 == hex)
 
         let other = String(repeating: "cd", count: 32)
-        #expect(setxattr(fixture.path + "/h.txt", SHA256Attribute.name, Array(other.utf8), 64, 0) == 0)
+        try changedOutside(fixture) {
+            #expect(setxattr(fixture.path + "/h.txt", SHA256Attribute.name, Array(other.utf8), 64, 0) == 0)
+        }
         #expect(try fixture.storage.open(storagePath("h.txt")).sha256 == other, "setxattr moved the change time")
-        #expect(removexattr(fixture.path + "/h.txt", SHA256Attribute.name) == 0)
+        try changedOutside(fixture) { #expect(removexattr(fixture.path + "/h.txt", SHA256Attribute.name) == 0) }
         #expect(try fixture.storage.open(storagePath("h.txt")).sha256 == nil)
     }
 
@@ -76,11 +85,15 @@ struct SmallFileCacheTests {
         let fixture = try SaveDirectoryFixture()
         _ = try cachedFile("secret-free", as: "a.txt", in: fixture)
         _ = try cachedFile("also cached", as: "b.txt", in: fixture)
-        #expect(unlink(fixture.path + "/a.txt") == 0)
-        #expect(symlink(fixture.path + "/b.txt", fixture.path + "/a.txt") == 0)
+        try changedOutside(fixture) {
+            #expect(unlink(fixture.path + "/a.txt") == 0)
+            #expect(symlink(fixture.path + "/b.txt", fixture.path + "/a.txt") == 0)
+        }
         #expect(throws: StorageError.notAllowed) { try fixture.storage.open(storagePath("a.txt")) }
-        #expect(unlink(fixture.path + "/b.txt") == 0)
-        #expect(mkdir(fixture.path + "/b.txt", 0o755) == 0)
+        try changedOutside(fixture) {
+            #expect(unlink(fixture.path + "/b.txt") == 0)
+            #expect(mkdir(fixture.path + "/b.txt", 0o755) == 0)
+        }
         #expect(throws: StorageError.isADirectory) { try fixture.storage.open(storagePath("b.txt")) }
     }
 
@@ -124,4 +137,15 @@ struct SmallFileCacheTests {
         changed.st_mtim.tv_nsec = 1
         #expect(cache.contents(for: changed) == nil, "a different modification time is a miss")
     }
+}
+
+/// Makes a change behind the storage's back, then waits (5 s at most) until the save
+/// directory's watch has counted it: what a request arriving after the change sees.
+func changedOutside(_ fixture: SaveDirectoryFixture, _ change: () throws -> Void) throws {
+    let watch = try #require(fixture.storage.rootWatch, "inotify watches the save directory")
+    let before = watch.changes
+    try change()
+    let deadline = Date().addingTimeInterval(5)
+    while watch.changes == before && Date() < deadline { usleep(1_000) }
+    #expect(watch.changes != before, "the watch reported the change")
 }

@@ -12,11 +12,14 @@ final class PosixAdoptedUpload: UploadFile {
     /// The completing PATCH fsynced the file under the lock still held: a second fsync at
     /// publish would find nothing to write and still cost a journal round trip (~5 ms).
     private let bytesOnDisk: Bool
+    /// Told of the publish, so a file checked before under the same name is checked again.
+    private let watch: DirectoryChangeWatch?
     let bytesWritten: UInt64
 
     init(file: FileDescriptor, folder: FileDescriptor, partName: String, target: FileDescriptor,
-         bytesOnDisk: Bool) throws(StorageError) {
+         bytesOnDisk: Bool, publishing watch: DirectoryChangeWatch?) throws(StorageError) {
         self.file = file
+        self.watch = watch
         self.bytesOnDisk = bytesOnDisk
         self.folder = folder
         self.partName = partName
@@ -46,6 +49,7 @@ final class PosixAdoptedUpload: UploadFile {
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
         precondition(!done, "publish after publish or discard")
         guard StorageNames.isClientName(name) else { throw .notAllowed }
+        defer { watch?.noteChange() }
         if durable && !bytesOnDisk {
             try storageCall("fsync") { fsync(file.descriptor) }
         }

@@ -135,7 +135,7 @@ public final class PosixPartialUploadArea: PartialUploadArea {
             openat(folder.descriptor, id + Self.partSuffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         }
         return try PosixAdoptedUpload(file: FileDescriptor(owning: descriptor), folder: folder, partName: id + Self.partSuffix,
-                                      target: target, bytesOnDisk: bytesOnDisk)
+                                      target: target, bytesOnDisk: bytesOnDisk, publishing: storage.rootWatch)
     }
 
     public func sha256(id: String) throws(StorageError) -> [UInt8] {

@@ -10,6 +10,7 @@ extension PosixStorage {
     public func move(_ source: StoragePath, to destination: StoragePath, durable: Bool) throws(StorageError) {
         guard let sourceName = source.name, let destinationName = destination.name else { throw .notAllowed }
         guard StorageNames.isClientName(sourceName), StorageNames.isClientName(destinationName) else { throw .notAllowed }
+        defer { rootWatch?.noteChange() }
         let sourceParent = try openDirectory(source.parent, creating: false)
         let found = try status(of: sourceName, in: sourceParent)
         // A symlink or a device file is not part of the drop, whatever name it has.

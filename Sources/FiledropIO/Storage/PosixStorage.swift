@@ -19,6 +19,9 @@ public final class PosixStorage: Storage {
     let anonymousTemporaries: Bool
     /// Small files sent recently, checked against the file system on every use.
     private let smallFiles = SmallFileCache()
+    /// Changes to the save directory itself (not its folders), so a small file there checked
+    /// a moment ago is sent without checking again; nil without inotify.
+    let rootWatch: DirectoryChangeWatch?
     /// What JSON listings learned of their files' recorded hashes, per file version.
     private let listedSHA256s = ListedSHA256Cache()
 
@@ -27,7 +30,13 @@ public final class PosixStorage: Storage {
     /// Opens the save directory at `root`, creating it (mode 0755) if it is missing; its
     /// parent must exist. `root` itself may be reached through symlinks: the administrator
     /// chose it. Nothing below it is.
-    public init(root: String, options: StorageOptions = StorageOptions()) throws(SystemError) {
+    public convenience init(root: String, options: StorageOptions = StorageOptions()) throws(SystemError) {
+        try self.init(root: root, options: options, watch: { DirectoryChangeWatch(directory: $0) })
+    }
+
+    /// `watch` makes the save directory's watch from its descriptor (tests pass one that
+    /// sees only the storage's own changes).
+    init(root: String, options: StorageOptions, watch: (FileDescriptor) -> DirectoryChangeWatch?) throws(SystemError) {
         do throws(SystemError) {
             try syscall("mkdir") { mkdir(root, 0o755) }
         } catch where error.errno == EEXIST {}
@@ -36,6 +45,7 @@ public final class PosixStorage: Storage {
         self.options = options
         let procAvailable = (try? syscall("access") { access("/proc/self/fd", F_OK) }) != nil
         self.anonymousTemporaries = options.anonymousTemporaries && procAvailable
+        self.rootWatch = watch(self.root)
     }
 
     // MARK: Storage
@@ -43,12 +53,16 @@ public final class PosixStorage: Storage {
     public func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile {
         let parent = try openDirectory(directory, creating: true, durable: durable)
         return try PosixUploadFile(in: parent, options: options, anonymous: anonymousTemporaries, checksummed: checksummed,
-                                   durable: durable)
+                                   durable: durable, publishing: rootWatch)
     }
 
     public func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
         guard let name = path.name else { throw .isADirectory }
         guard StorageNames.isClientName(name) else { throw .notAllowed }
+        // Read before the fstatat below: a change after it makes what it finds untrusted.
+        let watched = path.components.count == 1 ? rootWatch.flatMap { $0.isWatching ? $0.changes : nil } : nil
+        let now = watched == nil ? 0 : Self.monotonicNow()
+        if let watched, let file = smallFiles.trusted(name, changes: watched, now: now) { return file }
         let parent = try openDirectory(path.parent, creating: false)
         // fstatat first: it refuses a symlink, a directory or a FIFO without opening it, and
         // it is all a small file sent before costs.
@@ -56,7 +70,9 @@ public final class PosixStorage: Storage {
         if found.isDirectory { throw .isADirectory }
         guard found.isRegularFile else { throw .notAllowed }
         if let cached = smallFiles.contents(for: found), let metadata = found.fileMetadata(name: name) {
-            return OpenedFile(handle: cached.contents, metadata: metadata, sha256: cached.sha256)
+            let file = OpenedFile(handle: cached.contents, metadata: metadata, sha256: cached.sha256)
+            if let watched { smallFiles.trust(file, named: name, changes: watched, now: now) }
+            return file
         }
         // The name may lead elsewhere by now: O_NOFOLLOW refuses a symlink (ELOOP), O_NONBLOCK
         // keeps a FIFO from hanging the event loop, and the fstat decides what was opened.
@@ -110,6 +126,7 @@ public final class PosixStorage: Storage {
     /// Removes a file, or a directory that is empty (`.notEmpty` otherwise).
     public func remove(_ path: StoragePath) throws(StorageError) {
         guard let name = path.name else { throw .notAllowed }
+        defer { rootWatch?.noteChange() }
         let parent = try openDirectory(path.parent, creating: false)
         let found = try status(of: name, in: parent)
         let flags: Int32
@@ -189,6 +206,14 @@ public final class PosixStorage: Storage {
         } catch {
             throw StorageError(error)
         }
+    }
+
+    /// CLOCK_MONOTONIC_COARSE in nanoseconds: a vDSO read, precise to a few milliseconds,
+    /// which is plenty against `SmallFileCache.trustLimit`.
+    private static func monotonicNow() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &now)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
     }
 
     /// fstatat(2) without following a symlink, for client-reachable names only.

@@ -27,13 +27,17 @@ final class PosixUploadFile: UploadFile {
     /// nil when nobody will read the checksum: CRC-32 costs as much CPU as the write itself.
     private var checksum: CRC32?
     private(set) var bytesWritten: UInt64 = 0
+    /// Told of the publish, so a file checked before under the same name is checked again.
+    private let watch: DirectoryChangeWatch?
 
     var crc32: UInt32? { checksum?.value }
 
     /// Creates the temporary in `directory`, anonymous when `anonymous` and the file system
     /// allows it.
-    init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool, checksummed: Bool, durable: Bool) throws(StorageError) {
+    init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool, checksummed: Bool, durable: Bool,
+         publishing watch: DirectoryChangeWatch? = nil) throws(StorageError) {
         checksum = checksummed ? CRC32() : nil
+        self.watch = watch
         self.directory = directory
         writeback = WritebackPacer(options: options, durable: durable)
         if anonymous, let descriptor = try Self.openAnonymous(in: directory) {
@@ -110,6 +114,7 @@ final class PosixUploadFile: UploadFile {
     func publish(as name: String, replacing: Bool, durable: Bool) throws(StorageError) {
         precondition(state == .writing, "publish after publish or discard")
         guard StorageNames.isClientName(name) else { throw .notAllowed }
+        defer { watch?.noteChange() }
         if durable {
             try storageCall("fsync") { fsync(file.descriptor) }
         }

@@ -47,11 +47,21 @@ final class SmallFileCache: Sendable {
         let sha256: String?
     }
 
+    /// A name of a watched directory whose file was found here by a fresh fstatat.
+    private struct TrustedName {
+        var file: OpenedFile
+        /// The watch's count of changes read before that fstatat.
+        var changes: UInt64
+        var checkedAt: Int64
+    }
+
     private struct State {
         var entries: [Identity: Entry] = [:]
         /// Insertion order, for eviction.
         var order: [Identity] = []
         var nextEviction = 0
+        /// At most `capacity`; when full, any one goes.
+        var trusted: [String: TrustedName] = [:]
     }
 
     /// One loop's entries. Padded so that two parts' locks never share a cache line.
@@ -108,6 +118,34 @@ final class SmallFileCache: Sendable {
             state.entries[state.order[state.nextEviction]] = nil
             state.order[state.nextEviction] = identity
             state.nextEviction = (state.nextEviction + 1) % capacity
+        }
+    }
+
+    /// How long a name's check is trusted without a change reported: the bound for changes
+    /// inotify does not see (`DirectoryChangeWatch`). At this age a hot file costs one
+    /// fstatat per second and loop instead of one per request.
+    static let trustLimit: Int64 = 1_000_000_000
+
+    /// The file `name` (in a directory `DirectoryChangeWatch` watches) led to when it was
+    /// last checked, if that was less than `trustLimit` ago and the watch's count of changes
+    /// is still `changes`: sent without a system call.
+    func trusted(_ name: String, changes: UInt64, now: Int64) -> OpenedFile? {
+        part.state.withLock { state in
+            guard let entry = state.trusted[name], entry.changes == changes, now - entry.checkedAt < Self.trustLimit else {
+                return nil
+            }
+            return entry.file
+        }
+    }
+
+    /// Remembers that `name` led to `file` (found here after a fresh fstatat) when the
+    /// watch's count of changes, read before that fstatat, was `changes`.
+    func trust(_ file: OpenedFile, named name: String, changes: UInt64, now: Int64) {
+        part.state.withLock { state in
+            if state.trusted.count >= capacity, state.trusted[name] == nil {
+                state.trusted.remove(at: state.trusted.startIndex)
+            }
+            state.trusted[name] = TrustedName(file: file, changes: changes, checkedAt: now)
         }
     }
 
