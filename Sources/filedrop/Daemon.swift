@@ -27,6 +27,10 @@ final class Daemon {
     private var localSendMulticast: LocalSendMulticast?
     private var monitor: UploadMonitor?
     private var storage: PosixStorage?
+    /// Kept across reloads while the web root path leads to the same directory: a loop that
+    /// has not served since a reload still holds the old app, and so its web root, and each
+    /// web root holds a descriptor, a change watch and its thread.
+    private var webRoot: PosixStorage?
     private var tusUploads: TusUploads?
     private var lastTusSweep: UInt64 = 0
     private var lastFreeSpaceReading: UInt64 = 0
@@ -307,12 +311,20 @@ final class Daemon {
         events.replaceConsumers(consumers.compactMap { $0 })
     }
 
+    /// `storage`, if it is open on `path`'s directory (`found`: a stat of `path`), not one
+    /// that took its place since.
+    private func sameDirectory(_ storage: PosixStorage?, _ path: String, _ found: stat) -> PosixStorage? {
+        guard let storage, storage.rootPath == path, storage.holdsDirectory(found) else { return nil }
+        return storage
+    }
+
     private func makeApp(_ configuration: Configuration, storage: PosixStorage, monitor: UploadMonitor) throws -> FiledropApp {
         var isDirectory = stat()
         guard stat(configuration.webRoot, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
             throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
         }
-        let webRoot = try PosixStorage(root: configuration.webRoot)
+        let webRoot = try sameDirectory(webRoot, configuration.webRoot, isDirectory) ?? PosixStorage(root: configuration.webRoot)
+        self.webRoot = webRoot
         let access = AccessControl(configuration: configuration, machineNames: ServedNames.hostNames(),
                                    verifier: try DaemonStartup.passwordVerifier(configuration, log: log), records: clientRecords,
                                    now: { Clock.monotonicNanoseconds() })

@@ -48,6 +48,13 @@ public final class PosixStorage: Storage {
         self.rootWatch = watch(self.root)
     }
 
+    /// Whether the directory held open is the one `found` (a stat of `rootPath` now)
+    /// describes, not one that took its place since.
+    public func holdsDirectory(_ found: stat) -> Bool {
+        guard let open = try? root.status() else { return false }
+        return open.st_dev == found.st_dev && open.st_ino == found.st_ino
+    }
+
     // MARK: Storage
 
     public func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile {

@@ -4,12 +4,16 @@ import Synchronization
 
 /// The bytes of recently sent small files and their recorded SHA-256 (`SHA256Attribute`), so
 /// that sending one again costs one fstatat(2) instead of openat, fstat, pread, fgetxattr and
-/// close (nginx's `open_file_cache` does the same for descriptors). Every use is checked against a fresh fstatat of the name: an entry counts
-/// only while the name still leads to the same inode with the same size, modification and
-/// change times. Uploads publish new inodes (link or rename), and any write to a file moves
-/// its change time, so a stale copy is never sent - the facts the strong ETag rests on too.
-/// Setting or removing an extended attribute moves the change time as well (xattr(7),
-/// inode(7)), so the hash remembered with the bytes is as fresh as they are.
+/// close (nginx's `open_file_cache` does the same for descriptors). A use is checked against a
+/// fresh fstatat of the name: an entry counts only while the name still leads to the same
+/// inode with the same size, modification and change times. Uploads publish new inodes (link
+/// or rename), and any write to a file moves its change time, so a checked copy is never
+/// stale - the facts the strong ETag rests on too. Setting or removing an extended attribute
+/// moves the change time as well (xattr(7), inode(7)), so the hash remembered with the bytes
+/// is as fresh as they are.
+/// A name of the save directory itself, once checked, is trusted without that fstatat while
+/// its `DirectoryChangeWatch` reports no change, for at most `trustLimit`
+/// (`trusted(_:changes:now:)`).
 /// One more rule makes "moves" hold on kernels whose file times tick only every few
 /// milliseconds: a file changed in the last two seconds is not remembered, so a later change
 /// always gets a later time than the one remembered.
