@@ -105,10 +105,20 @@ public enum MediaTypes {
 
     /// Text worth gzipping (anything else is already compressed: gzip would waste CPU for nothing).
     public static func isCompressible(_ type: String) -> Bool {
+        // Asked on every download by a client that takes gzip (every browser).
+        let fast = withASCIIBaseType(type) { base in
+            base.hasPrefixIgnoringASCIICase("text/") || compressibleBaseTypes.contains { base.equalsIgnoringASCIICase($0) }
+        }
+        if let fast { return fast }
         let base = baseType(type)
         return base.hasPrefix("text/") || base == "application/json" || base == "application/manifest+json"
             || base == "application/xml" || base == "image/svg+xml" || base == "application/wasm"
     }
+
+    /// Exact base types `isCompressible` takes besides `text/*`.
+    private static let compressibleBaseTypes: [StaticString] = [
+        "application/json", "application/manifest+json", "application/xml", "image/svg+xml", "application/wasm",
+    ]
 
     /// Formats that carry their own compression (images, audio, video, archives, office
     /// files that are ZIPs inside): a ZIP download stores them instead of deflating again.
@@ -131,6 +141,14 @@ extension UnsafeBufferPointer<UInt8> {
     func equalsIgnoringASCIICase(_ literal: StaticString) -> Bool {
         guard count == literal.utf8CodeUnitCount else { return false }
         for i in 0..<count where lowerASCII(self[i]) != literal.utf8Start[i] { return false }
+        return true
+    }
+
+    /// Starts with the lowercase ASCII `literal` once ASCII letters are lowercased.
+    func hasPrefixIgnoringASCIICase(_ literal: StaticString) -> Bool {
+        let length = literal.utf8CodeUnitCount
+        guard count >= length else { return false }
+        for i in 0..<length where lowerASCII(self[i]) != literal.utf8Start[i] { return false }
         return true
     }
 

@@ -4,18 +4,28 @@ public enum ResponseFormat: Sendable, Equatable {
     case html, json, text
 
     public init(accept: String?, query: Substring? = nil) {
+        if let accept {
+            self = accept.withUTF8Bytes { Self(acceptBytes: $0, query: query) }
+        } else {
+            self.init(acceptBytes: nil, query: query)
+        }
+    }
+
+    /// `init(accept:query:)` on the Accept field's bytes (`HTTPHeaders.withValueBytes`): a
+    /// browser's is over a hundred bytes, read on every request.
+    init(acceptBytes accepted: UnsafeRawBufferPointer?, query: Substring?) {
         if let query, query.split(separator: "&").contains(where: { $0 == "format=json" }) {
             self = .json
             return
         }
         // curl and wrk send no Accept (or `*/*`): plain text, without searching.
-        guard let accepted = accept else {
+        guard let accepted else {
             self = .text
             return
         }
-        if accepted.containsASCIICaseInsensitive("application/json") {
+        if ByteSearch.contains(accepted, caseInsensitive: "application/json") {
             self = .json
-        } else if accepted.containsASCIICaseInsensitive("text/html") {
+        } else if ByteSearch.contains(accepted, caseInsensitive: "text/html") {
             self = .html
         } else {
             self = .text
@@ -23,7 +33,8 @@ public enum ResponseFormat: Sendable, Equatable {
     }
 
     public init(head: borrowing RequestHead) {
-        self.init(accept: head.headers[.accept], query: head.query)
+        self = head.headers.withValueBytes(of: .accept) { Self(acceptBytes: $0, query: head.query) }
+            ?? Self(acceptBytes: nil, query: head.query)
     }
 
     /// The Content-Type of an answer in this format (`FormattedAnswer`).

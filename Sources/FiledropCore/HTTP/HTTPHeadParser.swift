@@ -19,14 +19,18 @@ public struct HTTPHeadParser: Sendable {
     private var firstSpace: Int?
     private var secondSpace: Int?
     private var requestLine: (method: HTTPMethod, target: String, version: HTTPVersion)?
-    private var headers = HTTPHeaders()
+    /// Offset of the first field line; the checked fields' offsets count from there. Their
+    /// bytes are copied once, when the head is complete (`FieldBytes`).
+    private var fieldsStart = 0
+    private var fields: [ParsedField] = []
     private var sawHost = false
     /// Set once the head failed; returned again until `reset()`.
     private var failure: HTTPError?
-    /// Set once the head completed: its length. Asked again before `reset()`, the parser
-    /// rebuilds the same head from what it keeps (holding a copy of the head instead cost
-    /// a copy and a destruction on every request).
+    /// Set once the head completed: its length and fields. Asked again before `reset()`, the
+    /// parser rebuilds the same head from what it keeps (holding a copy of the head instead
+    /// cost a copy and a destruction on every request).
     private var completedLength: Int?
+    private var headers = HTTPHeaders()
 
     private enum Stage {
         case requestLine
@@ -51,9 +55,12 @@ public struct HTTPHeadParser: Sendable {
             while let lineEnd = try scanLine(buffer, end: end) {
                 let line = UnsafeRawBufferPointer(rebasing: buffer[lineStart..<lineEnd])
                 let next = lineEnd + 2
-                if let head = try take(line) {
+                if try take(line) {
+                    guard let requestLine else { preconditionFailure("a head without a request line") }
+                    let section = UnsafeRawBufferPointer(rebasing: buffer[fieldsStart..<lineStart])
+                    headers = HTTPHeaders(storage: FieldBytes.copying(section), parsed: fields)
                     completedLength = next
-                    return .complete(head, length: next)
+                    return .complete(head(requestLine), length: next)
                 }
                 lineStart = next
                 scanned = next
@@ -130,38 +137,41 @@ public struct HTTPHeadParser: Sendable {
         stage == .requestLine ? .malformedRequestLine(why) : .malformedHeader(why)
     }
 
-    /// Handles one complete line (without CRLF); returns the head when it was the empty line
+    /// Handles one complete line (without CRLF); returns true when it was the empty line
     /// that ends the header section.
-    private mutating func take(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> RequestHead? {
+    private mutating func take(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> Bool {
         switch stage {
         case .requestLine:
             // RFC 9112 §2.2: empty lines before the request line are ignored.
-            if line.isEmpty { return nil }
+            if line.isEmpty { return false }
             requestLine = try RequestLineSyntax.parse(
                 line,
                 firstSpace: firstSpace.map { $0 - lineStart },
                 secondSpace: secondSpace.map { $0 - lineStart }
             )
             stage = .fieldLines
-            return nil
+            fieldsStart = lineStart + line.count + 2
+            return false
         case .fieldLines:
             if line.isEmpty {
-                guard let requestLine else { preconditionFailure("field lines before the request line") }
                 // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered with 400.
-                if requestLine.version == .http1_1, !sawHost {
+                if requestLine?.version == .http1_1, !sawHost {
                     throw .malformedHeader("HTTP/1.1 request without Host")
                 }
-                return head(requestLine)
+                return true
             }
-            guard headers.count < limits.maxHeaderCount else { throw .tooManyHeaders }
-            let field = try HTTPFieldLine.parse(line)
+            guard fields.count < limits.maxHeaderCount else { throw .tooManyHeaders }
+            let field = try HTTPFieldLine.check(line)
             if field.key == HTTPFieldName.host.key {
                 // RFC 9112 §3.2: more than one Host field is answered with 400.
                 guard !sawHost else { throw .malformedHeader("more than one Host field") }
                 sawHost = true
             }
-            headers.add(name: field.name, value: field.value, key: field.key)
-            return nil
+            if fields.isEmpty { fields.reserveCapacity(16) }
+            let offset = lineStart - fieldsStart
+            fields.append(ParsedField(nameStart: Int32(offset), valueStart: Int32(offset + field.value.lowerBound),
+                                      valueCount: Int32(field.value.count), key: field.key))
+            return false
         }
     }
 

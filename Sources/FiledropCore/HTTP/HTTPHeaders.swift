@@ -6,44 +6,100 @@
 /// the bytes at hand). A lookup by `HTTPFieldName` compares lengths, then keys; a lookup by
 /// String compares lengths, then the names. Fields added by code get no key: making one
 /// from a String would cost more than the few lookups a response sees.
+///
+/// A parsed field's name and value stay bytes (`FieldBytes`, one copy of the head's field
+/// lines) until asked for as Strings: a browser sends fifteen fields or so, and a request
+/// reads a few of them, so making a String of each (with its UTF-8 check and, past 15
+/// bytes, its allocation) was a third of a browser GET's instructions.
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Field = (name: String, value: String)
 
+    /// A field's name or value: a String, or where it is in its head's `FieldBytes`.
+    /// Unchecked: `FieldBytes` is a ManagedBuffer, which Swift never calls Sendable, but its
+    /// bytes are written once, before any field points at them, and only read after.
+    enum Text: @unchecked Sendable {
+        case string(String)
+        case parsed(FieldBytes, start: Int32, count: Int32)
+
+        var string: String {
+            switch self {
+            case .string(let text): text
+            case .parsed(let storage, let start, let count): storage.string(start: Int(start), count: Int(count))
+            }
+        }
+
+        @inline(__always)
+        func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+            switch self {
+            case .string(let text): text.withUTF8Bytes(body)
+            case .parsed(let storage, let start, let count): storage.withBytes(start: Int(start), count: Int(count), body)
+            }
+        }
+
+        var byteCount: Int {
+            switch self {
+            case .string(let text): text.utf8.count
+            case .parsed(_, _, let count): Int(count)
+            }
+        }
+    }
+
     /// A field with its name's length and, when parsed, its name's lookup key.
     struct Entry: Sendable {
-        var name: String
-        var value: String
+        var nameText: Text
+        var valueText: Text
         var nameLength: Int
         var key: HTTPFieldName.Key?
 
         init(name: String, value: String) {
-            self.name = name
-            self.value = value
+            self.nameText = .string(name)
+            self.valueText = .string(value)
             self.nameLength = name.utf8.count
             self.key = nil
         }
 
         init(name: String, value: String, key: HTTPFieldName.Key) {
-            self.name = name
-            self.value = value
+            self.nameText = .string(name)
+            self.valueText = .string(value)
             self.nameLength = key.length
             self.key = key
         }
+
+        init(name: Text, value: Text, key: HTTPFieldName.Key) {
+            self.nameText = name
+            self.valueText = value
+            self.nameLength = key.length
+            self.key = key
+        }
+
+        var name: String { nameText.string }
+        var value: String { valueText.string }
 
         /// Lengths first; then keys, where both have one; names only when that cannot decide.
         @inline(__always)
         func hasName(_ wanted: HTTPFieldName) -> Bool {
             guard nameLength == wanted.key.length else { return false }
             if let key {
-                return key == wanted.key && (key.isExact || name.equalsIgnoringASCIICase(wanted.text))
+                return key == wanted.key && (key.isExact || nameEquals(wanted.text))
             }
-            return name == wanted.text || name.equalsIgnoringASCIICase(wanted.text)
+            if case .string(let name) = nameText, name == wanted.text { return true }
+            return nameEquals(wanted.text)
         }
 
         /// `length` is `wanted.utf8.count`, worked out once per lookup.
         @inline(__always)
         func hasName(_ wanted: String, length: Int) -> Bool {
-            nameLength == length && name.equalsIgnoringASCIICase(wanted)
+            nameLength == length && nameEquals(wanted)
+        }
+
+        private func nameEquals(_ wanted: String) -> Bool {
+            nameText.withBytes { name in wanted.withUTF8Bytes { Self.equalIgnoringASCIICase(name, $0) } }
+        }
+
+        private static func equalIgnoringASCIICase(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+            guard a.count == b.count else { return false }
+            for i in 0..<a.count where lowerASCII(a[i]) != lowerASCII(b[i]) { return false }
+            return true
         }
     }
 
@@ -81,9 +137,18 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.append(Entry(name: name.text, value: value, key: name.key))
     }
 
-    /// For the parser, which makes the key from the bytes it already holds.
+    /// For the trailer parser, which makes the key from the bytes it already holds.
     mutating func add(name: String, value: String, key: HTTPFieldName.Key) {
         fields.append(Entry(name: name, value: value, key: key))
+    }
+
+    /// The fields of a parsed head: `parsed` gives each one's name and value as offsets into
+    /// `storage`, its field lines' bytes.
+    init(storage: FieldBytes, parsed: [ParsedField]) {
+        fields = parsed.map { field in
+            Entry(name: .parsed(storage, start: field.nameStart, count: Int32(field.key.length)),
+                  value: .parsed(storage, start: field.valueStart, count: field.valueCount), key: field.key)
+        }
     }
 
     /// Replaces every field called `name` with one field.
@@ -153,7 +218,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     public func containsToken(_ token: StaticString, in name: HTTPFieldName) -> Bool {
         let pattern = UnsafeRawBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
         for index in fields.indices where fields[index].hasName(name) {
-            if fields[index].value.withUTF8Bytes({ Self.list($0, contains: pattern) }) { return true }
+            if fields[index].valueText.withBytes({ Self.list($0, contains: pattern) }) { return true }
         }
         return false
     }
@@ -168,6 +233,23 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public func makeIterator() -> Iterator {
         Iterator(base: fields.makeIterator())
+    }
+
+    /// Whether some field's name, given by its length and first byte (lowercased), satisfies
+    /// `predicate`: a parsed field answers from its lookup key, without its bytes.
+    public func containsName(where predicate: (_ length: Int, _ first: UInt8) -> Bool) -> Bool {
+        for index in fields.indices {
+            let key = fields[index].key ?? fields[index].nameText.withBytes { HTTPFieldName.Key($0) }
+            if key.length > 0, predicate(key.length, UInt8(truncatingIfNeeded: key.head)) { return true }
+        }
+        return false
+    }
+
+    /// Runs `body` on the bytes of the first `name` field's value, without making a String;
+    /// nil when there is none. For parsers of list-valued fields (Accept, Accept-Encoding).
+    public func withValueBytes<R>(of name: HTTPFieldName, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
+        for index in fields.indices where fields[index].hasName(name) { return fields[index].valueText.withBytes(body) }
+        return nil
     }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
@@ -241,19 +323,7 @@ extension StringProtocol {
     /// Whether `needle` (lowercase ASCII) occurs in this string, ignoring ASCII case. A byte
     /// loop: the generic `contains` of _StringProcessing is far too slow for a hot path.
     public func containsASCIICaseInsensitive(_ needle: StaticString) -> Bool {
-        let pattern = UnsafeRawBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
-        return withUTF8Bytes { Self.search($0, for: pattern) }
-    }
-
-    private static func search(_ haystack: UnsafeRawBufferPointer, for pattern: UnsafeRawBufferPointer) -> Bool {
-        guard let first = pattern.first else { return true }
-        guard haystack.count >= pattern.count else { return false }
-        for i in 0...(haystack.count - pattern.count) where lowerASCII(haystack[i]) == first {
-            var j = 1
-            while j < pattern.count && lowerASCII(haystack[i + j]) == pattern[j] { j += 1 }
-            if j == pattern.count { return true }
-        }
-        return false
+        withUTF8Bytes { ByteSearch.contains($0, caseInsensitive: needle) }
     }
 
     /// Strips optional white space (SP / HTAB, RFC 9110 §5.6.3) from both ends.
@@ -268,4 +338,51 @@ extension StringProtocol {
 @inline(__always)
 func lowerASCII(_ byte: UInt8) -> UInt8 {
     byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+}
+
+/// Substring search on bytes, for fields read on every request (`Accept`).
+enum ByteSearch {
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// Whether `needle` (lowercase ASCII) occurs in `haystack`, ignoring ASCII case. The scan
+    /// looks for one byte of the needle, its anchor: the first of its subtype for a media
+    /// type (`j` of `application/json`: a browser's Accept has an `a` every few bytes), and
+    /// skips eight bytes at a time while none is that byte in either case (Bit Twiddling
+    /// Hacks' "has a zero byte", on the word XOR the anchor).
+    static func contains(_ haystack: UnsafeRawBufferPointer, caseInsensitive needle: StaticString) -> Bool {
+        let pattern = UnsafeRawBufferPointer(start: needle.utf8Start, count: needle.utf8CodeUnitCount)
+        guard !pattern.isEmpty else { return true }
+        guard haystack.count >= pattern.count else { return false }
+        let slash = pattern.firstIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0
+        let anchor = slash < pattern.count ? slash : 0
+        let lower = pattern[anchor]
+        let upper = lower >= 0x61 && lower <= 0x7A ? lower - 0x20 : lower
+        let lowerWord = UInt64(lower) &* ones, upperWord = UInt64(upper) &* ones
+        // `i` is where the anchor would be; the match starts `anchor` bytes before it.
+        let end = haystack.count - pattern.count + anchor
+        var i = anchor
+        while i <= end {
+            if i + 8 <= haystack.count {
+                let word = haystack.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if !hasZeroByte(word ^ lowerWord) && !hasZeroByte(word ^ upperWord) {
+                    i += 8
+                    continue
+                }
+            }
+            if lowerASCII(haystack[i]) == lower {
+                let start = i - anchor
+                var j = 0
+                while j < pattern.count && lowerASCII(haystack[start + j]) == pattern[j] { j += 1 }
+                if j == pattern.count { return true }
+            }
+            i += 1
+        }
+        return false
+    }
+
+    @inline(__always)
+    private static func hasZeroByte(_ word: UInt64) -> Bool {
+        (word &- ones) & ~word & highBits != 0
+    }
 }

@@ -5,14 +5,8 @@ extension RequestHead {
     /// names, looking at the first byte and the length only, instead of six lookups; a
     /// field it cannot rule out (any `I...`, any five-byte `R...`) just means the lookups run.
     var mayHaveConditionalOrRange: Bool {
-        headers.contains { field in
-            let name = field.name.utf8
-            guard let first = name.first else { return false }
-            switch lowerASCII(first) {
-            case UInt8(ascii: "i"): return true
-            case UInt8(ascii: "r"): return name.count == "range".utf8.count
-            default: return false
-            }
+        headers.containsName { length, first in
+            first == UInt8(ascii: "i") || (first == UInt8(ascii: "r") && length == "range".utf8.count)
         }
     }
 }

@@ -19,7 +19,7 @@ struct ResponseCompression {
     /// benchmark) then carry no copy of it.
     init(compressor: (any ContentCompressor)?, head: borrowing RequestHead) {
         serverCompresses = compressor != nil && (head.method == .get || head.method == .head)
-        clientAcceptsGzip = serverCompresses && AcceptEncoding.allowsGzip(head.headers[.acceptEncoding])
+        clientAcceptsGzip = serverCompresses && head.headers.withValueBytes(of: .acceptEncoding, AcceptEncoding.allowsGzip) == true
         self.compressor = clientAcceptsGzip ? compressor : nil
     }
 
