@@ -29,6 +29,18 @@ from servers import RunningServer, free_ports
 REQUESTS = 2000
 WARM_UP = 200
 TIMEOUT = 120.0
+# The `callgrind-browser` row: what Chromium 120 sends for a file it navigates to, after Host
+# (its Referer names the same host). Sixteen fields where wrk sends one: the cost of reading
+# a real client's head.
+BROWSER_FIELDS = (
+    "Connection: keep-alive\r\nUpgrade-Insecure-Requests: 1\r\n"
+    "User-Agent: Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36\r\n"
+    "Accept: text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,image/apng,*/*;q=0.8,"
+    "application/signed-exchange;v=b3;q=0.7\r\n"
+    "Sec-Fetch-Site: same-origin\r\nSec-Fetch-Mode: navigate\r\nSec-Fetch-User: ?1\r\nSec-Fetch-Dest: document\r\n"
+    "Referer: http://{host}/\r\nAccept-Encoding: gzip, deflate, br\r\nAccept-Language: en-US,en;q=0.9,de;q=0.8\r\n"
+    'sec-ch-ua: "Chromium";v="120", "Not?A_Brand";v="8"\r\nsec-ch-ua-mobile: ?0\r\nsec-ch-ua-platform: "Linux"\r\n'
+)
 
 
 class UnderCallgrind:
@@ -52,9 +64,15 @@ class CallgrindWorkload:
         self.Outcome = outcome
 
     def instructions(self, server, run):
+        return self._instructions(server, browser=False)
+
+    def browser_instructions(self, server, run):
+        return self._instructions(server, browser=True)
+
+    def _instructions(self, server, browser: bool):
         if not (server.kind.key.startswith("filedrop") or server.kind.key == "lighttpd"):
             return None
-        directory = self.work / "callgrind" / server.kind.key
+        directory = self.work / ("callgrind-browser" if browser else "callgrind") / server.kind.key
         directory.mkdir(parents=True, exist_ok=True)
         for old in directory.glob("callgrind.out*"):
             old.unlink()
@@ -65,9 +83,9 @@ class CallgrindWorkload:
         try:
             path = server.kind.get_prefix + "small.bin"
             deadline = time.monotonic() + TIMEOUT
-            _get(port, path, WARM_UP, deadline)
+            _get(port, path, WARM_UP, deadline, browser)
             _control("-z", copy.pid)
-            connections = _get(port, path, REQUESTS, deadline)
+            connections = _get(port, path, REQUESTS, deadline, browser)
             _control("-d", copy.pid)
         finally:
             copy.stop()
@@ -89,10 +107,12 @@ def _summary(dump: Path):
     return None
 
 
-def _get(port, path, count, deadline):
+def _get(port, path, count, deadline, browser=False):
     """`count` GETs one after another, on as few connections as the server allows; returns
-    how many connections it took. Bounded by `deadline`."""
-    request = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    how many connections it took. Bounded by `deadline`. `browser`: with Chromium's fields."""
+    host = f"127.0.0.1:{port}"
+    fields = BROWSER_FIELDS.format(host=host) if browser else ""
+    request = f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{fields}\r\n".encode()
     connection = socket.create_connection(("127.0.0.1", port), timeout=30)
     connections, buffer = 1, b""
     try:

@@ -119,6 +119,11 @@ def workload_list(sizes, quick=False, results=None):
                  f"A copy of the server under `valgrind --tool=callgrind` answers {CALLGRIND_REQUESTS:,} of wrk's "
                  "requests, one after another (counters zeroed after a warm-up); lower is better. filedrop and "
                  "lighttpd only.", "instructions", lower_is_better=True, runner="callgrind"),
+        Workload("callgrind-browser", "user-space instructions per keep-alive GET of the 4 KiB file with a browser's "
+                 "fields (callgrind)", "instructions/request",
+                 "As the callgrind row, with the sixteen fields Chromium 120 sends when it navigates to a file "
+                 "(`BROWSER_FIELDS` in bench/callgrind.py) instead of wrk's one.", "browser_instructions",
+                 lower_is_better=True, runner="callgrind"),
         Workload("conns", f"{sizes.held_connections:,} keep-alive connections held", "RSS MiB",
                  f"{sizes.held_connections:,} connections each fetch the 4 KiB file once and stay open; the value is "
                  "the server's RSS while they are held (lower is better). 'held' is how many the server kept open.",

@@ -107,4 +107,22 @@ import Testing
             #expect(haystack.withUTF8Bytes { ByteSearch.contains($0, caseInsensitive: "application/json") })
         }
     }
+
+    /// The parser reuses a head's field bytes for the next head only once nothing refers to
+    /// them: a head still held keeps its values whatever comes after it on the connection.
+    @Test func aHeldHeadKeepsItsFieldsWhileTheConnectionGoesOn() {
+        var parser = HTTPHeadParser(limits: HTTPLimits())
+        func next(_ value: String) -> RequestHead? {
+            parser.reset()
+            let bytes = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Value: \(value)\r\n\r\n".utf8)
+            guard case .complete(let head, _) = bytes.withUnsafeBytes({ parser.parse($0) }) else { return nil }
+            return head
+        }
+        let held = next("first value, long enough to be on the heap")
+        for round in 0..<3 {
+            #expect(next("round \(round)")?.headers["X-Value"] == "round \(round)", "reused or not, the new head reads right")
+        }
+        #expect(held?.headers["X-Value"] == "first value, long enough to be on the heap")
+        #expect(held?.headers[.host] == "h")
+    }
 }

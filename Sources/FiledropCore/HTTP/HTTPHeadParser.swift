@@ -31,6 +31,9 @@ public struct HTTPHeadParser: Sendable {
     /// cost a copy and a destruction on every request).
     private var completedLength: Int?
     private var headers = HTTPHeaders()
+    /// The last head's field bytes, kept for the next head on the connection (`reusing`).
+    /// Unchecked like `HTTPHeaders.Text`: written only while nothing else refers to it.
+    nonisolated(unsafe) private var storage: FieldBytes?
 
     private enum Stage {
         case requestLine
@@ -58,7 +61,7 @@ public struct HTTPHeadParser: Sendable {
                 if try take(line) {
                     guard let requestLine else { preconditionFailure("a head without a request line") }
                     let section = UnsafeRawBufferPointer(rebasing: buffer[fieldsStart..<lineStart])
-                    headers = HTTPHeaders(storage: FieldBytes.copying(section), parsed: fields)
+                    headers = HTTPHeaders(storage: FieldBytes.reusing(&storage, for: section), parsed: fields)
                     completedLength = next
                     return .complete(head(requestLine), length: next)
                 }
@@ -73,9 +76,15 @@ public struct HTTPHeadParser: Sendable {
         }
     }
 
-    /// Ready for the next request on the connection.
+    /// Ready for the next request on the connection. The field list's room and the field
+    /// bytes' buffer are kept: most connections carry more requests like this one.
     public mutating func reset() {
+        var fields = self.fields
+        let storage = self.storage
         self = HTTPHeadParser(limits: limits)
+        fields.removeAll(keepingCapacity: true)
+        self.fields = fields
+        self.storage = storage
     }
 
     /// Scans the current line up to `end`; returns the offset of its CR when the line is
