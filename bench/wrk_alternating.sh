@@ -1,22 +1,29 @@
 #!/usr/bin/env bash
-# Small-file requests per second, filedrop against nginx only, in alternating rounds:
+# Small-file requests per second, filedrop against one peer, in alternating rounds:
 #
 #   bench/wrk_alternating.sh [ROUNDS] [SECONDS]     (default 8 rounds of 10 s each)
+#   PEER=lighttpd bench/wrk_alternating.sh          (the peer: nginx, the default, or lighttpd)
+#   CLOSE=1 bench/wrk_alternating.sh                (one request per connection: wrk's
+#                                                    -H 'Connection: close', the wrkclose row)
 #
-# Each round starts a fresh filedrop and a fresh nginx, each with the command line and
+# Each round starts a fresh filedrop and a fresh peer, each with the command line and
 # configuration `make bench` uses (bench/servers.py), runs
 # `wrk -t2 -c64 -d<SECONDS>s` on the same 4 KiB file against each, and stops both. The two
-# are close (about 12-13 µs of CPU per request each on the 2-core VM) and one 10-second run
-# swings by ±15%, so the medians of many alternating rounds say more than `make bench`'s three.
-# Needs `make build`, nginx and wrk (make bench installs them). Loopback only.
+# are close and one 10-second run on the 2-core VM swings by ±15%, so the medians of paired
+# rounds, and how often filedrop is ahead, say more than `make bench`'s rotating medians.
+# Needs `make build`, the peer and wrk (make bench installs them). Loopback only.
 set -euo pipefail
 
 rounds=${1:-8}
 seconds=${2:-10}
+peer=${PEER:-nginx}
+case $peer in nginx|lighttpd) ;; *) echo "PEER is nginx or lighttpd" >&2; exit 2 ;; esac
+close=()
+[ -n "${CLOSE:-}" ] && close=(-H "Connection: close")
 root=$(cd "$(dirname "$0")/.." && pwd)
 binary=$root/.build/release/filedrop
 [ -x "$binary" ] || { echo "run make build first" >&2; exit 2; }
-command -v nginx >/dev/null && command -v wrk >/dev/null || { echo "needs nginx and wrk (make bench installs them)" >&2; exit 2; }
+command -v "$peer" >/dev/null && command -v wrk >/dev/null || { echo "needs $peer and wrk (make bench installs them)" >&2; exit 2; }
 
 work=$(mktemp -d /tmp/filedrop-wrk-XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -34,15 +41,15 @@ from pathlib import Path
 from types import SimpleNamespace
 repo, root, port, key = Path(sys.argv[1]), Path(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 sys.path.insert(0, str(repo / "bench"))
-from servers import Filedrop, Nginx
-kind = Filedrop(fsync=True) if key == "filedrop" else Nginx()
+from servers import Filedrop, Lighttpd, Nginx
+kind = {"filedrop": lambda: Filedrop(fsync=True), "nginx": Nginx, "lighttpd": Lighttpd}[key]()
 tools = SimpleNamespace(filedrop=repo / ".build/release/filedrop", web_root=repo / "web")
 print(f"http://127.0.0.1:{port}{kind.get_prefix}small.bin")
 print("\n".join(kind.argv(root, port, tools)))
 EOF
 }
 mapfile -t filedrop_server < <(server filedrop 18490)
-mapfile -t nginx_server < <(server nginx 18491)
+mapfile -t peer_server < <(server "$peer" 18491)
 
 # Given a URL and a command line: starts the server, waits until the URL answers with the
 # file, runs wrk, stops the server; prints req/s. (Runs in a subshell: it stops its own server.)
@@ -57,27 +64,29 @@ measure() {
         echo "wrong bytes from $url" >&2
         exit 1
     fi
-    wrk -t2 -c64 -d"${seconds}s" "$url" | awk '/Requests\/sec/ { print $2 }'
+    wrk -t2 -c64 -d"${seconds}s" "${close[@]}" "$url" | awk '/Requests\/sec/ { print $2 }'
     kill "$pid"
     wait "$pid" 2>/dev/null || true
 }
 
 filedrop_runs=()
-nginx_runs=()
+peer_runs=()
 for round in $(seq "$rounds"); do
     f=$(measure "${filedrop_server[@]}")
-    n=$(measure "${nginx_server[@]}")
+    p=$(measure "${peer_server[@]}")
     filedrop_runs+=("$f")
-    nginx_runs+=("$n")
-    echo "round $round: filedrop $f req/s, nginx $n req/s"
+    peer_runs+=("$p")
+    echo "round $round: filedrop $f req/s, $peer $p req/s"
 done
 
-python3 - "${filedrop_runs[*]}" "${nginx_runs[*]}" <<'EOF'
+python3 - "$peer" "${filedrop_runs[*]}" "${peer_runs[*]}" <<'EOF'
 import statistics, sys
-filedrop = [float(x) for x in sys.argv[1].split()]
-nginx = [float(x) for x in sys.argv[2].split()]
-ahead = sum(f > n for f, n in zip(filedrop, nginx))
-print(f"median: filedrop {statistics.median(filedrop):,.0f} req/s, nginx {statistics.median(nginx):,.0f} req/s, "
-      f"filedrop ÷ nginx {statistics.median(filedrop) / statistics.median(nginx):.2f}; "
+peer = sys.argv[1]
+filedrop = [float(x) for x in sys.argv[2].split()]
+other = [float(x) for x in sys.argv[3].split()]
+ahead = sum(f > p for f, p in zip(filedrop, other))
+print(f"median: filedrop {statistics.median(filedrop):,.0f} req/s, {peer} {statistics.median(other):,.0f} req/s, "
+      f"filedrop ÷ {peer} {statistics.median(filedrop) / statistics.median(other):.2f} "
+      f"(median of the rounds' ratios {statistics.median(f / p for f, p in zip(filedrop, other)):.2f}); "
       f"filedrop ahead in {ahead} of {len(filedrop)} rounds")
 EOF

@@ -108,8 +108,7 @@ import Testing
         }
     }
 
-    /// The parser reuses a head's field bytes for the next head only once nothing refers to
-    /// them: a head still held keeps its values whatever comes after it on the connection.
+    /// A head still held keeps its values whatever comes after it on the connection.
     @Test func aHeldHeadKeepsItsFieldsWhileTheConnectionGoesOn() {
         var parser = HTTPHeadParser(limits: HTTPLimits())
         func next(_ value: String) -> RequestHead? {

@@ -1,35 +1,13 @@
 /// The bytes of a request head's field lines, copied once when the head is complete: its
 /// parsed fields (`HTTPHeaders.Text.parsed`) point into them, and are made into Strings only
-/// when read. One allocation (the bytes follow the object). Written when made, and again
-/// only by `reusing`, when nothing else refers to it: a reader never sees it change.
+/// when read. One allocation (the bytes follow the object), never changed after it is made.
 final class FieldBytes: ManagedBuffer<Int, UInt8> {
-    /// At least this much room, so that one buffer serves the next heads on a connection.
-    static let minimumCapacity = 512
-
     static func copying(_ bytes: UnsafeRawBufferPointer) -> FieldBytes {
-        let buffer = unsafeDowncast(create(minimumCapacity: max(bytes.count, minimumCapacity)) { _ in 0 }, to: FieldBytes.self)
-        buffer.replace(with: bytes)
-        return buffer
-    }
-
-    /// `storage` holding `bytes` now: the same buffer when it has room and nothing else
-    /// refers to it (the previous head on the connection is gone), else a new one. Saves an
-    /// allocation and a free per request on a keep-alive connection.
-    static func reusing(_ storage: inout FieldBytes?, for bytes: UnsafeRawBufferPointer) -> FieldBytes {
-        if storage != nil, isKnownUniquelyReferenced(&storage!), storage!.capacity >= bytes.count {
-            storage!.replace(with: bytes)
-            return storage!
+        let buffer = create(minimumCapacity: bytes.count) { _ in bytes.count }
+        buffer.withUnsafeMutablePointerToElements { elements in
+            if let source = bytes.baseAddress { elements.initialize(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
         }
-        let fresh = copying(bytes)
-        storage = fresh
-        return fresh
-    }
-
-    private func replace(with bytes: UnsafeRawBufferPointer) {
-        withUnsafeMutablePointers { length, elements in
-            length.pointee = bytes.count
-            if let source = bytes.baseAddress { elements.update(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
-        }
+        return unsafeDowncast(buffer, to: FieldBytes.self)
     }
 
     /// The bytes at `start..<start + count` as a String; bytes that are not UTF-8 (obs-text)
