@@ -373,6 +373,16 @@ if [[ "$status" == *"listening on http://[::]:8080, https://[::]:8443"* ]]; then
 else fail "StatusText should name both ports" "StatusText=$status"; fi
 check "Type=notify" property_is filedrop.service Type notify
 check "WatchdogSec=30s reaches the manager" property_is filedrop.service WatchdogUSec 30s
+# Small files of the save directory are trusted between changes inotify reports (README,
+# "Small files from memory"): the sandbox (ProtectProc=invisible, the system call filter)
+# must leave the daemon its watch, an inotify watch on the save directory's inode (fdinfo
+# gives it in hex).
+watches_save_dir() {
+    in_container 10 sh -c 'pid=$(systemctl show -p MainPID --value filedrop.service)
+        inode=$(printf "%x" "$(stat -c %i /var/lib/filedrop)")
+        cat /proc/"$pid"/fdinfo/* | grep "^inotify wd:" | grep " ino:$inode " >/dev/null'
+}
+check "the daemon watches the save directory with inotify (small files trusted between changes)" watches_save_dir
 
 # Figures for people (printed, not asserted): how long from exec to READY=1.
 started=$(property filedrop.service ExecMainStartTimestampMonotonic || true)
