@@ -17,7 +17,8 @@ public final class PosixStorage: Storage {
     let root: FileDescriptor
     /// O_TMPFILE is used only when asked for and /proc is there to link the file by name.
     let anonymousTemporaries: Bool
-    /// Small files sent recently, checked against the file system on every use.
+    /// Small files sent recently, checked against the file system when used; those of the
+    /// save directory itself are trusted between the changes `rootWatch` counts.
     private let smallFiles = SmallFileCache()
     /// Changes to the save directory itself (not its folders), so a small file there checked
     /// a moment ago is sent without checking again; nil without inotify.
