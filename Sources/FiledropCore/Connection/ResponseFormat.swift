@@ -3,16 +3,8 @@
 public enum ResponseFormat: Sendable, Equatable {
     case html, json, text
 
-    public init(accept: String?, query: Substring? = nil) {
-        if let accept {
-            self = accept.withUTF8Bytes { Self(acceptBytes: $0, query: query) }
-        } else {
-            self.init(acceptBytes: nil, query: query)
-        }
-    }
-
-    /// `init(accept:query:)` on the Accept field's bytes (`HTTPHeaders.withValueBytes`): a
-    /// browser's is over a hundred bytes, read on every request.
+    /// From the Accept field's bytes (`HTTPHeaders.withValueBytes`): a browser's is over a
+    /// hundred bytes, read on every request.
     init(acceptBytes accepted: UnsafeRawBufferPointer?, query: Substring?) {
         if let query, query.split(separator: "&").contains(where: { $0 == "format=json" }) {
             self = .json

@@ -35,13 +35,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
             case .parsed(let storage, let start, let count): storage.withBytes(start: Int(start), count: Int(count), body)
             }
         }
-
-        var byteCount: Int {
-            switch self {
-            case .string(let text): text.utf8.count
-            case .parsed(_, _, let count): Int(count)
-            }
-        }
     }
 
     /// A field with its name's length and, when parsed, its name's lookup key.
@@ -318,12 +311,6 @@ extension StringProtocol {
         }
         if let answer, let inner = answer, let known = inner { return known }
         return hasPrefix(prefix)
-    }
-
-    /// Whether `needle` (lowercase ASCII) occurs in this string, ignoring ASCII case. A byte
-    /// loop: the generic `contains` of _StringProcessing is far too slow for a hot path.
-    public func containsASCIICaseInsensitive(_ needle: StaticString) -> Bool {
-        withUTF8Bytes { ByteSearch.contains($0, caseInsensitive: needle) }
     }
 
     /// Strips optional white space (SP / HTAB, RFC 9110 §5.6.3) from both ends.
