@@ -111,8 +111,7 @@ public enum MediaTypes {
         }
         if let fast { return fast }
         let base = baseType(type)
-        return base.hasPrefix("text/") || base == "application/json" || base == "application/manifest+json"
-            || base == "application/xml" || base == "image/svg+xml" || base == "application/wasm"
+        return base.hasPrefix("text/") || compressibleBaseTypes.contains { base == $0.description }
     }
 
     /// Exact base types `isCompressible` takes besides `text/*`.

@@ -38,6 +38,15 @@ enum ByteScan {
         return end
     }
 
+    /// `start..<end` without optional white space (SP, HTAB) at either end (RFC 9110 §5.6.3).
+    @inline(__always)
+    static func trimmingOWS(in buffer: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Range<Int> {
+        var first = start, last = end
+        while first < last && (buffer[first] == .space || buffer[first] == .tab) { first += 1 }
+        while last > first && (buffer[last - 1] == .space || buffer[last - 1] == .tab) { last -= 1 }
+        return first..<last
+    }
+
     @inline(__always)
     fileprivate static func hasByte(below limit: UInt8, _ word: UInt64) -> Bool {
         (word &- UInt64(limit) &* ones) & ~word & highBits != 0

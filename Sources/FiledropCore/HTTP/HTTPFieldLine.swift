@@ -25,16 +25,12 @@ enum HTTPFieldLine {
         guard colon < line.count else { throw .malformedHeader("field line without a colon") }
         guard colon > 0 else { throw .malformedHeader("empty field name") }
 
-        var start = colon + 1
-        var end = line.count
-        let invalid = ByteScan.firstInvalidFieldValueByte(in: line, from: start, to: end)
-        if invalid < end {
+        let invalid = ByteScan.firstInvalidFieldValueByte(in: line, from: colon + 1, to: line.count)
+        if invalid < line.count {
             throw .malformedHeader(line[invalid] == 0 ? "NUL in a field value" : "control character in a field value")
         }
-        while start < end, line[start] == .space || line[start] == .tab { start += 1 }
-        while end > start, line[end - 1] == .space || line[end - 1] == .tab { end -= 1 }
-
-        return (colon, start..<end, HTTPFieldName.Key(UnsafeRawBufferPointer(rebasing: line[0..<colon])))
+        let value = ByteScan.trimmingOWS(in: line, from: colon + 1, to: line.count)
+        return (colon, value, HTTPFieldName.Key(UnsafeRawBufferPointer(rebasing: line[0..<colon])))
     }
 
     /// `check`, with the name and value as Strings (obs-text decoded as lossy UTF-8).

@@ -86,13 +86,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         }
 
         private func nameEquals(_ wanted: String) -> Bool {
-            nameText.withBytes { name in wanted.withUTF8Bytes { Self.equalIgnoringASCIICase(name, $0) } }
-        }
-
-        private static func equalIgnoringASCIICase(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
-            guard a.count == b.count else { return false }
-            for i in 0..<a.count where lowerASCII(a[i]) != lowerASCII(b[i]) { return false }
-            return true
+            nameText.withBytes { name in wanted.withUTF8Bytes { equalIgnoringASCIICase(name, $0) } }
         }
     }
 
@@ -256,14 +250,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         while start <= list.count {
             var end = start
             while end < list.count && list[end] != UInt8(ascii: ",") { end += 1 }
-            var first = start, last = end
-            while first < last && (list[first] == .space || list[first] == .tab) { first += 1 }
-            while last > first && (list[last - 1] == .space || list[last - 1] == .tab) { last -= 1 }
-            if last - first == token.count {
-                var index = 0
-                while index < token.count && lowerASCII(list[first + index]) == token[index] { index += 1 }
-                if index == token.count { return true }
-            }
+            let element = ByteScan.trimmingOWS(in: list, from: start, to: end)
+            if equalIgnoringASCIICase(UnsafeRawBufferPointer(rebasing: list[element]), token) { return true }
             start = end + 1
         }
         return false
@@ -286,9 +274,7 @@ extension StringProtocol {
         let a = utf8, b = other.utf8
         let fast = a.withContiguousStorageIfAvailable { left in
             b.withContiguousStorageIfAvailable { right in
-                guard left.count == right.count else { return false }
-                for i in 0..<left.count where lowerASCII(left[i]) != lowerASCII(right[i]) { return false }
-                return true
+                equalIgnoringASCIICase(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
             }
         }
         if let fast, let equal = fast { return equal }
@@ -320,6 +306,15 @@ extension StringProtocol {
         while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
         return String(scalars)
     }
+}
+
+/// Whether `a` and `b` are the same bytes once ASCII letters are lowercased: header names
+/// and tokens are ASCII.
+@inline(__always)
+func equalIgnoringASCIICase(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    guard a.count == b.count else { return false }
+    for i in 0..<a.count where lowerASCII(a[i]) != lowerASCII(b[i]) { return false }
+    return true
 }
 
 @inline(__always)

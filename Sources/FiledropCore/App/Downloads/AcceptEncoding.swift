@@ -24,15 +24,12 @@ enum AcceptEncoding {
                 while parameterStart <= end {
                     let parameterEnd = next(UInt8(ascii: ";"), in: header, from: parameterStart, to: end)
                     let pair = trimmed(header, parameterStart, parameterEnd)
-                    if pair.count >= 2, lowerASCII(pair[pair.startIndex]) == UInt8(ascii: "q"),
-                       pair[pair.startIndex + 1] == UInt8(ascii: "=") {
-                        accepted = !isZeroQValue(pair.dropFirst(2))
-                    }
+                    if pair.hasPrefixIgnoringASCIICase("q=") { accepted = !isZeroQValue(pair.dropFirst(2)) }
                     parameterStart = parameterEnd + 1
                 }
-                if equalsLowercase(coding, "gzip") || equalsLowercase(coding, "x-gzip") {
+                if coding.equalsIgnoringASCIICase("gzip") || coding.equalsIgnoringASCIICase("x-gzip") {
                     gzipWeight = (gzipWeight ?? false) || accepted
-                } else if equalsLowercase(coding, "*") {
+                } else if coding.equalsIgnoringASCIICase("*") {
                     wildcardWeight = accepted
                 }
             }
@@ -48,27 +45,15 @@ enum AcceptEncoding {
         return index
     }
 
-    /// `bytes[from..<to]` without optional white space at either end (RFC 9110 §5.6.3).
-    private static func trimmed(_ bytes: UnsafeRawBufferPointer, _ from: Int, _ to: Int) -> Slice<UnsafeRawBufferPointer> {
-        var first = from, last = to
-        while first < last && (bytes[first] == .space || bytes[first] == .tab) { first += 1 }
-        while last > first && (bytes[last - 1] == .space || bytes[last - 1] == .tab) { last -= 1 }
-        return bytes[first..<last]
-    }
-
-    private static func equalsLowercase(_ bytes: Slice<UnsafeRawBufferPointer>, _ word: StaticString) -> Bool {
-        guard bytes.count == word.utf8CodeUnitCount else { return false }
-        var pattern = word.utf8Start
-        for byte in bytes {
-            guard lowerASCII(byte) == pattern.pointee else { return false }
-            pattern += 1
-        }
-        return true
+    /// `bytes[from..<to]` without optional white space at either end, as bytes the media-type
+    /// comparisons (`equalsIgnoringASCIICase`, `hasPrefixIgnoringASCIICase`) take.
+    private static func trimmed(_ bytes: UnsafeRawBufferPointer, _ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[ByteScan.trimmingOWS(in: bytes, from: from, to: to)])
     }
 
     /// RFC 9110 §12.4.2: `qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )`.
     /// Only zero matters here; a malformed weight counts as zero (refuse rather than guess).
-    private static func isZeroQValue(_ text: Slice<UnsafeRawBufferPointer>) -> Bool {
+    private static func isZeroQValue(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
         let bytes = Array(text)
         guard let first = bytes.first else { return true }
         if first == UInt8(ascii: "1") { return false }
