@@ -13,8 +13,8 @@ import Synchronization
 /// (`dirwatch`) waits on the directory's events and counts each batch. That leaves two gaps,
 /// both closed by a time limit on trust (`SmallFileCache.trustLimit`, as lighttpd's stat cache
 /// trusts every stat for a second):
-/// - between another process's change and this thread running (microseconds when a core is
-///   free);
+/// - between another process's change and this thread having read inotify's report of it
+///   (it waits on it, and runs at once where a core is free);
 /// - changes inotify does not report: writes through a memory mapping or through a hard link
 ///   in another directory, and changes made by another machine on a network file system.
 /// Only local file systems are watched (`localFileSystems`): on NFS, CIFS, CephFS or FUSE,
