@@ -189,6 +189,11 @@ def test_connections_over_the_per_address_cap_get_a_503_with_a_reason(daemon_fac
     daemon = daemon_factory("--max-connections-per-client", "3")
     held = [connect_from(address(1), daemon.port) for _ in range(3)]
     try:
+        # Each holds its slot with a head begun and never finished: a connection that sends
+        # nothing at all waits in the kernel, not in a slot, until about a second has passed
+        # (TCP_DEFER_ACCEPT).
+        for sock in held:
+            sock.sendall(b"GET / HTTP/1.1\r\n")
         time.sleep(0.2)
         for _ in range(5):
             extra = connect_from(address(1), daemon.port)

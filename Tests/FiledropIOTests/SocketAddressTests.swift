@@ -25,20 +25,49 @@ import Testing
         defer { listener.close() }
         let client = try connectedLoopbackClient(port: listener.address.port)
         defer { Glibc.close(client) }
-        var accepted: Int32 = -1
-        for _ in 0..<100 where accepted < 0 {
-            if case .done(let (fd, peer)) = try listener.accept() {
-                accepted = fd
-                #expect(peer.host == "127.0.0.1")
-            } else {
-                usleep(10_000)
-            }
-        }
-        try #require(accepted >= 0)
-        defer { Glibc.close(accepted) }
+        #expect(send(client, "GET", 3, 0) == 3)
+        let accepted = try acceptWithin(listener, seconds: 1)
+        defer { Glibc.close(accepted.fd) }
+        #expect(accepted.peer.host == "127.0.0.1")
         var noDelay: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
-        #expect(getsockopt(accepted, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, &length) == 0)
+        #expect(getsockopt(accepted.fd, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, &length) == 0)
         #expect(noDelay == 1)
     }
+
+    /// A connection is handed over once its first bytes are in (TCP_DEFER_ACCEPT), so the
+    /// read after accept finds the request; a silent one is still handed over, a second or
+    /// so later, for the daemon's own timeouts to deal with.
+    @Test func aConnectionIsAcceptedWhenItsFirstBytesAreIn() throws {
+        let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
+        defer { listener.close() }
+        let speaking = try connectedLoopbackClient(port: listener.address.port)
+        defer { Glibc.close(speaking) }
+        usleep(200_000)
+        guard case .wouldBlock = try listener.accept() else {
+            Issue.record("a connection that has sent nothing was handed over at once")
+            return
+        }
+        #expect(send(speaking, "GET", 3, 0) == 3)
+        let accepted = try acceptWithin(listener, seconds: 1)
+        defer { Glibc.close(accepted.fd) }
+        var first = [UInt8](repeating: 0, count: 8)
+        #expect(read(accepted.fd, &first, first.count) == 3, "the bytes are there at accept")
+
+        let silent = try connectedLoopbackClient(port: listener.address.port)
+        defer { Glibc.close(silent) }
+        let late = try acceptWithin(listener, seconds: 6)
+        Glibc.close(late.fd)
+    }
+
+    /// The next connection `listener` hands over within `seconds`.
+    private func acceptWithin(_ listener: ListeningSocket, seconds: Int) throws -> (fd: Int32, peer: SocketAddress) {
+        for _ in 0..<(seconds * 100) {
+            if case .done(let accepted) = try listener.accept() { return accepted }
+            usleep(10_000)
+        }
+        throw AcceptTimedOut()
+    }
+
+    private struct AcceptTimedOut: Error {}
 }

@@ -22,13 +22,14 @@ public struct HostValidator: Sendable {
     /// A value that is not `host[:port]` at all is 400 (RFC 9112 §3.2: "a Host header field
     /// with an invalid field value"); a well-formed name we do not serve is 421.
     public func check(_ head: RequestHead) throws(HTTPError) {
+        // The usual Host, an IPv4 address and port, is settled from the field's bytes alone,
+        // before any String is made of them.
+        let absolute = Self.authority(ofAbsoluteTarget: head.target)
+        if absolute == nil, head.headers.withValueBytes(of: .host, IPLiteral.isIPv4Authority) == true { return }
         let authority: Substring
-        if let absolute = Self.authority(ofAbsoluteTarget: head.target) {
+        if let absolute {
             authority = absolute
         } else if let host = head.headers[.host] {
-            // The usual Host, an IPv4 address and port, is settled from its bytes alone.
-            let literal = host.utf8.withContiguousStorageIfAvailable { IPLiteral.isIPv4Authority(UnsafeRawBufferPointer($0)) }
-            if literal == true { return }
             // The parser already trimmed the value; heads built in code may not be.
             let edges = (host.utf8.first, host.utf8.last)
             let padded = edges.0 == 0x20 || edges.0 == 0x09 || edges.1 == 0x20 || edges.1 == 0x09

@@ -31,24 +31,20 @@ public enum ResponseHeadSerializer {
         // when they change): the bytes the loop below would write, copied at once.
         if let block = response.fieldBlock {
             assert(block == fieldBlock(of: response.headers), "a field block outlived its headers")
-            let head = [UInt8](unsafeUninitializedCapacity: fixed + block.count) { buffer, count in
-                var out = HeadWriter(buffer: buffer)
+            let head = HeadWriter.bytes(capacity: fixed + block.count) { out in
                 out.statusLine(response.status, date: date)
                 block.withUnsafeBytes { out.copy($0) }
                 out.framing(framing, closes: closes, version: version)
-                count = out.count
             }
             return (head, framing)
         }
         // The fields are read in place (no copy, no retain).
         let head = response.headers.fields.withUnsafeBufferPointer { fields in
             let (size, handlerSet) = measure(fields)
-            return [UInt8](unsafeUninitializedCapacity: fixed + size) { buffer, count in
-                var out = HeadWriter(buffer: buffer)
+            return HeadWriter.bytes(capacity: fixed + size) { out in
                 out.statusLine(response.status, date: date)
                 write(fields, handlerSet: handlerSet, to: &out)
                 out.framing(framing, closes: closes, version: version)
-                count = out.count
             }
         }
         return (head, framing)
@@ -61,11 +57,7 @@ public enum ResponseHeadSerializer {
     static func fieldBlock(of headers: HTTPHeaders) -> [UInt8] {
         headers.fields.withUnsafeBufferPointer { fields in
             let (size, handlerSet) = measure(fields)
-            return [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
-                var out = HeadWriter(buffer: buffer)
-                write(fields, handlerSet: handlerSet, to: &out)
-                count = out.count
-            }
+            return HeadWriter.bytes(capacity: size) { out in write(fields, handlerSet: handlerSet, to: &out) }
         }
     }
 
@@ -137,6 +129,18 @@ public enum ResponseHeadSerializer {
 private struct HeadWriter {
     let buffer: UnsafeMutableBufferPointer<UInt8>
     var count = 0
+
+    /// What `write` puts in a buffer of `capacity` bytes. It writes on the stack (a head is
+    /// a few hundred bytes) and the array is made by copying: `Array(unsafeUninitializedCapacity:)`
+    /// looks up the array's type metadata on every call, which cost more than the copy
+    /// (about 280 instructions per response in callgrind).
+    static func bytes(capacity: Int, _ write: (inout HeadWriter) -> Void) -> [UInt8] {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var out = HeadWriter(buffer: buffer)
+            write(&out)
+            return Array(UnsafeBufferPointer(rebasing: buffer[..<out.count]))
+        }
+    }
 
     mutating func write(_ text: String) {
         let copied: Void? = text.utf8.withContiguousStorageIfAvailable { bytes in
