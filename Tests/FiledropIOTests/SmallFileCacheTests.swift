@@ -118,6 +118,25 @@ struct SmallFileCacheTests {
         #expect(try readAll(over).count == SmallFileCache.maxFileSize + 1)
     }
 
+    @Test("Names that share a trusted slot never stand for each other: the later one takes the slot, the other is checked again")
+    func trustedNamesSharingASlot() throws {
+        let cache = SmallFileCache(capacity: 1)
+        func file(_ name: String) -> OpenedFile {
+            OpenedFile(handle: FileContents(Array(name.utf8)),
+                       metadata: FileMetadata(name: name, kind: .file, size: UInt64(name.utf8.count), modified: 0, inode: 1))
+        }
+        cache.trust(file("a.txt"), named: "a.txt", changes: 7, now: 0)
+        #expect(cache.trusted("a.txt", changes: 7, now: 1)?.metadata.name == "a.txt")
+        cache.trust(file("b.txt"), named: "b.txt", changes: 7, now: 0)
+        #expect(cache.trusted("a.txt", changes: 7, now: 1) == nil, "one slot: b.txt took it")
+        #expect(cache.trusted("b.txt", changes: 7, now: 1)?.metadata.name == "b.txt")
+        // Canonically equal, other bytes: another file on disk.
+        cache.trust(file("\u{E9}"), named: "\u{E9}", changes: 7, now: 0)
+        #expect(cache.trusted("e\u{301}", changes: 7, now: 1) == nil)
+        #expect(cache.trusted("\u{E9}", changes: 8, now: 1) == nil, "a change since the check")
+        #expect(cache.trusted("\u{E9}", changes: 7, now: SmallFileCache.trustLimit) == nil, "past the trust limit")
+    }
+
     @Test("A full cache drops its oldest entry first")
     func eviction() throws {
         let cache = SmallFileCache(capacity: 2)

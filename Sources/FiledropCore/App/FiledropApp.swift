@@ -87,16 +87,18 @@ public struct FiledropApp: HTTPResponder {
 
     /// gzip (and its Vary) where it applies, also to a decision reached after blocking work.
     /// Taken apart and rebuilt only when the server compresses: a file body never changes here.
-    private func compressed(_ decision: RouteDecision, _ compression: ResponseCompression) -> RouteDecision {
+    /// The decision is consumed, not copied: binding a response out of a borrowed decision
+    /// copied the whole Response (a retain of each of its parts) for every request.
+    private func compressed(_ decision: consuming RouteDecision, _ compression: ResponseCompression) -> RouteDecision {
         guard compression.serverCompresses else { return decision }
-        switch decision {
+        switch consume decision {
         case .respond(let response):
-            guard case .bytes = response.body else { return decision }
+            guard case .bytes = response.body else { return .respond(response) }
             return .respond(compression.apply(to: response))
         case .after(let work, let then):
             return .after(work) { compressed(then(), compression) }
-        case .readBody:
-            return decision
+        case .readBody(let consumer):
+            return .readBody(consumer)
         }
     }
 

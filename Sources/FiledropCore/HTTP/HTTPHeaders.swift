@@ -261,7 +261,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 extension StringProtocol {
     /// Runs `body` on the UTF-8 bytes in one buffer: in place where they are contiguous (every
     /// native String), otherwise copied once. For byte loops on paths every request takes.
-    @inline(__always)
+    @inlinable @inline(__always)
     public func withUTF8Bytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
         if let result = utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) { return result }
         return Array(utf8).withUnsafeBytes(body)
@@ -320,4 +320,24 @@ func equalIgnoringASCIICase(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPoi
 @inline(__always)
 func lowerASCII(_ byte: UInt8) -> UInt8 {
     byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+}
+
+extension String {
+    /// `utf8.elementsEqual(other.utf8)`, on contiguous bytes once the lengths agree (iterating
+    /// two UTF8Views cost more than the rest of a cache hit together). File names compare so,
+    /// not by `==`: names that are canonically equal Strings (`é` composed and decomposed) are
+    /// different names on disk.
+    @inlinable
+    public func hasSameBytes(as other: String) -> Bool {
+        let left = utf8, right = other.utf8
+        guard left.count == right.count else { return false }
+        let equal = left.withContiguousStorageIfAvailable { a in
+            right.withContiguousStorageIfAvailable { b in
+                for i in 0..<a.count where a[i] != b[i] { return false }
+                return true
+            }
+        }
+        if let equal, let known = equal { return known }
+        return left.elementsEqual(right)
+    }
 }

@@ -339,15 +339,17 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// Logs and counts the request whose response was written or cut.
     private func logRequest(failed: Bool) {
-        guard let request = machine.currentRequest, let status = responseStatus else { return }
+        guard machine.currentRequest != nil, let status = responseStatus else { return }
         responseStatus = nil
         guard accessLog || metrics != nil else { return }
         let duration = Clock.monotonicNanoseconds() &- requestStart
-        metrics?.requestFinished(request.kind, status: status, refusal: request.refusal, readBody: request.readBody,
-                                 durationNanoseconds: duration)
+        // Fields read one by one: a copy of the whole RequestInfo retained its Strings.
+        let kind = machine.currentRequest?.kind ?? .other
+        metrics?.requestFinished(kind, status: status, refusal: machine.currentRequest?.refusal,
+                                 readBody: machine.currentRequest?.readBody ?? false, durationNanoseconds: duration)
         // A load balancer checks every second or so: a passing check is the steady state and
         // would bury the requests people make; a failing one is news and is logged.
-        guard accessLog, !(request.kind == .health && status == .ok) else { return }
+        guard accessLog, !(kind == .health && status == .ok), let request = machine.currentRequest else { return }
         log.logRequest(AccessLogRecord(
             method: request.method, target: request.target, status: status.code, bytesSent: writer.bodyBytesSent,
             bytesReceived: request.bodyBytes, durationMicroseconds: duration / 1000,

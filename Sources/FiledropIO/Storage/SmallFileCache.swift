@@ -52,11 +52,21 @@ final class SmallFileCache: Sendable {
     }
 
     /// A name of a watched directory whose file was found here by a fresh fstatat.
-    private struct TrustedName {
-        var file: OpenedFile
+    private final class TrustedName: Sendable {
+        let name: String
+        let digest: UInt64
+        let file: OpenedFile
         /// The watch's count of changes read before that fstatat.
-        var changes: UInt64
-        var checkedAt: Int64
+        let changes: UInt64
+        let checkedAt: Int64
+
+        init(name: String, digest: UInt64, file: OpenedFile, changes: UInt64, checkedAt: Int64) {
+            self.name = name
+            self.digest = digest
+            self.file = file
+            self.changes = changes
+            self.checkedAt = checkedAt
+        }
     }
 
     private struct State {
@@ -64,8 +74,10 @@ final class SmallFileCache: Sendable {
         /// Insertion order, for eviction.
         var order: [Identity] = []
         var nextEviction = 0
-        /// At most `capacity`; when full, any one goes.
-        var trusted: [String: TrustedName] = [:]
+        /// `capacity` slots, a name's by its digest: a name takes the slot from another
+        /// (which then costs its fstatat again). A Dictionary hashed each name as a String,
+        /// which cost more than the rest of the lookup together.
+        var trusted: [TrustedName?] = []
     }
 
     /// One loop's entries. Padded so that two parts' locks never share a cache line.
@@ -134,23 +146,37 @@ final class SmallFileCache: Sendable {
     /// last checked, if that was less than `trustLimit` ago and the watch's count of changes
     /// is still `changes`: sent without a system call.
     func trusted(_ name: String, changes: UInt64, now: Int64) -> OpenedFile? {
-        part.state.withLock { state in
-            guard let entry = state.trusted[name], entry.changes == changes, now - entry.checkedAt < Self.trustLimit else {
-                return nil
-            }
-            return entry.file
+        let digest = Self.digest(of: name)
+        let entry = part.state.withLock { state in
+            state.trusted.isEmpty ? nil : state.trusted[Int(digest % UInt64(state.trusted.count))]
         }
+        guard let entry, entry.digest == digest, entry.changes == changes, now - entry.checkedAt < Self.trustLimit,
+              entry.name.hasSameBytes(as: name) else {
+            return nil
+        }
+        return entry.file
     }
 
     /// Remembers that `name` led to `file` (found here after a fresh fstatat) when the
     /// watch's count of changes, read before that fstatat, was `changes`.
     func trust(_ file: OpenedFile, named name: String, changes: UInt64, now: Int64) {
+        let digest = Self.digest(of: name)
+        let entry = TrustedName(name: name, digest: digest, file: file, changes: changes, checkedAt: now)
         part.state.withLock { state in
-            if state.trusted.count >= capacity, state.trusted[name] == nil {
-                state.trusted.remove(at: state.trusted.startIndex)
-            }
-            state.trusted[name] = TrustedName(file: file, changes: changes, checkedAt: now)
+            if state.trusted.isEmpty { state.trusted = Array(repeating: nil, count: capacity) }
+            state.trusted[Int(digest % UInt64(state.trusted.count))] = entry
         }
+    }
+
+    /// FNV-1a of the name's bytes: a slot for it, and a first test before its bytes.
+    private static func digest(of name: String) -> UInt64 {
+        func fnv1a<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return hash
+        }
+        // On the contiguous bytes: stepping through a UTF8View costs several times more.
+        return name.utf8.withContiguousStorageIfAvailable(fnv1a) ?? fnv1a(name.utf8)
     }
 
     private static func same(_ a: timespec, _ b: timespec) -> Bool {

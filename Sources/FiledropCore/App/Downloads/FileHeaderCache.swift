@@ -65,21 +65,10 @@ final class FileHeaderValues: Sendable {
     /// The recorded SHA-256 counts too: setting the xattr moves no time these compare.
     func describe(_ metadata: FileMetadata, sha256: String?, forceDownload: Bool, serverCompresses: Bool) -> Bool {
         inode == metadata.inode && size == metadata.size && modified == metadata.modified
-            && self.forceDownload == forceDownload && self.serverCompresses == serverCompresses && Self.sameBytes(name, metadata.name)
+            && self.forceDownload == forceDownload && self.serverCompresses == serverCompresses && name.hasSameBytes(as: metadata.name)
             && self.sha256 == sha256
     }
 
-    /// `a.utf8.elementsEqual(b.utf8)` on contiguous bytes: iterating two UTF8Views costs
-    /// more than the rest of a cache hit together.
-    private static func sameBytes(_ a: String, _ b: String) -> Bool {
-        a.withUTF8Bytes { left in
-            b.withUTF8Bytes { right in
-                guard left.count == right.count else { return false }
-                for i in 0..<left.count where left[i] != right[i] { return false }
-                return true
-            }
-        }
-    }
 }
 
 /// `FileHeaderValues` of recently downloaded files, one slot per inode modulo the slot count:
