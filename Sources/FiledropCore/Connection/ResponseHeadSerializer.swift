@@ -132,8 +132,7 @@ private struct HeadWriter {
 
     /// What `write` puts in a buffer of `capacity` bytes. It writes on the stack (a head is
     /// a few hundred bytes) and the array is made by copying: `Array(unsafeUninitializedCapacity:)`
-    /// looks up the array's type metadata on every call, which cost more than the copy
-    /// (about 280 instructions per response in callgrind).
+    /// looks up the array's type metadata on every call, which costs more than the copy.
     static func bytes(capacity: Int, _ write: (inout HeadWriter) -> Void) -> [UInt8] {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var out = HeadWriter(buffer: buffer)

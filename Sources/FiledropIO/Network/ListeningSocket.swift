@@ -62,13 +62,12 @@ public final class ListeningSocket: @unchecked Sendable {
         // sendmsg and must not wait for an ACK behind Nagle. Not a TCP socket: nothing to set.
         var noDelay: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_NODELAY, &noDelay, socklen_t(MemoryLayout<Int32>.size))
-        // A connection is handed over once its first bytes are in (TCP_DEFER_ACCEPT), so the
-        // read that follows accept finds the request and a one-request connection costs
-        // accept4, read, sendmsg and close, never an epoll registration and a wakeup: with
-        // wrk's `Connection: close`, 0.5 context switches and 1.5 epoll_ctl per connection
-        // before. A client's request follows its handshake within a round trip; one that
-        // stays silent is handed over anyway after a second (the kernel counts it in SYN-ACK
-        // retransmissions, as nginx's `deferred`), and our own timeouts then apply to it.
+        // A connection is handed over once its first bytes are in (TCP_DEFER_ACCEPT): the read
+        // after accept finds the request, so a one-request connection is never registered with
+        // epoll, nor wakes a loop for its first bytes. A client's request follows the handshake
+        // within a round trip; a silent connection is handed over after about a second anyway
+        // (the kernel counts in SYN-ACK retransmissions, as nginx's `deferred`), and our own
+        // timeouts and limits apply to it from then on.
         var deferSeconds: Int32 = 1
         setsockopt(descriptor, Int32(IPPROTO_TCP), TCP_DEFER_ACCEPT, &deferSeconds, socklen_t(MemoryLayout<Int32>.size))
     }
