@@ -32,6 +32,24 @@ import Testing
         #expect(headers.withValueBytes(of: .range) { _ in true } == nil)
     }
 
+    /// The parsed fields point into bytes the headers hold once: changed, copied into a
+    /// response and written out, they must still read as the head said.
+    @Test func parsedFieldsSurviveChangesAndTheSerializer() throws {
+        var headers = try parsed("Accept: text/html\r\nX-One: 1\r\nX-Two: 2\r\n")
+        let copy = headers
+        headers.remove(HTTPFieldName("X-One"))
+        headers.replaceOrAdd(.accept, "*/*")
+        headers.add(name: "X-Three", value: "3")
+        #expect(headers.map(\.name) == ["Host", "X-Two", "Accept", "X-Three"])
+        #expect(headers.map(\.value) == ["example", "2", "*/*", "3"])
+        #expect(copy[.accept] == "text/html", "a copy keeps the fields as parsed")
+        #expect(copy["x-one"] == "1")
+        let (head, _) = ResponseHeadSerializer.serialize(Response(status: .ok, headers: headers), version: .http1_1,
+                                                        keepAlive: true, date: "Mon, 07 Dec 2026 16:00:00 GMT")
+        let text = String(decoding: head, as: UTF8.self)
+        #expect(text.contains("\r\nHost: example\r\nX-Two: 2\r\nAccept: */*\r\nX-Three: 3\r\n"))
+    }
+
     @Test func longNamesWithTheSameEndsAreTold() throws {
         // Same length, same first and last eight bytes: the key cannot tell them apart.
         let headers = try parsed("X-Filedrop-AAAA-Trailer: one\r\nX-Filedrop-BBBB-Trailer: two\r\n")

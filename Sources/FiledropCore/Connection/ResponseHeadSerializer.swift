@@ -26,24 +26,27 @@ public enum ResponseHeadSerializer {
         // Written into one buffer sized up front: this runs once per response, and String
         // concatenation (then array appends) showed up in profiles of small-file benchmarks.
         // 64 for the status line's fixed part and Server, 64 for the framing fields.
-        let fixed = 128 + response.status.reason.utf8.count + date.utf8.count
+        let status = response.status
+        let fixed = 128 + status.reason.utf8.count + date.utf8.count
+        // The closures below name `status`, not `response`: capturing the response copied it.
         // A field block made by `fieldBlock(of:)` for these very headers (`Response` drops it
         // when they change): the bytes the loop below would write, copied at once.
         if let block = response.fieldBlock {
             assert(block == fieldBlock(of: response.headers), "a field block outlived its headers")
             let head = HeadWriter.bytes(capacity: fixed + block.count) { out in
-                out.statusLine(response.status, date: date)
+                out.statusLine(status, date: date)
                 block.withUnsafeBytes { out.copy($0) }
                 out.framing(framing, closes: closes, version: version)
             }
             return (head, framing)
         }
         // The fields are read in place (no copy, no retain).
+        let storage = response.headers.storage
         let head = response.headers.fields.withUnsafeBufferPointer { fields in
-            let (size, handlerSet) = measure(fields)
+            let (size, handlerSet) = measure(fields, storage)
             return HeadWriter.bytes(capacity: fixed + size) { out in
-                out.statusLine(response.status, date: date)
-                write(fields, handlerSet: handlerSet, to: &out)
+                out.statusLine(status, date: date)
+                write(fields, storage, handlerSet: handlerSet, to: &out)
                 out.framing(framing, closes: closes, version: version)
             }
         }
@@ -56,21 +59,21 @@ public enum ResponseHeadSerializer {
     /// other head, so the two can never differ.
     static func fieldBlock(of headers: HTTPHeaders) -> [UInt8] {
         headers.fields.withUnsafeBufferPointer { fields in
-            let (size, handlerSet) = measure(fields)
-            return HeadWriter.bytes(capacity: size) { out in write(fields, handlerSet: handlerSet, to: &out) }
+            let (size, handlerSet) = measure(fields, headers.storage)
+            return HeadWriter.bytes(capacity: size) { out in write(fields, headers.storage, handlerSet: handlerSet, to: &out) }
         }
     }
 
     /// An upper bound of the bytes `write` takes for `fields`, and which security headers the
     /// handler set itself (by bit, as `securityHeaderBit` numbers them). Most fields are told
     /// apart from the framing and security headers by their name's length alone.
-    private static func measure(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>) -> (size: Int, handlerSet: UInt8) {
+    private static func measure(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>, _ storage: FieldBytes?) -> (size: Int, handlerSet: UInt8) {
         let security = securityHeaders
         var size = 0
         var handlerSet: UInt8 = 0
         for index in fields.indices {
-            size += fields[index].nameLength + fields[index].value.utf8.count + 4
-            handlerSet |= securityHeaderBit(fields[index], among: security)
+            size += fields[index].nameLength + fields[index].value(in: storage).utf8.count + 4
+            handlerSet |= securityHeaderBit(fields[index], storage, among: security)
         }
         for index in security.indices where handlerSet & (1 << index) == 0 {
             size += security[index].name.key.length + security[index].value.utf8.count + 4
@@ -79,9 +82,10 @@ public enum ResponseHeadSerializer {
     }
 
     /// The field lines of `fields` (framing fields dropped), then the missing security headers.
-    private static func write(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>, handlerSet: UInt8, to out: inout HeadWriter) {
-        for index in fields.indices where !isFramingHeader(fields[index]) {
-            out.field(fields[index].name, fields[index].value)
+    private static func write(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>, _ storage: FieldBytes?, handlerSet: UInt8,
+                              to out: inout HeadWriter) {
+        for index in fields.indices where !isFramingHeader(fields[index], storage) {
+            out.field(fields[index].name(in: storage), fields[index].value(in: storage))
         }
         if handlerSet == 0 {
             securityHeaderBlock.withUnsafeBytes { out.copy($0) }
@@ -95,22 +99,22 @@ public enum ResponseHeadSerializer {
 
     /// Content-Length, Transfer-Encoding and Connection are the serializer's own decision:
     /// a handler's are dropped. The length is checked first so most names cost no comparison.
-    private static func isFramingHeader(_ field: HTTPHeaders.Entry) -> Bool {
+    private static func isFramingHeader(_ field: HTTPHeaders.Entry, _ storage: FieldBytes?) -> Bool {
         switch field.nameLength {
-        case 10: field.hasName(.connection)
-        case 14: field.hasName(.contentLength)
-        case 17: field.hasName(.transferEncoding)
+        case 10: field.hasName(.connection, in: storage)
+        case 14: field.hasName(.contentLength, in: storage)
+        case 17: field.hasName(.transferEncoding, in: storage)
         default: false
         }
     }
 
     /// The bit (by position in `security`) of the security header `field` is, or 0.
     private static func securityHeaderBit(
-        _ field: HTTPHeaders.Entry, among security: [(name: HTTPFieldName, value: String)]
+        _ field: HTTPHeaders.Entry, _ storage: FieldBytes?, among security: [(name: HTTPFieldName, value: String)]
     ) -> UInt8 {
         // Their names are 15, 22 and 23 bytes long: any other length is none of them.
         guard field.nameLength == 15 || field.nameLength == 22 || field.nameLength == 23 else { return 0 }
-        for index in security.indices where field.hasName(security[index].name) {
+        for index in security.indices where field.hasName(security[index].name, in: storage) {
             return 1 << index
         }
         return 0

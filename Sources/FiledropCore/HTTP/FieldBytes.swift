@@ -26,12 +26,3 @@ final class FieldBytes: ManagedBuffer<Int, UInt8> {
         }
     }
 }
-
-/// A field line the head parser checked: where its name and value are among the head's field
-/// lines (offsets from the first), and its name's lookup key (its length is the name's).
-struct ParsedField {
-    var nameStart: Int32
-    var valueStart: Int32
-    var valueCount: Int32
-    var key: HTTPFieldName.Key
-}

@@ -8,36 +8,44 @@
 /// from a String would cost more than the few lookups a response sees.
 ///
 /// A parsed field's name and value stay bytes (`FieldBytes`, one copy of the head's field
-/// lines) until asked for as Strings: a browser sends fifteen fields or so, and a request
-/// reads a few of them, so making a String of each (with its UTF-8 check and, past 15
-/// bytes, its allocation) was a third of a browser GET's instructions.
+/// lines, held once by the headers) until asked for as Strings: a browser sends fifteen
+/// fields or so, and a request reads a few of them, so making a String of each (with its
+/// UTF-8 check and, past 15 bytes, its allocation) was a third of a browser GET's
+/// instructions. The parser adds its fields here as it checks them and hands over their
+/// bytes at the end (`attachParsedBytes`): one list, no copy of it, and no reference to the
+/// bytes in each field to retain and release.
 public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     public typealias Field = (name: String, value: String)
 
-    /// A field's name or value: a String, or where it is in its head's `FieldBytes`.
-    /// Unchecked: `FieldBytes` is a ManagedBuffer, which Swift never calls Sendable, but its
-    /// bytes are written once, before any field points at them, and only read after.
-    enum Text: @unchecked Sendable {
+    /// A field's name or value: a String, or where it is in the headers' `FieldBytes`.
+    enum Text: Sendable {
         case string(String)
-        case parsed(FieldBytes, start: Int32, count: Int32)
+        case parsed(start: Int32, count: Int32)
 
-        var string: String {
+        func string(in storage: FieldBytes?) -> String {
             switch self {
             case .string(let text): text
-            case .parsed(let storage, let start, let count): storage.string(start: Int(start), count: Int(count))
+            case .parsed(let start, let count): Self.bytes(storage).string(start: Int(start), count: Int(count))
             }
         }
 
         @inline(__always)
-        func withBytes<R>(_ body: (UnsafeRawBufferPointer) -> R) -> R {
+        func withBytes<R>(in storage: FieldBytes?, _ body: (UnsafeRawBufferPointer) -> R) -> R {
             switch self {
             case .string(let text): text.withUTF8Bytes(body)
-            case .parsed(let storage, let start, let count): storage.withBytes(start: Int(start), count: Int(count), body)
+            case .parsed(let start, let count): Self.bytes(storage).withBytes(start: Int(start), count: Int(count), body)
             }
+        }
+
+        @inline(__always)
+        private static func bytes(_ storage: FieldBytes?) -> FieldBytes {
+            guard let storage else { preconditionFailure("a parsed field read before its head's bytes were attached") }
+            return storage
         }
     }
 
-    /// A field with its name's length and, when parsed, its name's lookup key.
+    /// A field with its name's length and, when parsed, its name's lookup key. Its parsed
+    /// parts are read with the headers' `storage`.
     struct Entry: Sendable {
         var nameText: Text
         var valueText: Text
@@ -65,33 +73,37 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
             self.key = key
         }
 
-        var name: String { nameText.string }
-        var value: String { valueText.string }
+        func name(in storage: FieldBytes?) -> String { nameText.string(in: storage) }
+        func value(in storage: FieldBytes?) -> String { valueText.string(in: storage) }
 
         /// Lengths first; then keys, where both have one; names only when that cannot decide.
         @inline(__always)
-        func hasName(_ wanted: HTTPFieldName) -> Bool {
+        func hasName(_ wanted: HTTPFieldName, in storage: FieldBytes?) -> Bool {
             guard nameLength == wanted.key.length else { return false }
             if let key {
-                return key == wanted.key && (key.isExact || nameEquals(wanted.text))
+                return key == wanted.key && (key.isExact || nameEquals(wanted.text, in: storage))
             }
             if case .string(let name) = nameText, name == wanted.text { return true }
-            return nameEquals(wanted.text)
+            return nameEquals(wanted.text, in: storage)
         }
 
         /// `length` is `wanted.utf8.count`, worked out once per lookup.
         @inline(__always)
-        func hasName(_ wanted: String, length: Int) -> Bool {
-            nameLength == length && nameEquals(wanted)
+        func hasName(_ wanted: String, length: Int, in storage: FieldBytes?) -> Bool {
+            nameLength == length && nameEquals(wanted, in: storage)
         }
 
-        private func nameEquals(_ wanted: String) -> Bool {
-            nameText.withBytes { name in wanted.withUTF8Bytes { equalIgnoringASCIICase(name, $0) } }
+        private func nameEquals(_ wanted: String, in storage: FieldBytes?) -> Bool {
+            nameText.withBytes(in: storage) { name in wanted.withUTF8Bytes { equalIgnoringASCIICase(name, $0) } }
         }
     }
 
-    /// The fields in order; the response serializer reads them in place.
+    /// The fields in order; the response serializer reads them in place, with `storage`.
     private(set) var fields: [Entry] = []
+    /// The bytes the parsed fields point into; nil when none was parsed. Unchecked: Swift
+    /// never calls a ManagedBuffer Sendable, but these bytes are written once, before any
+    /// field points at them, and only read after.
+    nonisolated(unsafe) private(set) var storage: FieldBytes?
 
     public init() {}
 
@@ -129,13 +141,17 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
         fields.append(Entry(name: name, value: value, key: key))
     }
 
-    /// The fields of a parsed head: `parsed` gives each one's name and value as offsets into
-    /// `storage`, its field lines' bytes.
-    init(storage: FieldBytes, parsed: [ParsedField]) {
-        fields = parsed.map { field in
-            Entry(name: .parsed(storage, start: field.nameStart, count: Int32(field.key.length)),
-                  value: .parsed(storage, start: field.valueStart, count: field.valueCount), key: field.key)
-        }
+    /// For the head parser, as it checks each field line: the name is `key.length` bytes at
+    /// `nameStart`, the value `valueCount` bytes at `valueStart`, offsets into the bytes of the
+    /// head's field lines, which `attachParsedBytes` hands over once the head is complete.
+    mutating func addParsed(nameStart: Int32, valueStart: Int32, valueCount: Int32, key: HTTPFieldName.Key) {
+        fields.append(Entry(name: .parsed(start: nameStart, count: Int32(key.length)),
+                            value: .parsed(start: valueStart, count: valueCount), key: key))
+    }
+
+    /// The bytes the fields added by `addParsed` point into.
+    mutating func attachParsedBytes(_ bytes: FieldBytes) {
+        storage = bytes
     }
 
     /// Replaces every field called `name` with one field.
@@ -152,44 +168,48 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
 
     public mutating func remove(name: String) {
         let length = name.utf8.count
-        fields.removeAll { $0.hasName(name, length: length) }
+        let storage = storage
+        fields.removeAll { $0.hasName(name, length: length, in: storage) }
     }
 
     public mutating func remove(_ name: HTTPFieldName) {
-        fields.removeAll { $0.hasName(name) }
+        let storage = storage
+        fields.removeAll { $0.hasName(name, in: storage) }
     }
 
     /// The first value of `name`, or nil.
     public subscript(name: String) -> String? {
         let length = name.utf8.count
-        for index in fields.indices where fields[index].hasName(name, length: length) { return fields[index].value }
+        for index in fields.indices where fields[index].hasName(name, length: length, in: storage) {
+            return fields[index].value(in: storage)
+        }
         return nil
     }
 
     /// The first value of `name`, or nil.
     public subscript(name: HTTPFieldName) -> String? {
-        for index in fields.indices where fields[index].hasName(name) { return fields[index].value }
+        for index in fields.indices where fields[index].hasName(name, in: storage) { return fields[index].value(in: storage) }
         return nil
     }
 
     /// Every value of `name`, in order.
     public func values(for name: String) -> [String] {
         let length = name.utf8.count
-        return fields.filter { $0.hasName(name, length: length) }.map(\.value)
+        return fields.filter { $0.hasName(name, length: length, in: storage) }.map { $0.value(in: storage) }
     }
 
     /// Every value of `name`, in order.
     public func values(for name: HTTPFieldName) -> [String] {
-        fields.filter { $0.hasName(name) }.map(\.value)
+        fields.filter { $0.hasName(name, in: storage) }.map { $0.value(in: storage) }
     }
 
     public func contains(_ name: String) -> Bool {
         let length = name.utf8.count
-        return fields.contains { $0.hasName(name, length: length) }
+        return fields.contains { $0.hasName(name, length: length, in: storage) }
     }
 
     public func contains(_ name: HTTPFieldName) -> Bool {
-        fields.contains { $0.hasName(name) }
+        fields.contains { $0.hasName(name, in: storage) }
     }
 
     /// The comma-separated list elements of every `name` field, trimmed, lowercased
@@ -204,29 +224,30 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// list: `Connection` and `Expect` are asked about on every request.
     public func containsToken(_ token: StaticString, in name: HTTPFieldName) -> Bool {
         let pattern = UnsafeRawBufferPointer(start: token.utf8Start, count: token.utf8CodeUnitCount)
-        for index in fields.indices where fields[index].hasName(name) {
-            if fields[index].valueText.withBytes({ Self.list($0, contains: pattern) }) { return true }
+        for index in fields.indices where fields[index].hasName(name, in: storage) {
+            if fields[index].valueText.withBytes(in: storage, { Self.list($0, contains: pattern) }) { return true }
         }
         return false
     }
 
     public struct Iterator: IteratorProtocol {
         var base: IndexingIterator<[Entry]>
+        let storage: FieldBytes?
 
         public mutating func next() -> Field? {
-            base.next().map { (name: $0.name, value: $0.value) }
+            base.next().map { (name: $0.name(in: storage), value: $0.value(in: storage)) }
         }
     }
 
     public func makeIterator() -> Iterator {
-        Iterator(base: fields.makeIterator())
+        Iterator(base: fields.makeIterator(), storage: storage)
     }
 
     /// Whether some field's name, given by its length and first byte (lowercased), satisfies
     /// `predicate`: a parsed field answers from its lookup key, without its bytes.
     public func containsName(where predicate: (_ length: Int, _ first: UInt8) -> Bool) -> Bool {
         for index in fields.indices {
-            let key = fields[index].key ?? fields[index].nameText.withBytes { HTTPFieldName.Key($0) }
+            let key = fields[index].key ?? fields[index].nameText.withBytes(in: storage) { HTTPFieldName.Key($0) }
             if key.length > 0, predicate(key.length, UInt8(truncatingIfNeeded: key.head)) { return true }
         }
         return false
@@ -235,12 +256,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// Runs `body` on the bytes of the first `name` field's value, without making a String;
     /// nil when there is none. For parsers of list-valued fields (Accept, Accept-Encoding).
     public func withValueBytes<R>(of name: HTTPFieldName, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
-        for index in fields.indices where fields[index].hasName(name) { return fields[index].valueText.withBytes(body) }
+        for index in fields.indices where fields[index].hasName(name, in: storage) {
+            return fields[index].valueText.withBytes(in: storage, body)
+        }
         return nil
     }
 
     public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+        lhs.elementsEqual(rhs) { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// Whether the comma-separated `list` has an element equal to `token` (lowercase)

@@ -47,6 +47,9 @@ extension FileNamePolicy {
     /// names `checkedComponent` returns unchanged (ASCII is already NFC).
     private func plainStoragePath(fromURLPath subpath: Substring) -> StoragePath? {
         let answer = subpath.utf8.withContiguousStorageIfAvailable { bytes -> StoragePath? in
+            // The first name is held on its own: a path of one name (the usual download)
+            // needs no array.
+            var first: String?
             var components: [String] = []
             var totalBytes = -1
             var start = 0
@@ -56,13 +59,20 @@ extension FileNamePolicy {
                 if end > start {
                     let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
                     guard isPlainName(name) else { return nil }
-                    components.append(String(decoding: name, as: UTF8.self))
+                    let text = String(decoding: name, as: UTF8.self)
+                    if let held = first {
+                        if components.isEmpty { components.append(held) }
+                        components.append(text)
+                    } else {
+                        first = text
+                    }
                     totalBytes += name.count + 1
-                    guard components.count <= Self.maxDepth, totalBytes <= Self.maxPathBytes else { return nil }
+                    guard max(components.count, 1) <= Self.maxDepth, totalBytes <= Self.maxPathBytes else { return nil }
                 }
                 start = end + 1
             }
-            return StoragePath(checkedComponents: components)
+            guard let first else { return .root }
+            return components.isEmpty ? StoragePath(checkedName: first) : StoragePath(checkedComponents: components)
         }
         return answer ?? nil
     }

@@ -68,7 +68,7 @@ public final class PosixStorage: Storage {
         guard let name = path.name else { throw .isADirectory }
         guard StorageNames.isClientName(name) else { throw .notAllowed }
         // Read before the fstatat below: a change after it makes what it finds untrusted.
-        let watched = path.components.count == 1 ? rootWatch.flatMap { $0.isWatching ? $0.changes : nil } : nil
+        let watched = path.isTopLevel ? rootWatch.flatMap { $0.isWatching ? $0.changes : nil } : nil
         let now = watched == nil ? 0 : Self.monotonicNow()
         if let watched, let file = smallFiles.trusted(name, changes: watched, now: now) { return file }
         let parent = try openDirectory(path.parent, creating: false)

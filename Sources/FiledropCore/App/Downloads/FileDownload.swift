@@ -25,17 +25,24 @@ enum FileDownload {
         let mayHaveConditionalOrRange = head.mayHaveConditionalOrRange
         let type = values.contentType
         let encoding = compression.fileEncoding(contentType: type, size: file.metadata.size, cacheKey: nil, head: head)
-        var response: Response
-        if case .identity = encoding {
-            response = FileResponse.make(file, head: head, identityHeaders: values.identityHeaders,
-                                         conditionalHeaders: values.conditionalHeaders, validators: values.validators)
+        // Made in one expression: assigned to a `var` in two branches, the Response was copied
+        // and the original destroyed on every download.
+        let response = if case .identity = encoding {
+            FileResponse.make(file, head: head, identityHeaders: values.identityHeaders,
+                              conditionalHeaders: values.conditionalHeaders, validators: values.validators)
         } else {
-            response = FileResponse.make(file, head: head, contentType: type, cacheControl: cacheControl,
-                                         extraHeaders: downloadFields(contentDisposition: values.contentDisposition),
-                                         encoding: encoding, validators: values.validators)
-            if response.status == .ok, let reprDigest = values.reprDigest { response.headers.add(.reprDigest, reprDigest) }
+            encoded(file, head: head, values: values, encoding: encoding)
         }
         guard mayHaveConditionalOrRange else { return response }
         return PartialContent.answer(response, head: head, validators: values.validators, contentType: type)
+    }
+
+    /// The gzip variant: its fields are built for it, Repr-Digest added to a 200.
+    private static func encoded(_ file: OpenedFile, head: RequestHead, values: FileHeaderValues, encoding: FileEncoding) -> Response {
+        var response = FileResponse.make(file, head: head, contentType: values.contentType, cacheControl: cacheControl,
+                                         extraHeaders: downloadFields(contentDisposition: values.contentDisposition),
+                                         encoding: encoding, validators: values.validators)
+        if response.status == .ok, let reprDigest = values.reprDigest { response.headers.add(.reprDigest, reprDigest) }
+        return response
     }
 }
