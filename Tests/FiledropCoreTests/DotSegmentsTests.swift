@@ -89,4 +89,27 @@ import Testing
         #expect(Upload.send(app, Upload.head(.delete, target)).status == .badRequest)
         #expect(storage.files.count == 2)
     }
+
+    /// The parser finds a target's query and `.` segments while it checks its bytes: the path
+    /// and query it gives must be the ones `RequestHead` works out from the target alone.
+    @Test func theParsersSplitIsTheHeadsOwn() {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["/", ".", "..", "a", "?", "x=1", "%2e", "é", "&", "b.txt"]
+        var targets = ["/", "/.", "/?", "/.?", "/./?a=/./", "/a/.?x", "/a/..?", "/?./", "/files/a/./b?c/./d", "/é/./x"]
+        for _ in 0..<2_000 {
+            targets.append("/" + (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                pieces.randomElement(using: &generator)!
+            }.joined())
+        }
+        for target in targets {
+            let result = ThreeWayFeeding.parseHead(Array("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n".utf8))
+            guard case .complete(let parsed, _) = result else {
+                Issue.record("\(target) not parsed: \(result)")
+                continue
+            }
+            let built = RequestHead(method: .get, target: target, version: .http1_1, headers: parsed.headers)
+            #expect(parsed.path == built.path, "path of \(target)")
+            #expect(parsed.query == built.query, "query of \(target)")
+        }
+    }
 }

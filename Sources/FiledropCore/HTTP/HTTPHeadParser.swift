@@ -18,7 +18,7 @@ public struct HTTPHeadParser: Sendable {
     /// Offsets of the first two spaces of the request line, found while scanning it.
     private var firstSpace: Int?
     private var secondSpace: Int?
-    private var requestLine: (method: HTTPMethod, target: String, version: HTTPVersion)?
+    private var requestLine: (method: HTTPMethod, target: String, shape: RequestTargetShape?, version: HTTPVersion)?
     /// Offset of the first field line; the checked fields' offsets count from there. Their
     /// bytes are copied once, when the head is complete (`FieldBytes`).
     private var fieldsStart = 0
@@ -187,8 +187,9 @@ public struct HTTPHeadParser: Sendable {
         min(16, max(2, 1 + (bytesLeft - lineBytes) / 40))
     }
 
-    private func head(_ requestLine: (method: HTTPMethod, target: String, version: HTTPVersion)) -> RequestHead {
-        RequestHead(method: requestLine.method, target: requestLine.target, version: requestLine.version, headers: headers)
+    private func head(_ requestLine: (method: HTTPMethod, target: String, shape: RequestTargetShape?, version: HTTPVersion)) -> RequestHead {
+        RequestHead(method: requestLine.method, target: requestLine.target, version: requestLine.version, headers: headers,
+                    shape: requestLine.shape)
     }
 }
 

@@ -13,28 +13,42 @@ public struct RequestHead: Sendable, Equatable {
     public let query: Substring?
 
     public init(method: HTTPMethod, target: String, version: HTTPVersion, headers: HTTPHeaders) {
+        self.init(method: method, target: target, version: version, headers: headers, shape: nil)
+    }
+
+    /// With `shape`, what the request-line parser already found in the target's bytes (an
+    /// origin-form target's query mark and `.` segments): the target is not scanned again.
+    init(method: HTTPMethod, target: String, version: HTTPVersion, headers: HTTPHeaders, shape: RequestTargetShape?) {
         self.method = method
         self.target = target
         self.version = version
         self.headers = headers
-        let (rawPath, query) = Self.pathAndQuery(of: target)
-        path = DotSegments.removingSingleDots(from: rawPath)
-        self.query = query
+        if let shape {
+            let (rawPath, query) = Self.split(target, at: shape.queryMark)
+            path = shape.hasSingleDotSegment ? DotSegments.removingKnownSingleDots(from: rawPath) : rawPath
+            self.query = query
+        } else {
+            let (rawPath, query) = Self.pathAndQuery(of: target)
+            path = DotSegments.removingSingleDots(from: rawPath)
+            self.query = query
+        }
     }
 
     private static func pathAndQuery(of target: String) -> (path: Substring, query: Substring?) {
-        if let mark = queryMark(inOriginForm: target) {
-            // Origin-form, what every client but a proxy sends: split where the bytes say.
-            // Without a query the path is the whole target (slicing a String checks both
-            // bounds, which costs more than the rest of this).
-            let utf8 = target.utf8
-            guard mark < utf8.count else { return (Substring(target), nil) }
-            let index = utf8.index(utf8.startIndex, offsetBy: mark)
-            return (target[..<index], target[utf8.index(after: index)...])
-        }
+        if let mark = queryMark(inOriginForm: target) { return split(target, at: mark) }
         let pathAndQuery = originForm(of: target)
         guard let mark = pathAndQuery.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (pathAndQuery, nil) }
         return (pathAndQuery[..<mark], pathAndQuery[pathAndQuery.index(after: mark)...])
+    }
+
+    /// An origin-form target (what every client but a proxy sends) split at the offset of its
+    /// `?`, or its length when it has none. Without a query the path is the whole target
+    /// (slicing a String checks both bounds, which costs more than the rest of this).
+    private static func split(_ target: String, at mark: Int) -> (path: Substring, query: Substring?) {
+        let utf8 = target.utf8
+        guard mark < utf8.count else { return (Substring(target), nil) }
+        let index = utf8.index(utf8.startIndex, offsetBy: mark)
+        return (target[..<index], target[utf8.index(after: index)...])
     }
 
     /// RFC 9112 §3.2.2: a server must accept absolute-form; reduce it to path + query.
@@ -71,4 +85,12 @@ public struct RequestHead: Sendable, Equatable {
             return bytes.firstIndex(of: UInt8(ascii: "?")) ?? bytes.count
         } ?? nil
     }
+}
+
+/// What the request-line parser learned of an origin-form target while checking its bytes:
+/// the offset of its `?` (its length when it has none), and whether its path has a `.`
+/// segment (`DotSegments`).
+struct RequestTargetShape: Sendable, Equatable {
+    let queryMark: Int
+    let hasSingleDotSegment: Bool
 }

@@ -4,16 +4,16 @@ enum RequestLineSyntax {
     /// spaces inside `line`, already found by the caller's scan.
     static func parse(
         _ line: UnsafeRawBufferPointer, firstSpace: Int?, secondSpace: Int?
-    ) throws(HTTPError) -> (method: HTTPMethod, target: String, version: HTTPVersion) {
+    ) throws(HTTPError) -> (method: HTTPMethod, target: String, shape: RequestTargetShape?, version: HTTPVersion) {
         guard let firstSpace, let secondSpace else {
             throw .malformedRequestLine("expected \"method target version\"")
         }
         let method = try parseMethod(UnsafeRawBufferPointer(rebasing: line[0..<firstSpace]))
-        let target = try parseTarget(
+        let (target, shape) = try parseTarget(
             UnsafeRawBufferPointer(rebasing: line[(firstSpace + 1)..<secondSpace]), method: method
         )
         let version = try parseVersion(UnsafeRawBufferPointer(rebasing: line[(secondSpace + 1)...]))
-        return (method, target, version)
+        return (method, target, shape, version)
     }
 
     /// RFC 9110 §9.1: `method = token`, case-sensitive.
@@ -55,10 +55,14 @@ enum RequestLineSyntax {
     /// authority-form (`host:port`, CONNECT only) and asterisk-form (`*`, OPTIONS only).
     /// Non-ASCII bytes are tolerated when they form valid UTF-8 (curl sends them raw);
     /// control bytes and anything that would not survive as a String are refused.
-    private static func parseTarget(_ bytes: UnsafeRawBufferPointer, method: HTTPMethod) throws(HTTPError) -> String {
+    /// An origin-form target's shape (`RequestTargetShape`) is found in the same pass.
+    private static func parseTarget(_ bytes: UnsafeRawBufferPointer, method: HTTPMethod) throws(HTTPError) -> (String, RequestTargetShape?) {
         guard let first = bytes.first else { throw .malformedRequestLine("empty request target") }
         var ascii = true
-        for byte in bytes {
+        var queryMark: Int?
+        var dotSegment = false
+        for index in bytes.indices {
+            let byte = bytes[index]
             if byte < 0x20 || byte == 0x7F {
                 throw .malformedRequestLine("control character in the request target")
             }
@@ -68,7 +72,18 @@ enum RequestLineSyntax {
                 throw .malformedRequestLine("a fragment (#) in the request target")
             }
             if byte >= 0x80 { ascii = false }
+            if queryMark == nil {
+                if byte == UInt8(ascii: "?") {
+                    queryMark = index
+                } else if byte == UInt8(ascii: "."), !dotSegment {
+                    // The path ends where the query starts.
+                    let pathEnd = index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "?") ? index + 1 : bytes.count
+                    dotSegment = DotSegments.isSingleDotSegment(at: index, in: bytes, pathEnd: pathEnd)
+                }
+            }
         }
+        let shape = first == UInt8(ascii: "/")
+            ? RequestTargetShape(queryMark: queryMark ?? bytes.count, hasSingleDotSegment: dotSegment) : nil
         let target: String
         if ascii {
             target = String(decoding: bytes, as: UTF8.self)
@@ -80,19 +95,19 @@ enum RequestLineSyntax {
         }
         switch method {
         case .other("CONNECT"):
-            return target
+            return (target, shape)
         case _ where first == UInt8(ascii: "/"):
-            return target
+            return (target, shape)
         case _ where bytes.count == 1 && first == UInt8(ascii: "*"):
             guard method == .options else {
                 throw .malformedRequestLine("\"*\" is only a target for OPTIONS")
             }
-            return target
+            return (target, shape)
         default:
             guard hasScheme(bytes) else {
                 throw .malformedRequestLine("the target is neither a path nor an absolute URI")
             }
-            return target
+            return (target, shape)
         }
     }
 
