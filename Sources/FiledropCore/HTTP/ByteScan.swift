@@ -38,6 +38,15 @@ enum ByteScan {
         return end
     }
 
+    /// The index of the first `byte` in `start..<end`, or `end`: where a list element or a
+    /// parameter ends.
+    @inline(__always)
+    static func firstIndex(of byte: UInt8, in buffer: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Int {
+        var index = start
+        while index < end && buffer[index] != byte { index += 1 }
+        return index
+    }
+
     /// `start..<end` without optional white space (SP, HTAB) at either end (RFC 9110 §5.6.3).
     @inline(__always)
     static func trimmingOWS(in buffer: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Range<Int> {

@@ -29,8 +29,6 @@ public struct HTTPHeadParser: Sendable {
     /// rebuilds the same head from what it keeps (holding a copy of the head instead cost a
     /// copy and a destruction on every request).
     private var completedLength: Int?
-    /// Bytes of the buffer from the line being taken on: what the rest of the head may hold.
-    private var bytesLeft = 0
     /// The fields checked so far (`HTTPHeaders.addParsed`), given their bytes once complete.
     private var headers = HTTPHeaders()
 
@@ -57,8 +55,7 @@ public struct HTTPHeadParser: Sendable {
             while let lineEnd = try scanLine(buffer, end: end) {
                 let line = UnsafeRawBufferPointer(rebasing: buffer[lineStart..<lineEnd])
                 let next = lineEnd + 2
-                bytesLeft = end - lineStart
-                if try take(line) {
+                if try take(line, bytesAtHand: end - lineStart) {
                     guard let requestLine else { preconditionFailure("a head without a request line") }
                     let section = UnsafeRawBufferPointer(rebasing: buffer[fieldsStart..<lineStart])
                     headers.attachParsedBytes(FieldBytes.copying(section))
@@ -143,8 +140,9 @@ public struct HTTPHeadParser: Sendable {
     }
 
     /// Handles one complete line (without CRLF); returns true when it was the empty line
-    /// that ends the header section.
-    private mutating func take(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> Bool {
+    /// that ends the header section. `bytesAtHand`: the buffer's bytes from the line on, what
+    /// the rest of the head may hold.
+    private mutating func take(_ line: UnsafeRawBufferPointer, bytesAtHand: Int) throws(HTTPError) -> Bool {
         switch stage {
         case .requestLine:
             // RFC 9112 §2.2: empty lines before the request line are ignored.
@@ -172,7 +170,7 @@ public struct HTTPHeadParser: Sendable {
                 guard !sawHost else { throw .malformedHeader("more than one Host field") }
                 sawHost = true
             }
-            if headers.isEmpty { headers.reserveCapacity(Self.expectedFieldCount(lineBytes: line.count, bytesLeft: bytesLeft)) }
+            if headers.isEmpty { headers.reserveCapacity(Self.expectedFieldCount(lineBytes: line.count, bytesAtHand: bytesAtHand)) }
             let offset = lineStart - fieldsStart
             headers.addParsed(nameStart: Int32(offset), valueStart: Int32(offset + field.value.lowerBound),
                               valueCount: Int32(field.value.count), key: field.key)
@@ -183,8 +181,8 @@ public struct HTTPHeadParser: Sendable {
     /// Room for the fields the head's bytes at hand seem to hold (about one per 40 bytes, at
     /// most 16), so the list is allocated once: wrk's one field gets a small allocation that
     /// malloc's per-thread cache serves, a browser's sixteen one list instead of five growths.
-    private static func expectedFieldCount(lineBytes: Int, bytesLeft: Int) -> Int {
-        min(16, max(2, 1 + (bytesLeft - lineBytes) / 40))
+    private static func expectedFieldCount(lineBytes: Int, bytesAtHand: Int) -> Int {
+        min(16, max(2, 1 + (bytesAtHand - lineBytes) / 40))
     }
 
     private func head(_ requestLine: (method: HTTPMethod, target: String, shape: RequestTargetShape?, version: HTTPVersion)) -> RequestHead {

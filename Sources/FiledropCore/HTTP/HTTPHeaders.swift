@@ -271,8 +271,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     private static func list(_ list: UnsafeRawBufferPointer, contains token: UnsafeRawBufferPointer) -> Bool {
         var start = 0
         while start <= list.count {
-            var end = start
-            while end < list.count && list[end] != UInt8(ascii: ",") { end += 1 }
+            let end = ByteScan.firstIndex(of: UInt8(ascii: ","), in: list, from: start, to: list.count)
             let element = ByteScan.trimmingOWS(in: list, from: start, to: end)
             if equalIgnoringASCIICase(UnsafeRawBufferPointer(rebasing: list[element]), token) { return true }
             start = end + 1

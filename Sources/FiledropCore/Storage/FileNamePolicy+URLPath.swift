@@ -51,6 +51,7 @@ extension FileNamePolicy {
             // needs no array.
             var first: String?
             var components: [String] = []
+            var depth = 0
             var totalBytes = -1
             var start = 0
             while start < bytes.count {
@@ -66,8 +67,9 @@ extension FileNamePolicy {
                     } else {
                         first = text
                     }
+                    depth += 1
                     totalBytes += name.count + 1
-                    guard max(components.count, 1) <= Self.maxDepth, totalBytes <= Self.maxPathBytes else { return nil }
+                    guard depth <= Self.maxDepth, totalBytes <= Self.maxPathBytes else { return nil }
                 }
                 start = end + 1
             }

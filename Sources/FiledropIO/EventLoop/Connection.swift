@@ -339,12 +339,11 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// Logs and counts the request whose response was written or cut.
     private func logRequest(failed: Bool) {
-        guard machine.currentRequest != nil, let status = responseStatus else { return }
+        // The request's fields are read one by one: a copy of the whole RequestInfo retained its Strings.
+        guard let kind = machine.currentRequest?.kind, let status = responseStatus else { return }
         responseStatus = nil
         guard accessLog || metrics != nil else { return }
         let duration = Clock.monotonicNanoseconds() &- requestStart
-        // Fields read one by one: a copy of the whole RequestInfo retained its Strings.
-        let kind = machine.currentRequest?.kind ?? .other
         metrics?.requestFinished(kind, status: status, refusal: machine.currentRequest?.refusal,
                                  readBody: machine.currentRequest?.readBody ?? false, durationNanoseconds: duration)
         // A load balancer checks every second or so: a passing check is the steady state and

@@ -15,14 +15,14 @@ enum AcceptEncoding {
         var wildcardWeight: Bool?
         var start = 0
         while start < header.count {
-            let end = next(UInt8(ascii: ","), in: header, from: start, to: header.count)
-            let codingEnd = next(UInt8(ascii: ";"), in: header, from: start, to: end)
+            let end = ByteScan.firstIndex(of: UInt8(ascii: ","), in: header, from: start, to: header.count)
+            let codingEnd = ByteScan.firstIndex(of: UInt8(ascii: ";"), in: header, from: start, to: end)
             let coding = trimmed(header, start, codingEnd)
             if !coding.isEmpty {
                 var accepted = true
                 var parameterStart = codingEnd + 1
                 while parameterStart <= end {
-                    let parameterEnd = next(UInt8(ascii: ";"), in: header, from: parameterStart, to: end)
+                    let parameterEnd = ByteScan.firstIndex(of: UInt8(ascii: ";"), in: header, from: parameterStart, to: end)
                     let pair = trimmed(header, parameterStart, parameterEnd)
                     if pair.hasPrefixIgnoringASCIICase("q=") { accepted = !isZeroQValue(pair.dropFirst(2)) }
                     parameterStart = parameterEnd + 1
@@ -36,13 +36,6 @@ enum AcceptEncoding {
             start = end + 1
         }
         return gzipWeight ?? wildcardWeight ?? false
-    }
-
-    /// The index of the first `byte` in `bytes[from..<to]`, or `to`.
-    private static func next(_ byte: UInt8, in bytes: UnsafeRawBufferPointer, from: Int, to: Int) -> Int {
-        var index = from
-        while index < to && bytes[index] != byte { index += 1 }
-        return index
     }
 
     /// `bytes[from..<to]` without optional white space at either end, as bytes the media-type

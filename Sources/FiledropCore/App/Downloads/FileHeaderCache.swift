@@ -68,7 +68,6 @@ final class FileHeaderValues: Sendable {
             && self.forceDownload == forceDownload && self.serverCompresses == serverCompresses && name.hasSameBytes(as: metadata.name)
             && self.sha256 == sha256
     }
-
 }
 
 /// `FileHeaderValues` of recently downloaded files, one slot per inode modulo the slot count:
