@@ -31,12 +31,14 @@ let clientReleaseLinkFlags = [
 // 4.8 MiB of it resident (3.0 now; most of the rest is the standard library's one big
 // section, which cannot be split). Our modules are compiled with one section per function,
 // so the linker can move them (and drop those nothing calls).
+//
 // libstdc++ (the Swift runtime is C++) is linked in, as the Swift standard library is: the
-// shared one cost 0.9 MiB of RSS at every start (its symbol and relocation tables, read to
-// bind it, and its data), of which the runtime uses a few functions. The toolchain names it
-// as -lstdc++ after our flags, so the linker script in static-libstdc++/, a directory searched
-// before the toolchain's, answers that name with the archive (libstdc++-12-dev, which the
-// Swift toolchain itself requires). filedrop-client keeps the shared one.
+// shared one cost about 1 MiB of RSS at every start (its symbol and relocation tables, read
+// to bind it, and its data) for the few functions the runtime calls. The toolchain adds
+// -lstdc++ itself, ahead of any -Bstatic we could pass; a -L directory given here is searched
+// before the toolchain's, so the linker script in static-libstdc++/ answers that name with the
+// archive (libstdc++-12-dev, which the Swift toolchain itself requires). filedrop-client,
+// which links Foundation, keeps the shared one.
 let daemonReleaseLinkFlags = [
     "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
     "-L", "\(Context.packageDirectory)/Sources/filedrop/static-libstdc++",

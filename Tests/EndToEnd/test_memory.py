@@ -7,8 +7,8 @@ thresholds at start (`DaemonStartup.returnFreedBuffersToTheKernel`).
 Anonymous memory (RssAnon) is what is compared: file-backed pages (code the transfers ran
 for the first time) are the binary's and the libraries', not buffers.
 
-The release daemon links libstdc++ in (Package.swift): the shared one cost 0.9 MiB of RSS at
-start for the few functions the Swift runtime calls.
+The release daemon links libstdc++ in (Package.swift): the shared one cost about 1 MiB of RSS
+at start for the few functions the Swift runtime calls.
 """
 
 from __future__ import annotations
