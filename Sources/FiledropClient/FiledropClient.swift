@@ -93,8 +93,14 @@ public struct FiledropClient: Sendable {
             let leading = body.segments.first?.length ?? 0
             var request = makeRequest(path: "/upload.html", method: "POST")
             request.setValue("application/json", forHTTPHeaderField: "Accept")
-            let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size))
+            let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size),
+                                        refusingErrors: false)
             meter.update(size, force: true)
+            // A form refused after its file part lists the file it stored beside the error:
+            // the file is saved, and sending it again would only make a copy.
+            if result.response.statusCode >= 400, !Self.listsStoredFile(result.body) {
+                throw FiledropClientError.from(status: result.response.statusCode, body: result.body)
+            }
             return try Self.storedFile(in: result.body, size: size, fallbackName: name)
         case .put:
             meter.start(at: 0, total: size)
@@ -121,6 +127,13 @@ public struct FiledropClient: Sendable {
             throw .invalidResponse("the server stored \(file.size) bytes of \(size)")
         }
         return UploadResult(name: file.name, size: file.size, resumedFrom: 0, sha256: file.sha256?.lowercased())
+    }
+
+    /// Whether an answer's `files` list names a stored file (a form's answer, also when refused).
+    static func listsStoredFile(_ body: Data) -> Bool {
+        guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+              let files = object["files"] as? [Any] else { return false }
+        return !files.isEmpty
     }
 
     /// The sha-256 member of an RFC 9530 `Repr-Digest` (`sha-256=:BASE64:`) as lowercase hex.
@@ -152,16 +165,18 @@ public struct FiledropClient: Sendable {
         return request
     }
 
-    /// Performs `request` and turns a status of 400 or more into the server's error.
+    /// Performs `request` and, with `refusingErrors`, turns a status of 400 or more into the
+    /// server's error.
     func send(_ request: URLRequest, body: StreamedBody? = nil, destination: TransferSession.Destination = .memory,
-              progress: TransferSession.ProgressMapping? = nil) async throws(FiledropClientError) -> TransferSession.Result {
+              progress: TransferSession.ProgressMapping? = nil,
+              refusingErrors: Bool = true) async throws(FiledropClientError) -> TransferSession.Result {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.urlCache = nil
         let result = try await TransferSession.perform(try routed(request), body: body, destination: destination,
                                                        progress: progress, configuration: configuration,
                                                        serverTrust: serverTrust)
-        if result.response.statusCode >= 400 {
+        if refusingErrors, result.response.statusCode >= 400 {
             throw FiledropClientError.from(status: result.response.statusCode, body: result.body)
         }
         return result
