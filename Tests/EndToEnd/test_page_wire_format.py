@@ -101,6 +101,20 @@ def test_the_upload_report_names_the_stored_file(page, daemon, tmp_path):
     expect(done).to_contain_text("saved as photos/Grüße 😀.txt")
 
 
+def test_a_form_refused_after_its_file_counts_the_file_as_saved(page, daemon, tmp_path):
+    """The file is stored though the form's answer is an error: done, with the sentence."""
+    open_page(page, daemon)
+    serve_json(page, is_upload, "upload-stopped.json", status=400, method="POST")
+    source = tmp_path / "sent.txt"
+    source.write_bytes(b"hello\n")
+    page.set_input_files("#file-input", [str(source)])
+    done = page.locator('.upload[data-state="done"]')
+    expect(done).to_have_count(1, timeout=10_000)
+    expect(done).to_contain_text("saved as photos/Grüße 😀.txt")
+    expect(done).to_contain_text("1 file stored; part 2 of the form was refused")
+    expect(page.locator('.upload[data-state="failed"]')).to_have_count(0)
+
+
 def test_an_error_answer_shows_the_servers_sentence(page, daemon, tmp_path):
     open_page(page, daemon)
     serve_json(page, is_upload, "error-400.json", status=400, method="POST")
