@@ -88,9 +88,11 @@ export function renderRow(item) {
   }
   row.meta.textContent = parts.join(' · ');
 
-  row.message.textContent = item.failure ? item.failure.message : '';
+  // A stored file whose form was refused after it shows the server's sentence as well.
+  const notice = item.failure ? item.failure.message : item.note;
+  row.message.textContent = notice || '';
   row.detail.textContent = item.failure ? item.failure.detail : '';
-  row.error.hidden = !item.failure;
+  row.error.hidden = !notice;
 
   const wanted = [];
   if (item.state === 'queued' || item.state === 'uploading') wanted.push(row.buttons.cancel);

@@ -66,6 +66,8 @@ export class UploadItem {
     this.failure = null;
     /** What the server saved it as, when that differs from `targetPath` (a renamed copy). */
     this.savedAs = '';
+    /** The server's sentence when the file was stored but its form was refused after it. */
+    this.note = '';
     this.row = createRow(this, { cancel, retry, remove });
   }
 
@@ -141,6 +143,7 @@ function start(item) {
   item.speed = 0;
   item.failure = null;
   item.savedAs = '';
+  item.note = '';
   item.sample = { time: performance.now(), loaded: 0 };
   item.lastProgress = performance.now();
   if (config.tus && item.file.size >= TUS_THRESHOLD) {
@@ -233,10 +236,14 @@ function parseJSON(text) {
 }
 
 /** An upload's answer: Tests/Fixtures/json/upload.json, or error-400.json for a refusal.
+ *  A form refused after its file part was stored answers with an error status, the `files`
+ *  it stored and the `error`: the file is saved (sending it again would make a copy), and
+ *  the sentence is announced.
  *  `savedAsURL`: the tus answer's stored file URL; multipart answers carry the name in JSON. */
 function settle(item, status, text, savedAsURL = null) {
   const reply = parseJSON(text);
-  if (status < 200 || status >= 300) {
+  const storedBefore = reply && Array.isArray(reply.files) && reply.files.length > 0;
+  if ((status < 200 || status >= 300) && !storedBefore) {
     settleFailure(item, status, reply && reply.error);
     return;
   }
@@ -253,9 +260,11 @@ function settle(item, status, text, savedAsURL = null) {
   let savedAs = stored && typeof stored.name === 'string' ? stored.name : '';
   if (!savedAs && savedAsURL) savedAs = storedNameFromURL(savedAsURL, FILES_ROOT);
   item.savedAs = savedAs && savedAs.normalize('NFC') !== item.targetPath.normalize('NFC') ? savedAs : '';
+  if (status >= 300 && typeof reply.error === 'string') item.note = reply.error;
   renderRow(item);
   // The file's own message first, then the queue's ("All 3 uploads finished").
   announce(t('queue.fileUploaded', { name: item.displayName }));
+  if (item.note) announce(item.note);
   renderOverall(queue);
   hooks.uploaded(item.savedAs || item.targetPath);
   pump();

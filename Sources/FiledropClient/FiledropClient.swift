@@ -93,9 +93,10 @@ public struct FiledropClient: Sendable {
             let leading = body.segments.first?.length ?? 0
             var request = makeRequest(path: "/upload.html", method: "POST")
             request.setValue("application/json", forHTTPHeaderField: "Accept")
-            let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size))
+            let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size),
+                                        refusingErrors: false)
             meter.update(size, force: true)
-            return try Self.storedFile(in: result.body, size: size, fallbackName: name)
+            return try Self.formAnswer(status: result.response.statusCode, body: result.body, size: size, fallbackName: name)
         case .put:
             meter.start(at: 0, total: size)
             let body = StreamedBody.fileRange(file, offset: 0, length: size, contentType: "application/octet-stream")
@@ -121,6 +122,19 @@ public struct FiledropClient: Sendable {
             throw .invalidResponse("the server stored \(file.size) bytes of \(size)")
         }
         return UploadResult(name: file.name, size: file.size, resumedFrom: 0, sha256: file.sha256?.lowercased())
+    }
+
+    /// What a form's answer says was stored. A form refused after its file part answers with
+    /// an error status and still lists the file (`Tests/Fixtures/json/upload-stopped.json`):
+    /// the file is saved, and sending it again would only make a copy.
+    static func formAnswer(status: Int, body: Data, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult {
+        if status >= 400 {
+            guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
+                  let files = object["files"] as? [Any], !files.isEmpty else {
+                throw FiledropClientError.from(status: status, body: body)
+            }
+        }
+        return try storedFile(in: body, size: size, fallbackName: fallbackName)
     }
 
     /// The sha-256 member of an RFC 9530 `Repr-Digest` (`sha-256=:BASE64:`) as lowercase hex.
@@ -152,16 +166,18 @@ public struct FiledropClient: Sendable {
         return request
     }
 
-    /// Performs `request` and turns a status of 400 or more into the server's error.
+    /// Performs `request` and, with `refusingErrors`, turns a status of 400 or more into the
+    /// server's error.
     func send(_ request: URLRequest, body: StreamedBody? = nil, destination: TransferSession.Destination = .memory,
-              progress: TransferSession.ProgressMapping? = nil) async throws(FiledropClientError) -> TransferSession.Result {
+              progress: TransferSession.ProgressMapping? = nil,
+              refusingErrors: Bool = true) async throws(FiledropClientError) -> TransferSession.Result {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.urlCache = nil
         let result = try await TransferSession.perform(try routed(request), body: body, destination: destination,
                                                        progress: progress, configuration: configuration,
                                                        serverTrust: serverTrust)
-        if result.response.statusCode >= 400 {
+        if refusingErrors, result.response.statusCode >= 400 {
             throw FiledropClientError.from(status: result.response.statusCode, body: result.body)
         }
         return result

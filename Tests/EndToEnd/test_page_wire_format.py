@@ -90,15 +90,23 @@ def test_the_listing_renders_every_entry(page, daemon):
     assert not page.problems, page.problems
 
 
-def test_the_upload_report_names_the_stored_file(page, daemon, tmp_path):
+@pytest.mark.parametrize("answer, status, note", [
+    ("upload.json", 201, None),
+    # A form refused after its file was stored: the file is saved, and the sentence shows.
+    ("upload-stopped.json", 400, "1 file stored; part 2 of the form was refused"),
+])
+def test_the_upload_report_names_the_stored_file(page, daemon, tmp_path, answer, status, note):
     open_page(page, daemon)
-    serve_json(page, is_upload, "upload.json", status=201, method="POST")
+    serve_json(page, is_upload, answer, status=status, method="POST")
     source = tmp_path / "sent.txt"
     source.write_bytes(b"hello\n")
     page.set_input_files("#file-input", [str(source)])
     done = page.locator('.upload[data-state="done"]')
     expect(done).to_have_count(1, timeout=10_000)
     expect(done).to_contain_text("saved as photos/Grüße 😀.txt")
+    if note:
+        expect(done).to_contain_text(note)
+    expect(page.locator('.upload[data-state="failed"]')).to_have_count(0)
 
 
 def test_an_error_answer_shows_the_servers_sentence(page, daemon, tmp_path):

@@ -39,6 +39,17 @@ import Testing
         }
     }
 
+    /// A form refused after its file was stored: the file counts as sent; a refusal that
+    /// stored nothing is the server's error.
+    @Test func formStoppedAfterItsFile() throws {
+        let stopped = try FiledropClient.formAnswer(status: 400, body: try Self.golden("upload-stopped.json"), size: 1_234_567,
+                                                    fallbackName: "sent.txt")
+        #expect(stopped.name == "photos/Grüße 😀.txt")
+        #expect(throws: FiledropClientError.refused(status: 400, message: "The name \"a\\b\" must not contain \"/\" or \"\\\".")) {
+            try FiledropClient.formAnswer(status: 400, body: try Self.golden("error-400.json"), size: 1, fallbackName: "sent.txt")
+        }
+    }
+
     @Test func error() throws {
         let error = FiledropClientError.from(status: 400, body: try Self.golden("error-400.json"))
         #expect(error == .refused(status: 400, message: "The name \"a\\b\" must not contain \"/\" or \"\\\"."))

@@ -54,6 +54,18 @@ import Testing
         #expect(Self.body(response) == (try Self.golden("upload.json")))
     }
 
+    /// A form stopped after its first part: the success shape, the sentence and the status.
+    @Test func uploadStopped() throws {
+        var report = UploadReport()
+        report.stored = [StoredFile(path: StoragePath(checkedComponents: ["photos", "Grüße 😀.txt"]), size: 1_234_567, crc32: 0x0A1B_2C3D,
+                                  sha256: Self.sha256)]
+        report.stopped = (2, .badRequest("The upload ended before the end of the form data; it was probably interrupted."))
+        let response = try #require(report.stoppedResponse(format: .json))
+        #expect(response.status == .badRequest)
+        #expect(response.headers[.location] == nil)
+        #expect(Self.body(response) == (try Self.golden("upload-stopped.json")))
+    }
+
     @Test func configuration() throws {
         var configuration = Configuration()
         configuration.title = "Family \"photos\""

@@ -58,12 +58,13 @@ import Synchronization
     @Test func probesOncePerMaxAge() {
         let storage = InMemoryStorage()
         let clock = Mutex<UInt64>(0)
-        let health = SaveDirectoryHealth(storage: storage, now: { clock.withLock { $0 } })
+        let store = UploadStore(storage: storage, policy: StoragePolicy(configuration: Configuration()), monitor: UploadMonitor(log: NoLog(), now: { 0 }))
+        let health = SaveDirectoryHealth(store: store, storage: storage, now: { clock.withLock { $0 } })
         storage.state.withLock { $0.createFailure = .permissionDenied }
-        #expect(health.current() == .permissionDenied)
+        #expect(health.current() == StorageError.permissionDenied.httpError)
         storage.state.withLock { $0.createFailure = nil }
         clock.withLock { $0 = SaveDirectoryHealth.maxAge - 1 }
-        #expect(health.current() == .permissionDenied)
+        #expect(health.current() == StorageError.permissionDenied.httpError)
         #expect(storage.state.withLock { $0.createAttempts } == 1)
         clock.withLock { $0 = SaveDirectoryHealth.maxAge }
         #expect(health.current() == nil)

@@ -133,6 +133,10 @@ final class CountedUpload: RequestBodyConsumer {
         upload.abort()
     }
 
+    func failureResponse(for error: HTTPError) -> Response? {
+        upload.failureResponse(for: error)
+    }
+
     private func release() {
         guard !released else { return }
         released = true

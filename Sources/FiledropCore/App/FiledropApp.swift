@@ -49,12 +49,12 @@ public struct FiledropApp: HTTPResponder {
         self.languages = languages
         self.access = access ?? AccessControl(configuration: configuration, now: { 0 })
         self.storage = storage
-        self.health = SaveDirectoryHealth(storage: storage, now: healthClock)
         self.localSend = localSend
         var store = UploadStore(storage: storage, policy: StoragePolicy(configuration: configuration), monitor: monitor)
         store.withholdsStoredNames = configuration.access == .drop
         store.hashing = configuration.sha256 ? hashing : nil
         self.store = store
+        self.health = SaveDirectoryHealth(store: store, storage: storage, takesUploads: configuration.access != .readOnly, now: healthClock)
     }
 
     /// Publishes the resumable uploads that hold all their bytes but were never saved (the

@@ -19,8 +19,11 @@ extension ConnectionStateMachine {
             do {
                 try integrate()
             } catch {
-                body.consumer.abort()
-                return abandoned ? .close : fail(error, now: now, wallClock: wallClock)
+                guard !abandoned else {
+                    body.consumer.abort()
+                    return .close
+                }
+                return fail(error, ending: body.consumer, now: now, wallClock: wallClock)
             }
             guard !abandoned else {
                 body.consumer.abort()

@@ -28,8 +28,7 @@ extension ConnectionStateMachine {
             case .end(let trailers):
                 return (consumed, finish(body, trailers: trailers, now: now, wallClock: wallClock))
             case .failed(let error):
-                body.consumer.abort()
-                return (input.count, fail(error, now: now, wallClock: wallClock))
+                return (input.count, fail(error, ending: body.consumer, now: now, wallClock: wallClock))
             }
         }
     }
@@ -43,8 +42,7 @@ extension ConnectionStateMachine {
         case .success(.accepted):
             return nil
         case .failure(let error):
-            body.consumer.abort()
-            return fail(error, now: now, wallClock: wallClock)
+            return fail(error, ending: body.consumer, now: now, wallClock: wallClock)
         case .success(.paused(let accepted, let work, let then)):
             body.held = Array(UnsafeRawBufferPointer(rebasing: bytes[accepted...]))
             body.eventAfterHeld = eventAfter
@@ -67,8 +65,7 @@ extension ConnectionStateMachine {
         case .end(let trailers)?:
             return finish(body, trailers: trailers, now: now, wallClock: wallClock)
         case .failed(let error)?:
-            body.consumer.abort()
-            return fail(error, now: now, wallClock: wallClock)
+            return fail(error, ending: body.consumer, now: now, wallClock: wallClock)
         case .needMore?, nil:
             body.lastActivity = now
             keepBody(body)

@@ -12,9 +12,9 @@ extension ConnectionStateMachine {
             currentRequest = RequestInfo(method: .other("-"), target: "-", version: .http1_1, format: .text)
             return fail(.timeout, now: now, wallClock: wallClock)
         case .readingBody, .sendingContinue:
-            guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout else { return nil }
-            takeBody()?.consumer.abort()
-            return fail(.timeout, now: now, wallClock: wallClock)
+            guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout,
+                  let consumer = takeBody()?.consumer else { return nil }
+            return fail(.timeout, ending: consumer, now: now, wallClock: wallClock)
         case .waiting:
             // fsync and friends take what they take; the client is not the one who is slow.
             return nil

@@ -353,10 +353,18 @@ public struct ConnectionStateMachine {
 
     /// Sends the error response if one can still be sent, then closes: after a protocol error
     /// the rest of the stream cannot be trusted.
-    mutating func fail(_ error: HTTPError, now: UInt64, wallClock: Int64, keepBodyUnread: Bool = true) -> Action {
+    /// `answer`: what the body's consumer says instead of the plain error (`failureResponse`).
+    mutating func fail(_ error: HTTPError, now: UInt64, wallClock: Int64, keepBodyUnread: Bool = true,
+                       answer: Response? = nil) -> Action {
         let format = currentRequest?.format ?? .text
         let after: AfterResponse = keepBodyUnread ? .lingeringClose : .close
-        return send(.error(error, format: format), after: after, now: now, wallClock: wallClock)
+        return send(answer ?? .error(error, format: format), after: after, now: now, wallClock: wallClock)
+    }
+
+    /// The body stops with `error`: its consumer undoes what it must, then answers.
+    mutating func fail(_ error: HTTPError, ending consumer: any RequestBodyConsumer, now: UInt64, wallClock: Int64) -> Action {
+        consumer.abort()
+        return fail(error, now: now, wallClock: wallClock, answer: consumer.failureResponse(for: error))
     }
 
     private mutating func send(_ response: Response, after: AfterResponse, now: UInt64, wallClock: Int64) -> Action {

@@ -64,6 +64,15 @@ public protocol RequestBodyConsumer: AnyObject {
     /// The body will never complete (disconnect, timeout, framing error): undo everything.
     /// Never called while work the consumer handed out is running.
     func abort()
+    /// The answer when the body stops with `error` (its `consume` or a paused step threw,
+    /// or the framing broke), asked after `abort()`; nil sends the plain error. A consumer
+    /// that already made something lasting (a form's earlier files) says so here: the client
+    /// must not take the error for "nothing happened" and send it all again.
+    func failureResponse(for error: HTTPError) -> Response?
+}
+
+extension RequestBodyConsumer {
+    public func failureResponse(for error: HTTPError) -> Response? { nil }
 }
 
 /// Facts about the connection a route may need.

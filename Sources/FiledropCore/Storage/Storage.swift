@@ -32,9 +32,17 @@ public protocol Storage: AnyObject, Sendable {
     /// Bytes available to us on the save directory's file system: a fact, reported; whether
     /// it is enough is `StoragePolicy.hasRoom`'s decision. May block (statvfs): on a worker.
     func availableSpace() -> UInt64?
+    /// Free bytes and inodes and the read-only flag of the save directory's file system, for
+    /// `StoragePolicy.admission`; nil when they cannot be read. May block (statvfs): on a worker.
+    func spaceReading() -> SpaceReading?
 }
 
 extension Storage {
+    /// Free bytes only, for a storage that knows nothing of inodes or mount flags.
+    public func spaceReading() -> SpaceReading? {
+        availableSpace().map { SpaceReading(availableBytes: $0) }
+    }
+
     /// A checksummed, durable upload.
     public func createUpload(in directory: StoragePath) throws(StorageError) -> any UploadFile {
         try createUpload(in: directory, checksummed: true, durable: true)

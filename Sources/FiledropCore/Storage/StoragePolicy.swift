@@ -57,8 +57,25 @@ public struct StoragePolicy: Sendable {
         return !overflow && available >= needed
     }
 
+    /// The one rule for whether a new upload may start, asked before its file is opened
+    /// (`UploadStore.checkRoom`, for every upload kind) and by `/healthz`, so the two cannot
+    /// disagree: nil admits, else the refusal. `expected` is the declared size; every upload
+    /// counts as at least one byte, so a disk with nothing left refuses at the door (507)
+    /// rather than mid-body, even when `minFreeSpace` is 0. No reading (statvfs failed)
+    /// admits: the writes themselves will tell.
+    public func admission(for expected: UInt64?, space: SpaceReading?) -> HTTPError? {
+        guard let space else { return nil }
+        if space.readOnly { return StorageError.readOnly.httpError }
+        if space.availableInodes == 0 { return Self.noFreeInodes }
+        guard hasRoom(for: max(expected ?? 0, 1), available: space.availableBytes) else { return Self.tooFullToStart }
+        return nil
+    }
+
     /// The refusal before an upload's file is opened, when its declared size does not fit.
     static let tooFullToStart = HTTPError.insufficientStorage("The server's disk is too full for this upload.")
+
+    /// The refusal when the file system has no inode left for another file, whatever the bytes.
+    static let noFreeInodes = HTTPError.insufficientStorage("The server's disk has no room for another file (no free inodes).")
 
     /// Where the next mid-body free-space check falls once `written` bytes are in: every
     /// `spaceCheckInterval` bytes, never when no minimum is kept (nothing to protect).

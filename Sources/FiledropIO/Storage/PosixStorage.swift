@@ -165,9 +165,15 @@ public final class PosixStorage: Storage {
     }
 
     public func availableSpace() -> UInt64? {
+        spaceReading()?.availableBytes
+    }
+
+    public func spaceReading() -> SpaceReading? {
         var result = statvfs()
         guard (try? syscall("fstatvfs") { fstatvfs(root.descriptor, &result) }) != nil else { return nil }
-        return UInt64(result.f_bavail) * UInt64(result.f_frsize)
+        return SpaceReading(availableBytes: UInt64(result.f_bavail) * UInt64(result.f_frsize),
+                            availableInodes: result.f_files == 0 ? nil : UInt64(result.f_favail),
+                            readOnly: result.f_flag & UInt(ST_RDONLY) != 0)
     }
 
     // MARK: Resolution

@@ -4,6 +4,9 @@
 ///
 /// A problem with one file (its name, its size, a collision under `reject`) is reported for
 /// that file and the others are still saved; a broken body or a full disk ends the request.
+/// Files stored before that stay stored (complete and published), and the error's answer
+/// lists them with the part that was refused (`failureResponse`), so a client does not send
+/// them again.
 final class MultipartUpload: RequestBodyConsumer {
     private var parser: MultipartParser
     private let store: UploadStore
@@ -19,6 +22,10 @@ final class MultipartUpload: RequestBodyConsumer {
     private var field: (name: String, bytes: [UInt8])?
     private var nextRelativePath: String?
     private var report: UploadReport
+    /// Parts whose head was read, and whether the last of them is still arriving: which part
+    /// an error stops the form at.
+    private var partsBegun = 0
+    private var inPart = false
 
     /// Blocking work the upload waits for, and what to do on the loop once it ran.
     typealias Pause = (work: BlockingWork, then: () throws(HTTPError) -> Void)
@@ -55,12 +62,15 @@ final class MultipartUpload: RequestBodyConsumer {
                     return .accepted
                 }
             case .partBegan(let head):
+                partsBegun += 1
+                inPart = true
                 pause = try begin(head)
             case .data(let range):
                 pause = try deliver(UnsafeRawBufferPointer(rebasing: rest[range]))
             case .dataFromTail(let tail):
                 pause = try deliverTail(tail)
             case .partEnded:
+                inPart = false
                 pause = try endPart()
             case .end:
                 received += UInt64(bytes.count)
@@ -78,7 +88,7 @@ final class MultipartUpload: RequestBodyConsumer {
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         if case .failed(let error)? = parser.finish() {
             abort()
-            return .ready(.error(error, format: format, text: text))
+            return .ready(failureResponse(for: error) ?? .error(error, format: format, text: text))
         }
         return .ready(report.response(format: format, text: text))
     }
@@ -86,6 +96,14 @@ final class MultipartUpload: RequestBodyConsumer {
     func abort() {
         current?.discard(reason: "the request ended before the file was complete")
         current = nil
+    }
+
+    /// The files stored so far and the part `error` stopped the form at; nil when no part
+    /// was stored or refused before it.
+    func failureResponse(for error: HTTPError) -> Response? {
+        var stoppedReport = report
+        stoppedReport.stopped = (inPart ? partsBegun : partsBegun + 1, error)
+        return stoppedReport.stoppedResponse(format: format, text: text)
     }
 
     /// A part starts: a form field is kept in memory; a file gets its invisible file, opened

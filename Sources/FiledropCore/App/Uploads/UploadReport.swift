@@ -5,6 +5,9 @@ public struct UploadReport: Sendable, FormattedAnswer {
     public var failures: [(name: String, error: HTTPError)] = []
     /// `UploadStore.withholdsStoredNames`: stored files are reported by size only.
     public var withholdsStoredNames = false
+    /// Why a form ended before its last part, and which part (counted from 1) was refused;
+    /// the files before it stay stored, and the answer says so beside the error.
+    public var stopped: (part: Int, error: HTTPError)?
 
     public init(withholdsStoredNames: Bool = false) {
         self.withholdsStoredNames = withholdsStoredNames
@@ -26,6 +29,26 @@ public struct UploadReport: Sendable, FormattedAnswer {
             headers.add(.location, only.url)
         }
         return response(format, status: status, headers: headers, text: text)
+    }
+
+    /// The answer to a form that stopped at a later part (`stopped`): the stop's status,
+    /// the files stored before it and the sentence, in the same shape as the success answer.
+    /// Nil when nothing was stored or refused before it: then the plain error says it all.
+    public func stoppedResponse(format: ResponseFormat, text: PageText? = nil) -> Response? {
+        guard let stopped, !(stored.isEmpty && failures.isEmpty) else { return nil }
+        var headers = HTTPHeaders()
+        headers.add(.cacheControl, "no-store")
+        var response = response(format, status: stopped.error.status, headers: headers, text: text)
+        response.refusal = RefusalReason(stopped.error)
+        return response
+    }
+
+    /// `3 files stored; part 4 of the form was refused: <why>.`
+    var stoppedSentence: String? {
+        stopped.map { stopped in
+            let files = stored.count == 1 ? "1 file" : "\(stored.count) files"
+            return "\(files) stored; part \(stopped.part) of the form was refused: \(stopped.error.message)"
+        }
     }
 
     public static var pagePolicy: SecurityPolicy { .generatedPage }
@@ -56,6 +79,10 @@ public struct UploadReport: Sendable, FormattedAnswer {
                     }
                 }
             }
+            if let stopped, let sentence = stoppedSentence {
+                json.member("error", sentence)
+                json.member("status", stopped.error.status.code)
+            }
         }
     }
 
@@ -64,6 +91,9 @@ public struct UploadReport: Sendable, FormattedAnswer {
             withholdsStoredNames ? "stored \(file.size) bytes\n" : "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
         }
         lines += failures.map { "failed \($0.name.logEscaped): \($0.error.status.code) \($0.error.message)\n" }
+        if let stopped, let sentence = stoppedSentence {
+            lines.append("\(stopped.error.status.code) \(stopped.error.status.reason): \(sentence)\n")
+        }
         return lines.joined()
     }
 
@@ -83,6 +113,10 @@ public struct UploadReport: Sendable, FormattedAnswer {
             items += "<li class=\"error\">\(failure.name.htmlEscaped): \(sentence.htmlEscaped)</li>\n"
         }
         let heading = stored.isEmpty ? text.html("report.nothingSaved") : text.htmlPlural("report.saved", count: UInt64(stored.count))
+        let stop = stopped.map { stopped in
+            let reason = stopped.error.pageMessage(text) ?? stopped.error.message
+            return "<p class=\"error\">\(text.html("report.stoppedAtPart", ["part": String(stopped.part), "reason": reason]))</p>\n"
+        } ?? ""
         let language = text.language
         return """
             <!doctype html>
@@ -91,7 +125,7 @@ public struct UploadReport: Sendable, FormattedAnswer {
             <body><main class="report"><h1>\(heading)</h1>
             <ul>
             \(items)</ul>
-            <p><a href="/">\(text.html("report.uploadMore"))</a> · <a href="/files/">\(text.html("report.seeAll"))</a></p>
+            \(stop)<p><a href="/">\(text.html("report.uploadMore"))</a> · <a href="/files/">\(text.html("report.seeAll"))</a></p>
             </main></body></html>
 
             """

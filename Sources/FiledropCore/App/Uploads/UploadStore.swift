@@ -33,10 +33,12 @@ public struct UploadStore: Sendable {
                           checksummed: checksummed, method: method)
     }
 
-    /// The guard before an upload's file is opened, the same for every kind: `expected`
-    /// more bytes (the declared size, 0 when unknown) must fit. Blocking (statvfs): on a worker.
+    /// The guard before an upload's file is opened, the same for every kind and for
+    /// `/healthz` (`SaveDirectoryHealth`): `StoragePolicy.admission` over a fresh reading, so
+    /// `expected` more bytes (the declared size, nil when unknown) must fit. Blocking
+    /// (statvfs, which can hang on NFS): on a worker.
     func checkRoom(for expected: UInt64?) throws(HTTPError) {
-        guard policy.hasRoom(for: expected ?? 0, available: storage.availableSpace()) else { throw StoragePolicy.tooFullToStart }
+        if let refusal = policy.admission(for: expected, space: storage.spaceReading()) { throw refusal }
     }
 
     /// The guarded writer for `sink`, whose file already holds `size` bytes, held to `limit`,
