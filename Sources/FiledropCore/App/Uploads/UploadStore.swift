@@ -219,6 +219,6 @@ public struct StoredFile: Sendable, Equatable {
 
     /// `/files/a%20b/c.txt`: every component percent-encoded.
     public var url: String {
-        "/files/" + path.components.map { percentEncodedPathComponent($0) }.joined(separator: "/")
+        LocationPath(components: CollectionOfOne(Route.filesFolder) + path.components).description
     }
 }
