@@ -325,7 +325,7 @@ public struct FiledropApp: HTTPResponder {
                                   checksummed: format == .json, method: .put)
         let expectedSHA256 = store.hashing == nil ? nil : try ClientDigest.expectedSHA256(head.headers)
         // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
-        try admission.admit(name: directory.appending(checkedName: plan.name).description)
+        try admission.admit(name: plan.directory.appending(checkedName: plan.name).description)
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {

@@ -149,7 +149,7 @@ struct TusHandler {
                 fallbackName = path.name ?? fallbackName
             }
             let name = try store.names.storedName(from: metadata.text("filename") ?? metadata.text("name") ?? fallbackName)
-            return (directory, name)
+            return (store.placement(in: directory), name)
         } catch {
             throw .http(error)
         }
