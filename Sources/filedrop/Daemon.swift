@@ -102,8 +102,8 @@ final class Daemon {
         self.certificates = certificates
         let tls = try certificates?.makeContext()
         let (listeners, secureListeners) = try DaemonStartup.openListeners(configuration)
-        let localSendListener = try DaemonStartup.openLocalSendListener(configuration)
-        if let localSendListener, let tls {
+        let localSendListeners = try DaemonStartup.openLocalSendListeners(configuration)
+        if let localSendListener = localSendListeners.first, let tls {
             localSend = LocalSendReceiver(
                 device: .filedrop(alias: LocalSendDevice.alias(configured: configuration.mdnsName, hostName: ServedNames.hostNames().first ?? ""),
                                   fingerprint: LocalSendDevice.fingerprint(colonHex: tls.fingerprintSHA256),
@@ -124,7 +124,7 @@ final class Daemon {
         let responder = ReloadableResponder(app)
         self.responder = responder
 
-        let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners + (localSendListener.map { [$0] } ?? []), tls: tls,
+        let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners + localSendListeners, tls: tls,
                                     configuration: DaemonStartup.serverConfiguration(configuration, metrics: metrics), responder: responder, log: log)
         self.server = server
         metrics.observeConnections { [unowned server] in server.activeConnections }
@@ -158,7 +158,7 @@ final class Daemon {
         let status = statusLine()
         let listen = addresses.map(\.description).joined(separator: ",")
         let httpsListen = secureAddresses.map(\.description).joined(separator: ",")
-        let localSendListen = localSendListener.map { $0.address.description } ?? ""
+        let localSendListen = localSendListeners.map(\.address.description).joined(separator: ",")
         notifications.send { $0.ready(status: status, extra: [("X_FILEDROP_LISTEN", listen), ("X_FILEDROP_HTTPS_LISTEN", httpsListen),
                                                               ("X_FILEDROP_LOCALSEND_LISTEN", localSendListen)]) }
         let served = (addresses.map { "http://\($0)" } + secureAddresses.map { "https://\($0)" }).joined(separator: ", ")
@@ -166,9 +166,10 @@ final class Daemon {
                          message: "filedrop serving \(configuration.saveDirectory) on \(served)",
                          fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
         if let tls { logTLS(tls) }
-        if let localSend, let localSendListener {
+        if let localSend, !localSendListeners.isEmpty {
             let device = localSend.device
-            log.log(LogEvent(level: .notice, message: "LocalSend receiver on https://\(localSendListener.address) as \"\(device.alias)\", "
+            let served = localSendListeners.map { "https://\($0.address)" }.joined(separator: ", ")
+            log.log(LogEvent(level: .notice, message: "LocalSend receiver on \(served) as \"\(device.alias)\", "
                 + "fingerprint \(device.fingerprint)", fields: [("localsend_fingerprint", device.fingerprint)]))
         }
         let urls = lanURLs()

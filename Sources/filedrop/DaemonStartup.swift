@@ -100,12 +100,30 @@ enum DaemonStartup {
         return (try plainAddresses.map(bind), try secureAddresses.map(bind))
     }
 
-    /// The LocalSend receiver's HTTPS port, on every address (phones find it by the address
-    /// they heard the announcement from); nil while `localsend` is off. Bound here even under
-    /// socket activation: no unit file passes it.
-    static func openLocalSendListener(_ configuration: Configuration) throws -> ListeningSocket? {
-        guard configuration.localsend else { return nil }
-        return try bind(ListenAddress(host: "", port: UInt16(configuration.localsendPort)))
+    /// The LocalSend receiver's HTTPS port on the hosts of `listen` (`localSendHosts`), one
+    /// port number for all of them (the first one's, when the port is 0); empty while
+    /// `localsend` is off. Bound here even under socket activation: no unit file passes it.
+    static func openLocalSendListeners(_ configuration: Configuration) throws -> [ListeningSocket] {
+        guard configuration.localsend else { return [] }
+        var listeners: [ListeningSocket] = []
+        var port = UInt16(configuration.localsendPort)
+        for host in localSendHosts(configuration) {
+            let listener = try bind(ListenAddress(host: host, port: port))
+            port = listener.address.port
+            listeners.append(listener)
+        }
+        return listeners
+    }
+
+    /// Where LocalSend listens: where the web server does. Phones find it by the address they
+    /// heard the announcement from, so any address of `listen` that is a wildcard (`[::]`,
+    /// `0.0.0.0`) means every address; otherwise only those of `listen`, so a server kept on
+    /// loopback does not open LocalSend to the network.
+    static func localSendHosts(_ configuration: Configuration) -> [String] {
+        let hosts = configuration.listen.map(\.host)
+        if hosts.isEmpty || hosts.contains("") { return [""] }
+        var seen = Set<String>()
+        return hosts.filter { seen.insert($0).inserted }
     }
 
     private static func bind(_ address: ListenAddress) throws -> ListeningSocket {
@@ -140,8 +158,16 @@ extension DaemonStartup {
     static func startLocalSendDiscovery(_ configuration: Configuration, device: LocalSendDevice, server: HTTPServer,
                                         log: any LogSink) -> LocalSendMulticast? {
         let group = configuration.localsendMulticast
+        let hosts = localSendHosts(configuration)
+        // Announced only on interfaces LocalSend listens on: all of them for a wildcard, else
+        // those holding one of `listen`'s IPv4 addresses (none when it is loopback only).
+        let addresses: Set<String>? = hosts.contains("") || hosts.contains("0.0.0.0") ? nil : Set(hosts)
+        if let addresses, !addresses.contains(where: { !$0.contains(":") && !$0.hasPrefix("127.") }) {
+            log.log(LogEvent(level: .info, message: "LocalSend discovery is off: listen has no LAN IPv4 address to announce on"))
+            return nil
+        }
         do {
-            let multicast = try LocalSendMulticast(group: group, device: device, log: log)
+            let multicast = try LocalSendMulticast(group: group, device: device, log: log, addresses: addresses)
             try server.runLocalSendDiscovery(multicast)
             log.log(LogEvent(level: .info, message: "LocalSend discovery on \(group)"))
             return multicast

@@ -7,6 +7,8 @@ closest a hostile page gets. An honest client on another address is served throu
 
 from __future__ import annotations
 
+import http.client
+import ssl
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,6 +49,32 @@ def test_cross_site_writes_are_refused(daemon, hostile):
         assert fetch(daemon.url + "/files/plain.txt", "PUT", headers=hostile, body=b"overwritten").status == 403
     assert "csrf.txt" not in stored_names(daemon)
     assert (daemon.save_dir / "plain.txt").read_bytes() == b"hello, filedrop\n"
+
+
+def https_put(daemon, path: str, headers: dict[str, str]) -> tuple[int, bytes]:
+    context = ssl.create_default_context(cafile=str(daemon.ca))
+    connection = http.client.HTTPSConnection("127.0.0.1", daemon.https_port, context=context, timeout=10)
+    try:
+        connection.request("PUT", path, body=b"scheme", headers=headers)
+        reply = connection.getresponse()
+        return reply.status, reply.read()
+    finally:
+        connection.close()
+
+
+def test_an_origin_with_the_other_scheme_is_another_website(https_daemon):
+    # RFC 6454: scheme, host and port make an origin. `serve` lets the plain port take
+    # uploads, so the Origin check alone decides there.
+    daemon = https_daemon("--http-mode", "serve")
+    plain, secure = f"127.0.0.1:{daemon.port}", f"127.0.0.1:{daemon.https_port}"
+    status, body = https_put(daemon, "/files/over-https.txt", {"Origin": f"http://{secure}"})
+    assert status == 403 and b"another website" in body, body
+    refused = fetch(daemon.url + "/files/over-http.txt", "PUT", headers={"Origin": f"https://{plain}"}, body=b"scheme")
+    assert refused.status == 403 and b"another website" in refused.body, refused
+    assert not (daemon.save_dir / "over-https.txt").exists() and not (daemon.save_dir / "over-http.txt").exists()
+    # Each port's own origin is still same-origin.
+    assert https_put(daemon, "/files/over-https.txt", {"Origin": f"https://{secure}"})[0] == 201
+    assert fetch(daemon.url + "/files/over-http.txt", "PUT", headers={"Origin": f"http://{plain}"}, body=b"scheme").status == 201
 
 
 def test_cross_site_deletes_and_tus_requests_are_refused(daemon_factory):

@@ -70,6 +70,8 @@ def lan():
 @pytest.fixture
 def receiver(lan, daemon_factory):
     return daemon_factory("--localsend", "--mdns=false", "--log-level", "debug", fill=False,
+                          # LocalSend follows listen: every address of the namespace the test made.
+                          listen=["0.0.0.0:0"],
                           command_prefix=["ip", "netns", "exec", lan.receiver])
 
 

@@ -75,6 +75,8 @@ def receiver(lan, daemon_factory):
 
     def start(*args: str):
         daemon = daemon_factory("--localsend", "--mdns=false", *args, fill=False,
+                                # LocalSend follows listen: every address of the namespace the test made.
+                                listen=["0.0.0.0:0"],
                                 command_prefix=["ip", "netns", "exec", lan.receiver])
         # Made by the daemon in its tls-dir: the LocalSend port's certificate comes from it.
         daemon.ca = daemon.workdir / "filedrop-tls" / "ca.crt"

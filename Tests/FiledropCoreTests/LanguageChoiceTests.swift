@@ -56,11 +56,11 @@ import Testing
 
     @Test func switchLinkSetsTheCookieAndGoesBack() throws {
         let head = RequestHead(method: .get, target: "/files/a%20b/?lang=de", version: .http1_1, headers: ["Host": "x"])
-        let response = try #require(LanguageSwitch.answer(head))
+        let response = try #require(LanguageSwitch.answer(head, back: LocationPath(components: ["files", "a b"], isFolder: true)))
         #expect(response.status == .seeOther)
         #expect(response.headers[.location] == "/files/a%20b/")
         #expect(response.headers[.setCookie] == "filedrop-lang=de; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly")
         let unknown = RequestHead(method: .get, target: "/?lang=xx", version: .http1_1, headers: ["Host": "x"])
-        #expect(LanguageSwitch.answer(unknown) == nil)
+        #expect(LanguageSwitch.answer(unknown, back: .root) == nil)
     }
 }

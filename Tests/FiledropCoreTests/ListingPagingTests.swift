@@ -100,6 +100,17 @@ import Testing
         }
     }
 
+    /// A limit with more digits than an Int holds is capped like any other limit over the
+    /// maximum, not refused.
+    @Test(arguments: ["100000", "9223372036854775807", "9223372036854775808", "999999999999999999999",
+                      "0000000000000000000000000000000000000000000000010001"])
+    func anOverlongLimitIsCapped(limit: String) throws {
+        let parameters = QueryParameters(Substring("limit=" + limit))
+        let paging = try #require(try ListingPaging(parameters, order: ListingOrder(parameters)))
+        #expect(paging.limit == ListingPaging.maxLimit)
+        #expect(ListingPaging.cappedLimit("0000000000000000000000007") == 7)
+    }
+
     /// A page's ETag changes with any entry of the folder, also one on another page.
     @Test func aPageTagCoversTheWholeFolder() throws {
         let entries = Self.entries(["a", "b", "c"])

@@ -74,4 +74,15 @@ import Testing
             #expect(error.message.contains("another website"))
         }
     }
+
+    /// RFC 6454 §4: the scheme is part of the origin. With TLS on, a page over plain HTTP
+    /// is not our HTTPS page's origin, nor the other way round, though host and port match.
+    @Test(arguments: [("http://192.168.1.20:8080", "https"), ("https://192.168.1.20:8080", "http"),
+                      ("HTTPS://192.168.1.20:8080", "http")])
+    func anotherSchemeIsAnotherOrigin(origin: String, scheme: String) {
+        #expect(!OriginCheck.matches(origin: origin, host: "192.168.1.20:8080", scheme: scheme))
+        #expect(throws: HTTPError.self) { try OriginCheck.check(Self.head(.post, ["Origin": origin]), scheme: scheme) }
+        let same = scheme + "://192.168.1.20:8080"
+        #expect(OriginCheck.matches(origin: same, host: "192.168.1.20:8080", scheme: scheme))
+    }
 }

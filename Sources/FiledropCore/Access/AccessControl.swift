@@ -32,6 +32,8 @@ public struct AccessControl: Sendable {
     public let cache: CredentialCache
     public let maxUploadsPerClient: Int
     public let hourlyUploadQuota: UInt64?
+    /// TLS is on, so each port has one scheme an `Origin` must name (`OriginCheck`).
+    public let servesTLS: Bool
     private let verifier: (any PasswordVerifier)?
     private let now: @Sendable () -> UInt64
 
@@ -49,6 +51,7 @@ public struct AccessControl: Sendable {
         hosts = HostValidator(names: configuration.allowedHosts + machineNames)
         maxUploadsPerClient = configuration.maxUploadsPerClient
         hourlyUploadQuota = configuration.uploadQuotaPerHour
+        servesTLS = configuration.tls != .off
         self.verifier = verifier
         self.records = records
         self.cache = cache
@@ -60,7 +63,7 @@ public struct AccessControl: Sendable {
     /// `route`: what `head` asks for, as `Route` parsed it.
     public func check(_ head: RequestHead, route: Route, _ context: RequestContext) throws(HTTPError) -> PasswordCheck? {
         try hosts.check(head)
-        try OriginCheck.check(head)
+        try OriginCheck.check(head, scheme: servesTLS ? (context.isSecure ? "https" : "http") : nil)
         switch policy.requirement(for: route) {
         case .anyone:
             return nil

@@ -13,7 +13,11 @@ public enum OriginCheck {
     static let refusalOpening = "This request was sent by another website"
 
     /// Throws 403 when the request changes state and a browser says it comes from elsewhere.
-    public static func check(_ head: RequestHead) throws(HTTPError) {
+    /// `scheme`: the one an `Origin` must name (`https` on the HTTPS port, `http` on the plain
+    /// port beside it: RFC 6454 §4, an origin is scheme, host and port, and a page served over
+    /// the other is another origin); nil when either will do, without TLS of our own, where a
+    /// TLS-terminating proxy in front makes the browser's origin `https`.
+    public static func check(_ head: RequestHead, scheme: String? = nil) throws(HTTPError) {
         // RFC 9110 §9.2.1: GET, HEAD, OPTIONS and TRACE are safe; everything else may change state.
         switch head.method {
         case .get, .head, .options: return
@@ -30,7 +34,7 @@ public enum OriginCheck {
         // the browser starts itself with no page behind it (an installed app's share target:
         // "Share -> filedrop"), which no website can cause.
         if let origin = head.headers[.origin]?.trimmingOWS(), !(origin == "null" && (site == "same-origin" || site == "none")) {
-            guard matches(origin: origin, host: head.headers[.host]) else {
+            guard matches(origin: origin, host: head.headers[.host], scheme: scheme) else {
                 throw .forbidden(refusalOpening + " (Origin: \(String(origin.prefix(100)).logEscaped)). "
                     + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
             }
@@ -40,10 +44,12 @@ public enum OriginCheck {
     /// Whether `Origin` (`scheme://host[:port]`, RFC 6454 §6.2) names the same host and port
     /// as `Host`. A Host without a port means the default port of the scheme the client used,
     /// so `https://name` matches `Host: name` behind a TLS-terminating proxy. `null` (opaque
-    /// origins: sandboxed frames, `file:` pages) never matches.
-    static func matches(origin: String, host: String?) -> Bool {
+    /// origins: sandboxed frames, `file:` pages) never matches, nor does another scheme than
+    /// `scheme` when one is given.
+    static func matches(origin: String, host: String?, scheme required: String? = nil) -> Bool {
         guard let host = host?.trimmingOWS(), let schemeEnd = origin.firstRange(of: "://") else { return false }
         let scheme = origin[..<schemeEnd.lowerBound].lowercased()
+        if let required, scheme != required { return false }
         let defaultPort: Substring
         switch scheme {
         case "http": defaultPort = "80"

@@ -29,7 +29,7 @@ extension FiledropApp {
             switch outcome {
             case .success(let kind):
                 let location = Self.url(of: destination, isDirectory: kind == .directory)
-                return .respond(Response(status: .created, headers: [.location: location, .contentType: ResponseFormat.text.contentType],
+                return .respond(Response(status: .created, headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
                                          body: .bytes(Array("Renamed to \(location)\n".utf8))))
             case .failure(let error):
                 return .respond(.error(error, format: ResponseFormat(head: head), text: languages.text(for: head)))
@@ -74,7 +74,7 @@ extension FiledropApp {
             switch failure {
             case nil:
                 let location = Self.url(of: path, isDirectory: true)
-                return .respond(Response(status: .created, headers: [.location: location, .contentType: ResponseFormat.text.contentType],
+                return .respond(Response(status: .created, headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
                                          body: .bytes(Array("Made \(location)\n".utf8))))
             case .exists?:
                 error = .methodNotAllowedBecause("\(FileNamePolicy.quotedForMessage(name)) already exists.",
@@ -162,8 +162,7 @@ extension FiledropApp {
     }
 
     /// `/files/a/b` (with a final `/` for a folder), percent-encoded: what `Location` says.
-    static func url(of path: StoragePath, isDirectory: Bool) -> String {
-        Route.filesPrefix + path.components.map { percentEncodedPathComponent($0) }.joined(separator: "/")
-            + (isDirectory && !path.isRoot ? "/" : "")
+    static func url(of path: StoragePath, isDirectory: Bool) -> LocationPath {
+        LocationPath(components: CollectionOfOne(Route.filesFolder) + path.components, isFolder: isDirectory)
     }
 }

@@ -145,7 +145,7 @@ extension FiledropApp {
             }
             plan = try store.plan(directory: file.directory, clientName: file.name, expectedSize: file.offer.size,
                                   client: context.client, checksummed: false, method: .localsend)
-            try admission.admit(name: file.directory.appending(checkedName: plan.name).description)
+            try admission.admit(name: plan.directory.appending(checkedName: plan.name).description)
         } catch {
             failed()
             throw error

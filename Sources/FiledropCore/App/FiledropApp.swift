@@ -143,7 +143,9 @@ public struct FiledropApp: HTTPResponder {
                           compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
         switch route {
         case .page(let name):
-            if let answer = LanguageSwitch.answer(head) { return .respond(answer) }
+            if let answer = LanguageSwitch.answer(head, back: LocationPath(requestPath: head.path) ?? .root) {
+                return .respond(answer)
+            }
             if name == IndexPage.templateName, let page = languages.indexPage(LanguageChoice.language(for: head)) {
                 return .respond(page.response(head: head, compression: compression))
             }
@@ -159,7 +161,7 @@ public struct FiledropApp: HTTPResponder {
                 try upload(head, context: context, admission: admission)
             }
         case .filesRedirect:
-            return .respond(redirect(to: Route.filesPrefix))
+            return .respond(redirect(to: Self.url(of: .root, isDirectory: true)))
         case .storedFile(let file):
             return try storedFile(file, head: head, context: context, compression: compression)
         case .tus(let tusRoute):
@@ -186,7 +188,7 @@ public struct FiledropApp: HTTPResponder {
         case .methodRefused(let method, .uploadForm) where method == .get || method == .head:
             // The no-script form's result page reopened (from history, a bookmark, a shared
             // link): it has no GET of its own to show, so the page to send more files is the answer.
-            return .respond(redirect(to: "/", status: .seeOther))
+            return .respond(redirect(to: .root, status: .seeOther))
         case .methodRefused(let method, let refusing):
             throw Route.methodRefusal(method, on: refusing)
         }
@@ -222,7 +224,9 @@ public struct FiledropApp: HTTPResponder {
                 .respond(SHA256Answer(name: path.name ?? "", sha256: sha256).response(format: ResponseFormat(head: head)))
             }
         case .listing(let zip):
-            if !zip, let answer = LanguageSwitch.answer(head) { return .respond(answer) }
+            if !zip, let answer = LanguageSwitch.answer(head, back: Self.url(of: path, isDirectory: true)) {
+                return .respond(answer)
+            }
             return listing(path, head: head, zip: zip, compression: compression)
         case .zipSelection(let names):
             let selection = try selectedNames(names)
@@ -269,7 +273,7 @@ public struct FiledropApp: HTTPResponder {
             let file = try storage.open(path)
             return .respond(FileDownload.response(file, head: head, forceDownload: attachment, compression: compression, cache: downloadHeaders))
         } catch .isADirectory {
-            return .respond(redirect(to: Route.filesPrefix + path.components.map { percentEncodedPathComponent($0) + "/" }.joined()))
+            return .respond(redirect(to: Self.url(of: path, isDirectory: true)))
         } catch {
             throw error.httpError
         }
@@ -321,7 +325,7 @@ public struct FiledropApp: HTTPResponder {
                                   checksummed: format == .json, method: .put)
         let expectedSHA256 = store.hashing == nil ? nil : try ClientDigest.expectedSHA256(head.headers)
         // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
-        try admission.admit(name: directory.appending(checkedName: plan.name).description)
+        try admission.admit(name: plan.directory.appending(checkedName: plan.name).description)
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {
@@ -343,8 +347,8 @@ public struct FiledropApp: HTTPResponder {
 
     // MARK: - Helpers
 
-    private func redirect(to location: String, status: HTTPStatus = .movedPermanently) -> Response {
-        Response(status: status, headers: [.location: location, .contentType: ResponseFormat.text.contentType],
+    private func redirect(to location: LocationPath, status: HTTPStatus = .movedPermanently) -> Response {
+        Response(status: status, headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
                  body: .bytes(Array("Moved to \(location)\n".utf8)))
     }
 

@@ -15,8 +15,8 @@ struct RequestOrigin: Sendable, Equatable {
         text = (isSecure ? "https://" : "http://") + authority
     }
 
-    /// The absolute URL of `path` (origin-form, starting with `/`) on this origin.
-    func url(path: String) -> String { text + path }
+    /// The absolute URL of `path` on this origin.
+    func url(path: LocationPath) -> String { text + path.description }
 
     /// `host[:port]` as the request names it: the absolute-form target's authority, else `Host`.
     static func authority(of head: RequestHead) -> Substring? {

@@ -16,6 +16,8 @@ public final class LocalSendMulticast: EventHandler {
     private let log: any LogSink
     private let clock: () -> UInt64
     private var discovery: LocalSendDiscovery
+    /// The IPv4 addresses whose interfaces it announces on; nil for every interface.
+    private let onlyAddresses: Set<String>?
     /// Interface indexes the group is joined on.
     private var joined: Set<Int32> = []
     /// The IPv4 addresses those interfaces had at the last look: a new one (another WiFi,
@@ -30,9 +32,12 @@ public final class LocalSendMulticast: EventHandler {
 
     /// Opens and binds the socket; `HTTPServer.runLocalSendDiscovery` registers it and joins
     /// the group. Fails when another program holds the port without SO_REUSEADDR.
-    public init(group: MulticastGroup, device: LocalSendDevice, log: any LogSink,
+    /// `addresses`: join and announce only on the interfaces that hold one of these (the
+    /// receiver listens on them alone); nil for every interface.
+    public init(group: MulticastGroup, device: LocalSendDevice, log: any LogSink, addresses: Set<String>? = nil,
                 clock: @escaping () -> UInt64 = Clock.monotonicNanoseconds) throws(SystemError) {
         self.group = group
+        onlyAddresses = addresses
         self.log = log
         self.clock = clock
         discovery = LocalSendDiscovery(device: device)
@@ -66,7 +71,9 @@ public final class LocalSendMulticast: EventHandler {
     /// again when an interface or an IPv4 address appeared. Runs on the main loop (the
     /// address watcher's callback, and a reload).
     public func interfacesChanged() {
-        let up = InterfaceAddresses.withInterfaceIndex().filter { !$0.host.contains(":") && !$0.host.hasPrefix("127.") }
+        let up = InterfaceAddresses.withInterfaceIndex().filter { interface in
+            !interface.host.contains(":") && !interface.host.hasPrefix("127.") && onlyAddresses?.contains(interface.host) != false
+        }
         let current = Set(up.map(\.interfaceIndex))
         let newAddresses = Set(up.map(\.host))
         defer { addresses = newAddresses }

@@ -24,15 +24,28 @@ struct ListingPaging: Equatable, Sendable {
             throw .badRequest("A listing is paged (limit, after) in name order only: leave out sort, or use sort=name.")
         }
         if let limitText {
-            guard let limit = Int(limitText), limit > 0 else {
+            guard let limit = Self.cappedLimit(limitText), limit > 0 else {
                 throw .badRequest("The limit parameter must be a whole number from 1 to \(Self.maxLimit).")
             }
-            self.limit = min(limit, Self.maxLimit)
+            self.limit = limit
         } else {
             limit = Self.maxLimit
         }
         self.cursor = cursor
         after = cursor.map(ListingOrder.Position.init(cursor:))
+    }
+
+    /// `text` as a number of entries, anything above `maxLimit` taken as `maxLimit` however
+    /// many digits it has (`Int(text)` would refuse one past `Int.max`, so `limit=100000` and
+    /// `limit=999999999999999999999` would get different answers); nil unless all digits.
+    static func cappedLimit(_ text: String) -> Int? {
+        guard !text.isEmpty else { return nil }
+        var value = 0
+        for byte in text.utf8 {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            value = min(value * 10 + Int(byte - UInt8(ascii: "0")), maxLimit + 1)
+        }
+        return min(value, maxLimit)
     }
 
     /// The cursor that continues after `entry`.

@@ -20,12 +20,14 @@ struct HTTPSURL: Sendable, Equatable {
     }
 
     /// The server's front page over HTTPS.
-    var root: String { origin + "/" }
+    var root: String { origin + LocationPath.root.description }
 
     /// The same path and query as `head`'s, over HTTPS: where a plain-HTTP request belongs.
+    /// The path is the server's own normalised copy (`LocationPath`), never the raw target.
     func sameResource(as head: RequestHead) -> String {
-        // Only origin-form paths are kept; anything else (`*`) has no HTTPS twin but the page.
-        guard head.path.utf8.first == UInt8(ascii: "/") else { return root }
-        return origin + head.path + (head.query.map { "?" + $0 } ?? "")
+        // Only origin-form paths with components that decode are kept; anything else (`*`, a
+        // malformed escape) has no HTTPS twin but the page.
+        guard let path = LocationPath(requestPath: head.path) else { return root }
+        return origin + path.description + (head.query.map { "?" + $0 } ?? "")
     }
 }

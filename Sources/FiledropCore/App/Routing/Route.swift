@@ -39,6 +39,8 @@ public enum Route: Sendable, Equatable {
 
     /// Where the stored files live in the URL space.
     static let filesPrefix = "/files/"
+    /// `filesPrefix` as a path component, for `LocationPath`.
+    static let filesFolder = "files"
 
     /// `servesTus`: resumable uploads are on; without them `OPTIONS`/`POST /files/` and
     /// `/files/.tus/...` are stored-file requests like any other.

@@ -114,8 +114,8 @@ struct TusHandler {
         if startsBody { try admit(name: record.displayName) }
         let upload = try uploads.register(record, limits: limits)
         // Absolute: some tus clients cannot resolve a relative Location.
-        let path = TusRoute.uploadPrefix + upload.id
-        let location = RequestOrigin(head: head, isSecure: context.isSecure)?.url(path: path) ?? path
+        let path = LocationPath(components: [Route.filesFolder, FileNamePolicy.tusFolderName, upload.id])
+        let location = RequestOrigin(head: head, isSecure: context.isSecure)?.url(path: path) ?? path.description
         return .blocking("tus create", skippableWhenAbandoned: false, { [uploads, store, limits] in
             uploads.storeNew(upload, store: store, limits: limits)
         }) { failure in
@@ -149,7 +149,7 @@ struct TusHandler {
                 fallbackName = path.name ?? fallbackName
             }
             let name = try store.names.storedName(from: metadata.text("filename") ?? metadata.text("name") ?? fallbackName)
-            return (directory, name)
+            return (store.placement(in: directory), name)
         } catch {
             throw .http(error)
         }

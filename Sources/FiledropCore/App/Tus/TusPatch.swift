@@ -77,7 +77,15 @@ final class TusPatch: RequestBodyConsumer {
             } catch {
                 switch error {
                 case .overLimit(let refusal): throw refusal
-                case .storage(let failure): throw TusError.notStored(failure, keptOffset: keptOffset).httpError
+                case .storage(let failure):
+                    // A write cut short (a full disk) may have put the first part of these
+                    // bytes in the file before it failed. Without a checksum they stay, so
+                    // they count: the offset the message names is the one HEAD reports and
+                    // the next PATCH starts from, the file's size.
+                    guard checksum == nil else { throw TusError.notStored(failure, keptOffset: startOffset).httpError }
+                    let kept = max(file.size, writer.size)
+                    machine.wrote(token, through: kept, counts: true, now: now)
+                    throw TusError.notStored(failure, keptOffset: kept).httpError
                 }
             }
             checksum?.digest.update(bytes)

@@ -7,7 +7,8 @@ public struct UploadStore: Sendable {
     public let policy: StoragePolicy
     public let monitor: UploadMonitor
     /// A drop box: the answer to an upload does not say what the file was saved as (a
-    /// renamed "hello (2).txt" would tell an anonymous sender which names exist).
+    /// renamed "hello (2).txt" would tell an anonymous sender which names exist), and every
+    /// upload goes to the top folder (`placement(in:)`).
     public var withholdsStoredNames = false
     /// SHA-256 of every upload as it streams (`sha256 = on`); nil computes none.
     public var hashing: (any UploadHashing)?
@@ -29,8 +30,16 @@ public struct UploadStore: Sendable {
                      checksummed: Bool, method: UploadMethod) throws(HTTPError) -> UploadPlan {
         try policy.checkSize(expectedSize ?? 0)
         let name = try names.storedName(from: clientName)
-        return UploadPlan(store: self, directory: directory, name: name, expectedSize: expectedSize, client: client,
+        return UploadPlan(store: self, directory: placement(in: directory), name: name, expectedSize: expectedSize, client: client,
                           checksummed: checksummed, method: method)
+    }
+
+    /// The folder an upload asking for `directory` goes to. In a drop box, the top folder
+    /// whatever it asked for: making `secret.txt/probe` fails when `secret.txt` is a file and
+    /// succeeds when it is missing, so folders would tell an anonymous sender which names
+    /// exist. The file keeps its name (renamed when taken), and the answer is the same.
+    public func placement(in directory: StoragePath) -> StoragePath {
+        withholdsStoredNames ? .root : directory
     }
 
     /// The guard before an upload's file is opened, the same for every kind and for
@@ -221,6 +230,6 @@ public struct StoredFile: Sendable, Equatable {
 
     /// `/files/a%20b/c.txt`: every component percent-encoded.
     public var url: String {
-        "/files/" + path.components.map { percentEncodedPathComponent($0) }.joined(separator: "/")
+        LocationPath(components: CollectionOfOne(Route.filesFolder) + path.components).description
     }
 }
