@@ -59,13 +59,26 @@ import Testing
         let head2 = Self.admitted(&table, "10.0.0.3", .awaitingHead, now: 2)!
         let shake3 = Self.admitted(&table, "10.0.0.4", .handshaking, now: 3)!
         var victims: [ConnectionSlots.ID] = []
+        // Newcomers on the plain port: they queue behind the older heads.
         for n in 0..<4 {
-            if case .admitEvicting(_, let eviction) = table.admit(client: "172.16.0.\(n)", stage: .handshaking, owner: 0, now: 10) {
+            if case .admitEvicting(_, let eviction) = table.admit(client: "172.16.0.\(n)", stage: .awaitingHead, owner: 0, now: 10) {
                 victims.append(eviction.victim)
                 table.closed(eviction.victim)
             }
         }
         #expect(victims == [shake1, shake3, head0, head2])
+    }
+
+    @Test func aNewHandshakeGoesBeforeAnOldHead() {
+        var table = Self.table(max: 2)
+        let head = Self.admitted(&table, "10.0.0.1", .awaitingHead, now: 0)!
+        _ = Self.admitted(&table, "10.0.0.2", .handshaking, now: 1)!
+        guard case .admitEvicting(let newcomer, _) = table.admit(client: "10.0.0.3", stage: .handshaking, owner: 0, now: 2),
+              case .admitEvicting(_, let second) = table.admit(client: "10.0.0.4", stage: .awaitingHead, owner: 0, now: 3) else {
+            Issue.record("no eviction")
+            return
+        }
+        #expect(second.victim == newcomer && second.victim != head)
     }
 
     @Test func connectionsThatSentAWholeHeadAreNeverEvicted() {
@@ -125,14 +138,15 @@ import Testing
     }
 
     @Test func aFullServerKeepsASlotForANewAddressWhateverTheFloodHolds() {
-        // 100 addresses x 64 unfinished handshakes against 1,024 slots, interleaved as a
-        // flood sends them; the victims close before the next one arrives, as their loops do.
+        // 100 addresses x 64 unfinished handshakes against 1,024 slots, one address after
+        // another (the order fair shares yield most to); the victims close before the next
+        // one arrives, as their loops do.
         var table = Self.table(max: 1024, perClient: 64)
         var refused = 0
-        for round in 0..<64 {
-            for address in 0..<100 {
-                switch table.admit(client: "127.0.\(address / 250).\(address % 250 + 2)", stage: .handshaking, owner: 0,
-                                   now: UInt64(round * 100 + address)) {
+        for address in 0..<100 {
+            for round in 0..<64 {
+                switch table.admit(client: "127.0.\(address / 50).\(address % 50 + 2)", stage: .handshaking, owner: 0,
+                                   now: UInt64(address * 64 + round)) {
                 case .admit: break
                 case .admitEvicting(_, let eviction): table.closed(eviction.victim)
                 case .refuse: refused += 1

@@ -6,9 +6,10 @@ import Synchronization
 /// Settings of the server as a whole (per-connection ones live in `ConnectionConfiguration`).
 public struct ServerConfiguration: Sendable {
     public var connection = ConnectionConfiguration()
-    /// Connections served at once. At the limit the server stops accepting (further
-    /// connections wait in the listen backlog) until one closes; kept-alive idle ones are
-    /// closed to make room.
+    /// Connections served at once. At the limit a new connection takes the slot of the
+    /// oldest one that has not sent a whole request (`ConnectionSlots`); once every slot holds
+    /// one, the server stops accepting (further connections wait in the listen backlog) until
+    /// one closes, and kept-alive idle ones are closed to make room.
     public var maxConnections = 1024
     /// Connections one client address may hold; when the server is at least half full, an
     /// address may hold no more than its fair share (`ConnectionAdmission`). Connections over
@@ -210,9 +211,9 @@ public final class HTTPServer: @unchecked Sendable {
                 // Both posted under the lock, so a victim's loop runs its adoption before any
                 // eviction of it: a slot is chosen as a victim only after it was admitted here.
                 requestEviction(eviction)
-                if target !== loop { handOver(fd, client: client, slot: id, secure: secure, to: target) }
+                place(fd, client: client, slot: id, secure: secure, on: target, acceptedOn: loop)
             case .admit(let id):
-                if target !== loop { handOver(fd, client: client, slot: id, secure: secure, to: target) }
+                place(fd, client: client, slot: id, secure: secure, on: target, acceptedOn: loop)
             case .refuse:
                 break
             }
@@ -226,9 +227,8 @@ public final class HTTPServer: @unchecked Sendable {
             return
         case .admitEvicting(_, let eviction):
             evictionNoticed(eviction, newcomer: client, loop: loop)
-            fallthrough
         case .admit:
-            target.connectionsPlaced.wrappingAdd(1, ordering: .relaxed)
+            break
         }
         guard target === loop else { return }
         switch admission {
@@ -237,8 +237,13 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    /// Posts a new connection to the loop it was placed on. Under `slots`' lock.
-    private func handOver(_ fd: Int32, client: String, slot: ConnectionSlots.ID, secure: UInt16?, to target: EventLoop) {
+    /// Counts a new connection on the loop it was placed on, and posts it there if that is
+    /// not the loop that accepted it (which adopts it itself once the lock is released).
+    /// Under `slots`' lock.
+    private func place(_ fd: Int32, client: String, slot: ConnectionSlots.ID, secure: UInt16?, on target: EventLoop,
+                       acceptedOn loop: EventLoop) {
+        target.connectionsPlaced.wrappingAdd(1, ordering: .relaxed)
+        guard target !== loop else { return }
         let box = AcceptedSocket(descriptor: fd, client: client, slot: slot, secure: secure)
         target.execute { [unowned self] in self.adopt(box.descriptor, client: box.client, slot: box.slot, secure: box.secure, on: target) }
     }
