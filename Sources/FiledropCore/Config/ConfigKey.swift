@@ -177,7 +177,7 @@ public struct ConfigKey: Sendable {
         booleanKey("allow-hidden", default: false, meaning: "List, serve and accept names starting with a dot.", \.allowHidden),
         booleanKey("allow-delete", default: false, meaning: "Let clients delete and rename (MOVE) files and folders (subject to access).", \.allowDelete),
         ConfigKey(name: "max-connections", kind: .value(placeholder: "N"), defaultText: "1024",
-                  meaning: "Connections served at once; at the limit new ones wait in the listen backlog and idle keep-alive ones are closed to make room.",
+                  meaning: "Connections served at once; at the limit a new one takes the slot of the oldest that has not finished its TLS handshake or first request head; once every slot holds a request, new ones wait in the listen backlog and idle keep-alive ones are closed to make room.",
                   expected: "a whole number from 1 to 1000000") { configuration, value in
             guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
             configuration.maxConnections = number

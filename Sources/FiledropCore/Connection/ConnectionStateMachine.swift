@@ -145,6 +145,12 @@ public struct ConnectionStateMachine {
         return false
     }
 
+    /// True while a request's head is arriving: begun, not yet whole.
+    public var isReadingHead: Bool {
+        if case .readingHead = state { return true }
+        return false
+    }
+
     @inlinable
     public var isClosed: Bool {
         if case .closed = state { return true }

@@ -55,6 +55,7 @@ extension Connection {
             // Not so for what OpenSSL has already read: that must be asked for.
             if count < free && tls?.hasPendingInput != true { break }
         }
+        noteProgress()
         updateReceiveLowWatermark()
         if budget <= 0, isOpen, machine.wantsInput, tls?.hasPendingInput == true {
             // The budget ran out with records OpenSSL holds: epoll will not report them.

@@ -24,8 +24,9 @@ final class Connection: EventHandler, @unchecked Sendable {
     @exclusivity(unchecked) private var writer = OutboundWriter()
     /// False once the descriptor is closed. Work handed out before may still come back.
     @exclusivity(unchecked) var isOpen = true
-    /// The TLS state on the HTTPS port; nil for plain HTTP (and for a plain request that
-    /// arrived at the HTTPS port: answered in clear with a 400 naming the HTTPS URL, then closed).
+    /// The TLS state on the HTTPS port, made once the first record is whole
+    /// (`TLSSession.opening`); nil for plain HTTP (and for a plain request that arrived at the
+    /// HTTPS port: answered in clear with a 400 naming the HTTPS URL, then closed).
     var tls: TLSSession?
     /// True on the HTTPS port until the handshake is done; no HTTP byte is read before.
     private var handshaking: Bool
@@ -44,6 +45,12 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// Tells the workers this connection is gone, so questions it asked are not worked out.
     private let ticket = WorkTicket()
     private let onClose: (Connection) -> Void
+    /// The connection's slot in the server's table (`ConnectionSlots`).
+    let slot: ConnectionSlots.ID
+    /// How far the table has been told this connection got; told once per stage.
+    private var reportedStage: ConnectionSlots.Stage
+    /// Tells the table the connection got further (`reportedStage` changed).
+    private let onAdvance: (Connection) -> Void
     /// When the request being served began (the wakeup that read its first byte), for the
     /// access log. Its end is read from the clock itself, and only when the line is logged.
     var requestStart: UInt64 = 0
@@ -66,14 +73,17 @@ final class Connection: EventHandler, @unchecked Sendable {
     static let readBudget = bodyReadSize
 
     /// `client`: the peer's address as text (`SocketAddress.host`), worked out once on accept.
-    init(descriptor: Int32, client: String, configuration: ConnectionConfiguration, responder: any HTTPResponder,
-         secure: SecureListener? = nil, workers: WorkerPool, log: any LogSink, onClose: @escaping (Connection) -> Void) {
+    init(descriptor: Int32, client: String, slot: ConnectionSlots.ID, configuration: ConnectionConfiguration,
+         responder: any HTTPResponder, secure: SecureListener? = nil, workers: WorkerPool, log: any LogSink,
+         onAdvance: @escaping (Connection) -> Void, onClose: @escaping (Connection) -> Void) {
         self.descriptor = descriptor
+        self.slot = slot
+        self.onAdvance = onAdvance
+        reportedStage = secure != nil ? .handshaking : .awaitingHead
         self.peer = client
         self.configuration = configuration
         self.secure = secure
         self.responder = responder
-        tls = secure.flatMap { TLSSession(context: $0.context, descriptor: descriptor) }
         handshaking = secure != nil
         let now = Clock.monotonicNanoseconds()
         handshakeDeadline = now &+ configuration.headTimeout
@@ -112,7 +122,7 @@ final class Connection: EventHandler, @unchecked Sendable {
             return
         }
         if handshaking {
-            continueHandshake(loop: loop)
+            continueHandshake(events: events, loop: loop)
         } else if machine.isWriting {
             if events & EPOLLOUT.rawValue != 0 { continueWriting(loop: loop) }
         } else if machine.wantsInput {
@@ -125,17 +135,50 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     // MARK: - TLS handshake
 
-    private func continueHandshake(loop: EventLoop) {
-        guard let tls, let secure else {
-            // OpenSSL could not make the session (out of memory): nothing to serve with.
-            fail(loop: loop)
-            return
+    private func continueHandshake(events: UInt32, loop: EventLoop) {
+        guard let secure else { return }
+        if tls == nil {
+            // The client closed before its first record was whole: no session was made, and
+            // none is for a handshake that cannot finish.
+            if events & EPOLLRDHUP.rawValue != 0 {
+                fail(loop: loop)
+                return
+            }
+            switch TLSSession.opening(of: descriptor, scratch: loop.scratch) {
+            case .nothingYet:
+                want(loop, EPOLLIN.rawValue)
+                return
+            case .partialRecord(let bytes) where receiveLowWatermark < bytes:
+                // Woken only once the record is whole (or the client gives up). Should the
+                // kernel not take the mark, or wake us before, OpenSSL reads what there is.
+                setReceiveLowWatermark(Int32(bytes))
+                if receiveLowWatermark >= bytes {
+                    want(loop, EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
+                    return
+                }
+            case .plainHTTP:
+                advance(to: .awaitingHead)
+                answerPlainRequest(loop: loop, port: secure.port)
+                return
+            case .ended:
+                fail(loop: loop)
+                return
+            case .partialRecord, .ready:
+                break
+            }
+            setReceiveLowWatermark(1)
+            guard let session = TLSSession(context: secure.context, descriptor: descriptor) else {
+                // OpenSSL could not make the session (out of memory): nothing to serve with.
+                fail(loop: loop)
+                return
+            }
+            tls = session
         }
-        switch tls.handshake(descriptor: descriptor) {
-        case .plainHTTP:
-            answerPlainRequest(loop: loop, port: secure.port)
+        guard let tls else { return }
+        switch tls.handshake() {
         case .done:
             handshaking = false
+            advance(to: .awaitingHead)
             want(loop, EPOLLIN.rawValue)
             // The first request may have come with the handshake's last flight, already read.
             readAvailable(loop: loop)
@@ -272,6 +315,37 @@ final class Connection: EventHandler, @unchecked Sendable {
         if idleKeepAliveSince != nil { close(loop: loop) }
     }
 
+    // MARK: - Slots
+
+    /// Tells the table once the first request's head has arrived whole: from then on the
+    /// connection is never evicted for a newcomer. Cheap enough for every read and action.
+    func noteProgress() {
+        guard reportedStage != .committed, !handshaking, !machine.isIdle, !machine.isReadingHead else { return }
+        advance(to: .committed)
+    }
+
+    private func advance(to stage: ConnectionSlots.Stage) {
+        guard stage > reportedStage else { return }
+        reportedStage = stage
+        onAdvance(self)
+    }
+
+    /// How far the connection got, as last told to the table.
+    var stage: ConnectionSlots.Stage { reportedStage }
+
+    /// Closes the connection to make room for a newcomer while every slot is taken, unless
+    /// its first head has arrived meanwhile (then it is served, and the table told so). Nothing
+    /// of a request has arrived whole, so there is nothing to answer.
+    func evict(loop: EventLoop) {
+        guard isOpen else { return }
+        noteProgress()
+        guard reportedStage != .committed else { return }
+        log.log(LogEvent(level: .debug, message: "closed a connection from \(peer) to make room: every slot was taken",
+                         fields: [("client", peer)]))
+        machine.connectionFailed()
+        close(loop: loop)
+    }
+
     /// The drain deadline passed: uploads still running are aborted (their files discarded).
     func abort(loop: EventLoop) {
         machine.abort()
@@ -279,6 +353,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     }
 
     func carryOut(_ action: ConnectionStateMachine.Action, loop: EventLoop) {
+        noteProgress()
         switch action {
         case .runBlocking(let work):
             // Also once closed: an upload that arrived whole is still published.

@@ -6,13 +6,15 @@ import Synchronization
 /// Settings of the server as a whole (per-connection ones live in `ConnectionConfiguration`).
 public struct ServerConfiguration: Sendable {
     public var connection = ConnectionConfiguration()
-    /// Connections served at once. At the limit the server stops accepting (further
-    /// connections wait in the listen backlog) until one closes; kept-alive idle ones are
-    /// closed to make room.
+    /// Connections served at once. At the limit a new connection takes the slot of the
+    /// oldest one that has not sent a whole request (`ConnectionSlots`); once every slot holds
+    /// one, the server stops accepting (further connections wait in the listen backlog) until
+    /// one closes, and kept-alive idle ones are closed to make room.
     public var maxConnections = 1024
     /// Connections one client address may hold; when the server is at least half full, an
     /// address may hold no more than its fair share (`ConnectionAdmission`). Connections over
-    /// either are answered 503 and closed.
+    /// either are answered 503 and closed. When every slot is taken, a newcomer within these
+    /// takes the slot of the oldest connection that has not sent a whole request (`ConnectionSlots`).
     public var maxConnectionsPerClient = 64
     /// Event-loop threads; 0 means one per CPU.
     public var threads = 0
@@ -35,7 +37,6 @@ public final class HTTPServer: @unchecked Sendable {
     /// The context new HTTPS connections start from; replaced when the certificate changes.
     private let tlsContext: Mutex<TLSContext?>
     private let configuration: ServerConfiguration
-    private let admission: ConnectionAdmission
     /// One per loop, by loop index: the given responder's per-loop instances when it is a
     /// `PerLoopResponder`, else the given responder itself.
     private let responders: [any HTTPResponder]
@@ -45,15 +46,22 @@ public final class HTTPServer: @unchecked Sendable {
     public let workers: WorkerPool
     /// By loop index: that loop's acceptor of each listener (set once, in `init`).
     private var acceptors: [[Acceptor]] = []
+    /// Mirrors `slots`' open count, for readers that take no lock.
     private let connectionCount = Atomic<Int>(0)
+    /// Who holds the slots; decides admissions and evictions.
+    private let slots: Mutex<ConnectionSlots>
+    /// By loop index: that loop's connections by slot, touched only on that loop (so an
+    /// eviction asked for by another loop finds its victim there).
+    private let loopConnections: [LoopConnections]
     private let drainDeadline = Atomic<UInt64>(0)
     private let draining = Atomic<Bool>(false)
-    /// Set while every slot is taken: the loops then stop polling the listeners.
+    /// Set while no new connection can get a slot (every slot is taken by a connection that
+    /// sent a whole request): the loops then stop polling the listeners. Changed under `slots`' lock.
     private let acceptingPaused = Atomic<Bool>(false)
     /// Loops that have yet to stop polling the listeners at shutdown; the last one closes them.
     private let loopsPollingListeners: Atomic<Int>
-    /// Open connections per client address; an address leaves the map when its last one closes.
-    private let connectionsPerClient = Mutex<[String: Int]>([:])
+    /// Gives the heap's free pages back after a burst of closes (a flood's aftermath).
+    private let heapTrimmer = HeapTrimmer()
     /// One notice per burst of refusals (per address) or of reaching the limit.
     private let notices = Mutex(NoticeThrottle(interval: 10_000_000_000))
 
@@ -64,13 +72,14 @@ public final class HTTPServer: @unchecked Sendable {
         self.secureListeners = secureListeners
         tlsContext = Mutex(tls)
         self.configuration = configuration
-        admission = ConnectionAdmission(maxConnections: configuration.maxConnections,
-                                        maxConnectionsPerClient: configuration.maxConnectionsPerClient)
+        slots = Mutex(ConnectionSlots(policy: ConnectionAdmission(maxConnections: configuration.maxConnections,
+                                                                  maxConnectionsPerClient: configuration.maxConnectionsPerClient)))
         self.log = log
         let count = configuration.threads > 0 ? configuration.threads : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var loops: [EventLoop] = []
         for index in 0..<count { loops.append(try EventLoop(index: index)) }
         self.loops = loops
+        loopConnections = loops.map { _ in LoopConnections() }
         workers = WorkerPool(threads: configuration.workerThreads > 0 ? configuration.workerThreads : WorkerPool.defaultThreads,
                              queueLimit: configuration.workerQueueLimit)
         loopsPollingListeners = Atomic(count)
@@ -88,6 +97,7 @@ public final class HTTPServer: @unchecked Sendable {
             }
             loop.onTick.append { [unowned self] loop in self.tick(loop) }
         }
+        loops[0].onTick.append { [unowned self] loop in self.heapTrimmer.tick(loop: loop, workers: self.workers) }
     }
 
     /// New HTTPS connections use `context` (a renewed or re-issued certificate); those open
@@ -192,28 +202,81 @@ public final class HTTPServer: @unchecked Sendable {
             return
         }
         let client = peer.host
-        // The slot is taken before the decision, so loops accepting at once never overshoot.
-        let open = connectionCount.wrappingAdd(1, ordering: .relaxed).newValue
-        let decision = connectionsPerClient.withLock { counts in
-            let held = counts[client, default: 0]
-            let decision = admission.decide(open: open - 1, heldByClient: held, addresses: counts.count)
-            if decision == .admit { counts[client] = held + 1 }
-            return decision
-        }
-        guard decision == .admit else {
-            connectionCount.wrappingSubtract(1, ordering: .relaxed)
-            refuse(fd, client: client, decision: decision, open: open - 1, secure: secure != nil, loop: loop)
-            return
-        }
-        if open >= configuration.maxConnections { updateAcceptingPause() }
         let target = placement(acceptedOn: loop)
-        target.connectionsPlaced.wrappingAdd(1, ordering: .relaxed)
-        if target === loop {
-            adopt(fd, client: client, secure: secure, on: loop)
-        } else {
-            let box = AcceptedSocket(descriptor: fd, client: client, secure: secure)
-            target.execute { [unowned self] in self.adopt(box.descriptor, client: box.client, secure: box.secure, on: target) }
+        let (admission, open, paused) = slots.withLock { slots in
+            let admission = slots.admit(client: client, stage: secure != nil ? .handshaking : .awaitingHead,
+                                        owner: target.index, now: loop.now)
+            switch admission {
+            case .admitEvicting(let id, let eviction):
+                // Both posted under the lock, so a victim's loop runs its adoption before any
+                // eviction of it: a slot is chosen as a victim only after it was admitted here.
+                requestEviction(eviction)
+                place(fd, client: client, slot: id, secure: secure, on: target, acceptedOn: loop)
+            case .admit(let id):
+                place(fd, client: client, slot: id, secure: secure, on: target, acceptedOn: loop)
+            case .refuse:
+                break
+            }
+            connectionCount.store(slots.open, ordering: .relaxed)
+            return (admission, slots.open, pauseChange(slots))
         }
+        if let paused { acceptingChanged(paused: paused, open: open) }
+        switch admission {
+        case .refuse(let decision):
+            refuse(fd, client: client, decision: decision, open: open, secure: secure != nil, loop: loop)
+            return
+        case .admitEvicting(_, let eviction):
+            evictionNoticed(eviction, newcomer: client, loop: loop)
+        case .admit:
+            break
+        }
+        guard target === loop else { return }
+        switch admission {
+        case .admit(let id), .admitEvicting(let id, _): adopt(fd, client: client, slot: id, secure: secure, on: loop)
+        case .refuse: break
+        }
+    }
+
+    /// Counts a new connection on the loop it was placed on, and posts it there if that is
+    /// not the loop that accepted it (which adopts it itself once the lock is released).
+    /// Under `slots`' lock.
+    private func place(_ fd: Int32, client: String, slot: ConnectionSlots.ID, secure: UInt16?, on target: EventLoop,
+                       acceptedOn loop: EventLoop) {
+        target.connectionsPlaced.wrappingAdd(1, ordering: .relaxed)
+        guard target !== loop else { return }
+        let box = AcceptedSocket(descriptor: fd, client: client, slot: slot, secure: secure)
+        target.execute { [unowned self] in self.adopt(box.descriptor, client: box.client, slot: box.slot, secure: box.secure, on: target) }
+    }
+
+    /// Has the victim's loop close it (if it still has not sent a whole head by then). Under
+    /// `slots`' lock. Loops own their connections, so another loop's are never touched here.
+    private func requestEviction(_ eviction: ConnectionSlots.Eviction) {
+        let owner = loops[eviction.owner]
+        owner.execute { [unowned self] in
+            self.loopConnections[owner.index].byID[eviction.victim]?.evict(loop: owner)
+        }
+    }
+
+    /// Under `slots`' lock: flips `acceptingPaused` when whether newcomers can get a slot
+    /// changed, and returns the new value then.
+    private func pauseChange(_ slots: ConnectionSlots) -> Bool? {
+        let paused = !slots.acceptsNewcomers
+        guard acceptingPaused.load(ordering: .relaxed) != paused else { return nil }
+        acceptingPaused.store(paused, ordering: .relaxed)
+        return paused
+    }
+
+    /// One notice per burst of evictions: the operator learns the server was full of
+    /// connections that sent nothing whole (a flood, or many very slow clients).
+    private func evictionNoticed(_ eviction: ConnectionSlots.Eviction, newcomer: String, loop: EventLoop) {
+        guard let unlogged = notices.withLock({ $0.note("eviction", now: loop.now) }) else { return }
+        let what = eviction.stage == .handshaking ? "an unfinished TLS handshake" : "an unfinished request head"
+        let more = unlogged > 0 ? " (\(unlogged) more closed since the last notice)" : ""
+        let held = "\(eviction.age / 1_000_000_000).\(eviction.age / 100_000_000 % 10)"
+        log.log(LogEvent(level: .notice,
+                         message: "every connection slot is taken (max-connections): closed \(what) from \(eviction.client), "
+                            + "open for \(held) s, to make room for a new connection from \(newcomer)\(more)",
+                         fields: [("client", eviction.client), ("newcomer", newcomer)]))
     }
 
     /// The loop a new connection goes to: the one that accepted it, unless that one already
@@ -260,24 +323,16 @@ public final class HTTPServer: @unchecked Sendable {
                          fields: [("client", client), ("open_connections", String(open))]))
     }
 
-    /// Pauses accepting while every slot is taken and resumes once one frees. Called after a
-    /// change of the count that may cross the limit, from any loop; it re-reads the count
-    /// after flipping the flag, so a close racing an accept cannot leave it paused while free.
-    private func updateAcceptingPause() {
-        while true {
-            let open = connectionCount.load(ordering: .relaxed)
-            let full = open >= configuration.maxConnections
-            let paused = acceptingPaused.load(ordering: .relaxed)
-            if full == paused { return }
-            guard acceptingPaused.compareExchange(expected: paused, desired: full, ordering: .relaxed).exchanged else { continue }
-            if full { limitReached(open: open) }
-            // Each loop reads the flag when its task runs, so tasks that overtake each other
-            // still leave every loop as the last flip wants.
-            for loop in loops {
-                loop.execute { [unowned self] in
-                    self.updateAcceptors(on: loop)
-                    if full { self.closeIdleConnections(on: loop) }
-                }
+    /// Pauses accepting while no newcomer can get a slot and resumes once one can: carries
+    /// out a flip `pauseChange` made under the lock (so flips are ordered as the table changed).
+    private func acceptingChanged(paused: Bool, open: Int) {
+        if paused { limitReached(open: open) }
+        // Each loop reads the flag when its task runs, so tasks that overtake each other
+        // still leave every loop as the last flip wants.
+        for loop in loops {
+            loop.execute { [unowned self] in
+                self.updateAcceptors(on: loop)
+                if paused { self.closeIdleConnections(on: loop) }
             }
         }
     }
@@ -318,31 +373,48 @@ public final class HTTPServer: @unchecked Sendable {
         }
     }
 
-    private func adopt(_ fd: Int32, client: String, secure port: UInt16?, on loop: EventLoop) {
+    private func adopt(_ fd: Int32, client: String, slot: ConnectionSlots.ID, secure port: UInt16?, on loop: EventLoop) {
         // Handed over by another loop after this one began draining: it would never be told.
         if draining.load(ordering: .relaxed) {
             Refusal.shuttingDown.answer(fd, secure: port != nil)
-            connectionClosed(client: client, loop: loop)
+            connectionClosed(slot: slot, loop: loop)
             return
         }
         let secure = port.flatMap { port in tlsContext.withLock { $0 }.map { SecureListener(context: $0, port: port) } }
         let connection = Connection(
-            descriptor: fd, client: client, configuration: configuration.connection, responder: responders[loop.index],
-            secure: secure, workers: workers, log: log,
-            onClose: { [unowned self] _ in self.connectionClosed(client: client, loop: loop) })
+            descriptor: fd, client: client, slot: slot, configuration: configuration.connection,
+            responder: responders[loop.index], secure: secure, workers: workers, log: log,
+            onAdvance: { [unowned self] connection in self.connectionAdvanced(connection) },
+            onClose: { [unowned self] connection in self.connectionClosed(slot: connection.slot, loop: loop) })
+        loopConnections[loop.index].byID[slot] = connection
         connection.start(on: loop)
     }
 
-    /// `loop`: the one the connection was placed on.
-    private func connectionClosed(client: String, loop: EventLoop) {
-        connectionCount.wrappingSubtract(1, ordering: .relaxed)
-        loop.connectionsPlaced.wrappingSubtract(1, ordering: .relaxed)
-        connectionsPerClient.withLock { counts in
-            let open = counts[client, default: 1] - 1
-            counts[client] = open > 0 ? open : nil
+    private func connectionAdvanced(_ connection: Connection) {
+        let (open, paused) = slots.withLock { slots in
+            slots.advanced(connection.slot, to: connection.stage)
+            return (slots.open, pauseChange(slots))
         }
-        if acceptingPaused.load(ordering: .relaxed) { updateAcceptingPause() }
+        if let paused { acceptingChanged(paused: paused, open: open) }
     }
+
+    /// `loop`: the one the connection was placed on.
+    private func connectionClosed(slot: ConnectionSlots.ID, loop: EventLoop) {
+        loop.connectionsPlaced.wrappingSubtract(1, ordering: .relaxed)
+        loopConnections[loop.index].byID[slot] = nil
+        heapTrimmer.connectionClosed()
+        let (open, paused) = slots.withLock { slots in
+            slots.closed(slot)
+            connectionCount.store(slots.open, ordering: .relaxed)
+            return (slots.open, pauseChange(slots))
+        }
+        if let paused { acceptingChanged(paused: paused, open: open) }
+    }
+}
+
+/// A loop's connections by slot; touched only on that loop.
+private final class LoopConnections {
+    var byID: [ConnectionSlots.ID: Connection] = [:]
 }
 
 /// An accepted descriptor in transit to another loop.
@@ -350,6 +422,7 @@ private struct AcceptedSocket: Sendable {
     let descriptor: Int32
     /// The peer's address as text (`SocketAddress.host`).
     let client: String
+    let slot: ConnectionSlots.ID
     let secure: UInt16?
 }
 

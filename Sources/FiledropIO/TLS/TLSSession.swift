@@ -19,12 +19,41 @@ final class TLSSession {
         case wantRead
         case wantWrite
         case failed(String)
-        /// The client spoke plain HTTP to the HTTPS port (nothing of it was taken).
-        case plainHTTP
     }
 
-    /// Whether the first byte has been looked at.
-    private var firstByteSeen = false
+    /// What the first bytes on the HTTPS port say, looked at without taking them.
+    enum Opening: Equatable {
+        /// Nothing has arrived yet.
+        case nothingYet
+        /// The first TLS record has begun; it is whole once `bytes` are queued.
+        case partialRecord(bytes: Int)
+        /// The first record is whole, or the bytes are not TLS as we know it (OpenSSL says why).
+        case ready
+        /// The client spoke plain HTTP: a method's capital letter, where TLS opens with a
+        /// handshake record (22). Nothing of it was taken.
+        case plainHTTP
+        /// The client closed the connection, or it failed.
+        case ended
+    }
+
+    /// Looks at the first record on `descriptor` through `scratch` (at least a record's size).
+    /// A session is made only once the record is whole: a client that sends a few bytes of a
+    /// ClientHello and stops costs no OpenSSL state (its buffers are about 100 KiB), only the
+    /// kernel's socket buffer.
+    static func opening(of descriptor: Int32, scratch: UnsafeMutableRawBufferPointer) -> Opening {
+        // RFC 8446 §5.1: a record is a 5-byte header (type, version, length) and its fragment,
+        // at most 2^14 bytes plus expansion; a ClientHello fits in one.
+        let wanted = min(scratch.count, 5 + (1 << 14) + 2048)
+        let count = recv(descriptor, scratch.baseAddress, wanted, Int32(MSG_PEEK))
+        if count < 0 { return errno == EAGAIN || errno == EINTR ? .nothingYet : .ended }
+        if count == 0 { return .ended }
+        let bytes = UnsafeRawBufferPointer(rebasing: scratch[..<count])
+        if bytes[0] >= UInt8(ascii: "A") && bytes[0] <= UInt8(ascii: "Z") { return .plainHTTP }
+        guard bytes[0] == 22 else { return .ready }
+        guard count >= 5 else { return .partialRecord(bytes: 5) }
+        let record = 5 + (Int(bytes[3]) << 8 | Int(bytes[4]))
+        return count >= record || record > wanted ? .ready : .partialRecord(bytes: record)
+    }
 
     init?(context: TLSContext, descriptor: Int32) {
         guard let ssl = SSL_new(context.context) else { return nil }
@@ -41,17 +70,8 @@ final class TLSSession {
         SSL_free(ssl)
     }
 
-    /// Moves the handshake on as far as the socket allows. Looks at the first byte first,
-    /// without taking it: a TLS client opens with a handshake record (22), an HTTP client
-    /// with a method's capital letter.
-    func handshake(descriptor: Int32) -> HandshakeStep {
-        if !firstByteSeen {
-            var first: UInt8 = 0
-            let count = recv(descriptor, &first, 1, Int32(MSG_PEEK))
-            if count < 0 { return .wantRead }
-            firstByteSeen = true
-            if count == 1 && first >= UInt8(ascii: "A") && first <= UInt8(ascii: "Z") { return .plainHTTP }
-        }
+    /// Moves the handshake on as far as the socket allows.
+    func handshake() -> HandshakeStep {
         ERR_clear_error()
         let result = SSL_do_handshake(ssl)
         if result == 1 { return .done }
