@@ -14,7 +14,6 @@ PORT ?= 8080
 # [::] is dual-stack: IPv4 and IPv6 on one socket.
 LISTEN ?= [::]:$(PORT)
 SAVE_DIR ?= ./uploads
-WEB_ROOT ?= ./web
 RUN_FLAGS ?=
 # Seconds per fuzz target: short inside `make test`, longer for `make fuzz`.
 TEST_FUZZ_SECONDS ?= 20
@@ -47,7 +46,7 @@ FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
 
-.PHONY: deps build-deps test-deps test-packages build run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
+.PHONY: deps build-deps test-deps test-packages build check-hot-text run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
 
 ## deps: everything the build and the tests need, each package installed only when missing.
 deps: build-deps test-deps
@@ -86,7 +85,7 @@ $(VENV_STAMP): $(REQUIREMENTS) | test-packages
 
 ## build: the release binary the daemon runs from and the integration tests start.
 build: build-deps
-	$(SWIFT) build $(RELEASE_BUILD_FLAGS)
+	FILEDROP_TUNED_LINK=1 $(SWIFT) build $(RELEASE_BUILD_FLAGS)
 
 ## run: build, then serve $(SAVE_DIR) on $(PORT); the daemon prints the URLs to open.
 run: build serve
@@ -94,10 +93,14 @@ run: build serve
 ## serve: start the already built binary exactly as `make run` does (used by its test).
 serve:
 	@mkdir -p $(SAVE_DIR)
-	exec $(BIN) $(foreach address,$(LISTEN),--listen '$(address)') --save-dir $(SAVE_DIR) --web-root $(WEB_ROOT) $(RUN_FLAGS)
+	exec $(BIN) $(foreach address,$(LISTEN),--listen '$(address)') --save-dir $(SAVE_DIR) $(RUN_FLAGS)
 
 ## test: everything, failing on the first step that fails.
-test: deps build unit-test integration-test systemd-test test-fuzz
+test: deps build check-hot-text unit-test integration-test systemd-test test-fuzz
+
+## check-hot-text: the release daemon still holds most of the functions hot-text.order lays out.
+check-hot-text: build
+	scripts/check-hot-text.sh $(BIN)
 
 # Runs after `build`: the URLSession tests (Tests/URLSessionTests) start the release binary.
 # Two processes: some unit suites swap file descriptors 3-5 to test socket activation,

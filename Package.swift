@@ -5,49 +5,27 @@ import PackageDescription
 // entry points (built by `make fuzz` with -sanitize=fuzzer).
 let fuzzing = Context.environment["FILEDROP_FUZZ"] == "1"
 
-// The release client links the Swift runtime and Foundation statically: only the pages it
-// touches are resident, not whole shared libraries and their relocations (issue 9 wants a
-// 1 GiB send or get under 32 MiB of RSS; shared, a 1-byte send already took 35 MiB).
-// The static FoundationNetworking also needs the libraries its static module would have
-// autolinked, had the client been compiled against it (as --static-swift-stdlib does).
-// lld packs the relative relocations (DT_RELR, glibc 2.36): 24 KiB instead of 1.8 MiB
-// read at every start, and the binary stays position-independent.
-let clientReleaseLinkFlags = [
+// `FILEDROP_TUNED_LINK=1` (the Makefile's release build, which the tests and the .deb use)
+// links the release binaries for a smaller resident size: lld with packed relocations, the
+// daemon's hot functions laid out together, libstdc++ linked in. docs/building.md says why
+// each one is there and what it saves; a plain `swift build -c release` leaves them out.
+let tunedLink = Context.environment["FILEDROP_TUNED_LINK"] == "1"
+let clientReleaseLinkFlags = tunedLink ? [
     "-static-stdlib",
     "-l_CFURLSessionInterface", "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections",
     "-l_FoundationICU", "-lswiftSynchronization", "-lcurl",
     "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-]
-
-// The daemon is linked by lld too, for the same packed relocations (664 KiB of .rela.dyn
-// became 8 KiB of .relr.dyn), and without the -export-dynamic that --static-swift-stdlib
-// adds: it put 4,000 public symbols of our own modules in the dynamic symbol table (324 KiB
-// read at every start, and searched first for every symbol the shared libraries bind),
-// though nothing looks them up: nothing is dlopen'ed that links back to us. 13.9 -> 13.2 MiB
-// RSS at start.
-// The functions a serving daemon runs are laid out side by side (hot-text.order, made by
-// scripts/hot-text.py; names it lists that are gone are skipped): the kernel maps 64 KiB
-// around every text page fault, and those functions, spread over the 6.5 MiB of text, kept
-// 4.8 MiB of it resident (3.0 now; most of the rest is the standard library's one big
-// section, which cannot be split). Our modules are compiled with one section per function,
-// so the linker can move them (and drop those nothing calls).
-//
-// libstdc++ (the Swift runtime is C++) is linked in, as the Swift standard library is: the
-// shared one cost about 1 MiB of RSS at every start (its symbol and relocation tables, read
-// to bind it, and its data) for the few functions the runtime calls. The toolchain adds
-// -lstdc++ itself, ahead of any -Bstatic we could pass; a -L directory given here is searched
-// before the toolchain's, so the linker script in static-libstdc++/ answers that name with the
-// archive (libstdc++-12-dev, which the Swift toolchain itself requires). filedrop-client,
-// which links Foundation, keeps the shared one.
-let daemonReleaseLinkFlags = [
+] : []
+let daemonReleaseLinkFlags = tunedLink ? [
     "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
     "-L", "\(Context.packageDirectory)/Sources/filedrop/static-libstdc++",
     "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/filedrop/hot-text.order",
     "-Xlinker", "--no-warn-symbol-ordering",
-]
-let daemonSwiftSettings: [SwiftSetting] = [
+] : []
+// One section per function, so the linker can order them (and drop those nothing calls).
+let daemonSwiftSettings: [SwiftSetting] = tunedLink ? [
     .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
-]
+] : []
 
 var targets: [Target] = [
     .systemLibrary(
@@ -102,9 +80,13 @@ var targets: [Target] = [
     // A client for Swift apps and the `filedrop send/get/ls` commands: Foundation only
     // (URLSession; FoundationNetworking on Linux), so it builds for iOS and macOS too.
     .target(name: "FiledropClient"),
+    // The page (web/), compiled in by the EmbedWeb plugin: the daemon is one file.
+    .target(name: "FiledropWeb", plugins: ["EmbedWeb"]),
+    .plugin(name: "EmbedWeb", capability: .buildTool(), dependencies: ["EmbedWebTool"]),
+    .executableTarget(name: "EmbedWebTool"),
     .executableTarget(
         name: "filedrop",
-        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd", "CLinux"],
+        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd", "FiledropWeb", "CLinux"],
         exclude: ["hot-text.order", "static-libstdc++"],
         swiftSettings: daemonSwiftSettings,
         linkerSettings: [.unsafeFlags(daemonReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]

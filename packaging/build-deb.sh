@@ -37,7 +37,7 @@ ARCH=$(dpkg --print-architecture)
 [[ "$VERSION" =~ ^[0-9][0-9A-Za-z.+~-]*$ ]] || { echo "build-deb: unusable version \"$VERSION\"" >&2; exit 1; }
 
 rm -rf "$STAGE"
-install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/usr/libexec/filedrop" "$STAGE/usr/share/filedrop/web" \
+install -d "$STAGE/DEBIAN" "$STAGE/usr/bin" "$STAGE/usr/libexec/filedrop" \
     "$STAGE/lib/systemd/system" "$STAGE/etc/filedrop" "$STAGE/usr/share/doc/filedrop"
 
 # filedrop-client (send/get/ls, exec'ed by filedrop, so the daemon stays free of Foundation
@@ -47,11 +47,6 @@ install -m 0755 "$BUILD_DIR/filedrop-client" "$STAGE/usr/libexec/filedrop/filedr
 for program in usr/bin/filedrop usr/libexec/filedrop/filedrop-client; do
     strip --strip-unneeded --remove-section=.comment --remove-section=.note "$STAGE/$program"
 done
-# The page: the files a browser loads from web/ (no build step, no external assets).
-(cd web && find . -type f \( -name '*.html' -o -name '*.js' -o -name '*.css' -o -name '*.svg' -o -name '*.ico' -o -name '*.png' -o -name '*.webmanifest' -o -name 'i18n-*.json' \) -print0) |
-    while IFS= read -r -d '' file; do
-        install -D -m 0644 "web/$file" "$STAGE/usr/share/filedrop/web/$file"
-    done
 install -m 0644 systemd/filedrop.service systemd/filedrop.socket systemd/filedrop-https.socket "$STAGE/lib/systemd/system/"
 # The user unit template of `filedrop send --watch` (systemctl --user enable filedrop-send@...).
 install -D -m 0644 "$PACKAGING/filedrop-send@.service" "$STAGE/usr/lib/systemd/user/filedrop-send@.service"

@@ -79,9 +79,6 @@ The configuration file; every key with its default, commented out.
 The save directory of the packaged service (its
 .BR StateDirectory= ).
 .TP
-.I /usr/share/filedrop/web
-The upload page.
-.TP
 .IR /lib/systemd/system/filedrop.service ", " /lib/systemd/system/filedrop.socket
 The service (enabled by the package) and the socket for on-demand start.
 .I /usr/share/doc/filedrop/README.systemd

@@ -1,6 +1,7 @@
 import FiledropCore
 import FiledropIO
 import FiledropSystemd
+import FiledropWeb
 import Glibc
 
 /// The daemon's lifecycle (daemon(7)): adopt or bind sockets, READY=1, serve; SIGHUP
@@ -31,6 +32,10 @@ final class Daemon {
     /// has not served since a reload still holds the old app, and so its web root, and each
     /// web root holds a descriptor, a change watch and its thread.
     private var webRoot: PosixStorage?
+    /// The page built into the binary, served unless web-root names a folder.
+    private let builtInWebRoot = BuiltInWebRoot(files: EmbeddedWeb.files.map {
+        BuiltInWebRoot.File(name: $0.name, modifiedSeconds: $0.modifiedSeconds, base64: $0.base64)
+    })
     private var tusUploads: TusUploads?
     private var lastTusSweep: UInt64 = 0
     private var lastFreeSpaceReading: UInt64 = 0
@@ -164,7 +169,7 @@ final class Daemon {
         let served = (addresses.map { "http://\($0)" } + secureAddresses.map { "https://\($0)" }).joined(separator: ", ")
         log.log(LogEvent(level: .notice, kind: .started,
                          message: "filedrop serving \(configuration.saveDirectory) on \(served)",
-                         fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot)]))
+                         fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot ?? "built in")]))
         if let tls { logTLS(tls) }
         if let localSend, !localSendListeners.isEmpty {
             let device = localSend.device
@@ -320,20 +325,31 @@ final class Daemon {
     }
 
     private func makeApp(_ configuration: Configuration, storage: PosixStorage, monitor: UploadMonitor) throws -> FiledropApp {
-        var isDirectory = stat()
-        guard stat(configuration.webRoot, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
-            throw StartupError(message: "the web root \(configuration.webRoot) is not a directory (web-root, --web-root)", exitCode: 2)
-        }
-        let webRoot = try sameDirectory(webRoot, configuration.webRoot, isDirectory) ?? PosixStorage(root: configuration.webRoot)
-        self.webRoot = webRoot
+        let webRoot = try openWebRoot(configuration)
         let access = AccessControl(configuration: configuration, machineNames: ServedNames.hostNames(),
                                    verifier: try DaemonStartup.passwordVerifier(configuration, log: log), records: clientRecords,
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
                            https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
-                           processProbe: ProcSelfProbe(), hashing: hashing, languages: DaemonStartup.loadLanguages(configuration, log: log),
+                           processProbe: ProcSelfProbe(), hashing: hashing,
+                           languages: DaemonStartup.loadLanguages(configuration, builtIn: builtInWebRoot, log: log),
                            healthClock: { Clock.monotonicNanoseconds() }, localSend: localSend)
+    }
+
+    /// The folder web-root names, or the page built into the binary when it names none.
+    private func openWebRoot(_ configuration: Configuration) throws -> any Storage {
+        guard let path = configuration.webRoot else {
+            webRoot = nil
+            return builtInWebRoot
+        }
+        var isDirectory = stat()
+        guard stat(path, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
+            throw StartupError(message: "the web root \(path) is not a directory (web-root, --web-root)", exitCode: 2)
+        }
+        let opened = try sameDirectory(webRoot, path, isDirectory) ?? PosixStorage(root: path)
+        webRoot = opened
+        return opened
     }
 
     /// The printed URLs and the QR code send people to HTTPS when it is on.

@@ -50,12 +50,13 @@ enum DaemonStartup {
 
     /// The catalogues and the translated page, read again on each reload; each catalogue that
     /// is missing or broken is one warning, and its language reads English.
-    static func loadLanguages(_ configuration: Configuration, log: any LogSink) -> PageLanguages {
+    static func loadLanguages(_ configuration: Configuration, builtIn: BuiltInWebRoot, log: any LogSink) -> PageLanguages {
         let languages = PageLanguages { name in
-            readSmallFile(configuration.webRoot + "/" + name, limit: FlatJSONObject.defaultMaxBytes)
+            guard let webRoot = configuration.webRoot else { return builtIn.bytes(of: name) }
+            return readSmallFile(webRoot + "/" + name, limit: FlatJSONObject.defaultMaxBytes)
         }
         for problem in languages.problems {
-            log.log(LogEvent(level: .warning, message: problem, fields: [("web_root", configuration.webRoot)]))
+            log.log(LogEvent(level: .warning, message: problem, fields: [("web_root", configuration.webRoot ?? "built in")]))
         }
         return languages
     }

@@ -111,7 +111,8 @@ class Daemon:
         args = self.command_prefix + [str(FILEDROP_BIN)]
         for address in self.listen:
             args += ["--listen", address]
-        args += ["--save-dir", str(self.save_dir), "--web-root", str(WEB_ROOT)]
+        # No --web-root: the daemon serves the page built into it, as it ships.
+        args += ["--save-dir", str(self.save_dir)]
         return args + self.extra_args
 
     def start(self) -> "Daemon":

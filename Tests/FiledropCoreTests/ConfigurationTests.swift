@@ -45,7 +45,7 @@ private func loadError(
         #expect(loaded == Configuration())
         #expect(loaded.listen == [ListenAddress(host: "", port: 8080)])
         #expect(loaded.saveDirectory == "./uploads")
-        #expect(loaded.webRoot == "./web")
+        #expect(loaded.webRoot == nil)
         #expect(loaded.maxUploadSize == nil)
         #expect(loaded.tusMaxPending == 10 << 30)
         #expect(loaded.tusMaxPerClient == 20)
@@ -81,9 +81,10 @@ private func loadError(
         #expect(overridden.saveDirectory == "/srv/drop")
     }
 
-    @Test func webRootDefaultsToPackagedDirectoryWhenPresent() throws {
-        #expect(try configuration(directories: ["/usr/share/filedrop/web"]).webRoot == "/usr/share/filedrop/web")
-        #expect(try configuration(directories: ["/usr/share/other"]).webRoot == "./web")
+    /// The page is built in: a folder left by an older package does not take its place.
+    @Test func webRootIsBuiltInUnlessGiven() throws {
+        #expect(try configuration(directories: ["/usr/share/filedrop/web", "./web"]).webRoot == nil)
+        #expect(try configuration(["--web-root", "./web"]).webRoot == "./web")
     }
 }
 

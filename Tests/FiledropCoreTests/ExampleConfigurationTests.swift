@@ -4,7 +4,7 @@ import Testing
 
 /// packaging/filedrop.conf documents every file key with its default: uncommenting every
 /// key line must give exactly the defaults, but for the one line the package sets
-/// (`tls = auto`). password-hash, tls-cert, tls-key, on-upload, notify-url, mdns-name and localsend-pin show examples, not defaults. A test of
+/// (`tls = auto`). password-hash, tls-cert, tls-key, on-upload, notify-url, mdns-name, localsend-pin and web-root show examples, not defaults. A test of
 /// ConfigurationLoader against the shipped file, so it lives with the configuration tests.
 @Suite struct ExampleConfigurationTests {
     /// Tests/FiledropCoreTests/<this file> -> the package root.
@@ -37,17 +37,16 @@ import Testing
         }
 
         let uncommented = lines.map { line in
-            let example = ["#password-hash", "#tls-cert", "#tls-key", "#on-upload = ", "#notify-url", "#mdns-name", "#localsend-pin"].contains { line.hasPrefix($0) }
+            let example = ["#password-hash", "#tls-cert", "#tls-key", "#on-upload = ", "#notify-url", "#mdns-name", "#localsend-pin", "#web-root"].contains { line.hasPrefix($0) }
             return keyLines.contains(line) && !example ? String(line.dropFirst()) : line
         }.joined(separator: "\n")
         let command = try ConfigurationLoader.parse(
             arguments: ["--config", "/example.conf"],
             environment: ["STATE_DIRECTORY": "/var/lib/filedrop:/var/lib/filedrop-tls"],
             readFile: { $0 == "/example.conf" ? uncommented : nil },
-            fileExists: { $0 == ConfigurationLoader.packagedWebRoot })
+            fileExists: { $0 == "/usr/share/filedrop/web" })
         var expected = Configuration()
         expected.saveDirectory = "/var/lib/filedrop"
-        expected.webRoot = ConfigurationLoader.packagedWebRoot
         expected.configFile = "/example.conf"
         expected.tls = .auto
         expected.tlsDirectory = "/var/lib/filedrop-tls"

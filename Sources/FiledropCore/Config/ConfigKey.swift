@@ -110,8 +110,8 @@ public struct ConfigKey: Sendable {
             configuration.saveDirectory = value
             return true
         },
-        ConfigKey(name: "web-root", kind: .value(placeholder: "DIR"), defaultText: "/usr/share/filedrop/web if present, else ./web",
-                  meaning: "Directory holding the upload page (index.html, app.js, style.css).",
+        ConfigKey(name: "web-root", kind: .value(placeholder: "DIR"), defaultText: "the page built into filedrop",
+                  meaning: "Serve the upload page (index.html, scripts, styles, catalogues) from this directory instead, e.g. to work on it.",
                   expected: "a directory path") { configuration, value in
             guard isPlainText(value) else { return false }
             configuration.webRoot = value

@@ -15,7 +15,8 @@ public struct Configuration: Sendable, Equatable {
     /// What the plain-HTTP port does while HTTPS is on.
     public var httpMode: PlainHTTPMode = .redirect
     public var saveDirectory: String = "./uploads"
-    public var webRoot: String = "./web"
+    /// A folder to serve the page from instead of the one built into the binary.
+    public var webRoot: String? = nil
     /// Per file; nil means no limit.
     public var maxUploadSize: UInt64? = nil
     /// The whole multipart body; nil means no limit.

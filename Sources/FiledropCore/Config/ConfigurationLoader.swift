@@ -5,7 +5,6 @@
 public enum ConfigurationLoader {
     public static let version = "filedrop 0.1.0"
     public static let defaultConfigFile = "/etc/filedrop/filedrop.conf"
-    public static let packagedWebRoot = "/usr/share/filedrop/web"
 
     /// One value for one key, with where it came from for error messages.
     struct Setting {
@@ -18,7 +17,7 @@ public enum ConfigurationLoader {
     ///   - arguments: the command line without the program name.
     ///   - environment: the process environment.
     ///   - readFile: the contents of a file, nil when it cannot be read.
-    ///   - fileExists: whether a path exists (for the default config file and web root).
+    ///   - fileExists: whether a path exists (for the default config file and credentials).
     public static func parse(
         arguments: [String],
         environment: [String: String],
@@ -78,9 +77,6 @@ public enum ConfigurationLoader {
             where fileExists(credentials + "/" + file) {
                 configuration[keyPath: member] = credentials + "/" + file
             }
-        }
-        if fileExists(packagedWebRoot) {
-            configuration.webRoot = packagedWebRoot
         }
         return configuration
     }
