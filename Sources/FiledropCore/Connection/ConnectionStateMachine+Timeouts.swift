@@ -60,6 +60,18 @@ extension ConnectionStateMachine {
         }
     }
 
+    /// The drain deadline passed. A request whose body is still arriving, with no response
+    /// begun, is answered 503 with `Connection: close` (and a lingering close, so the client
+    /// reads it rather than a reset); its body is discarded. Nil when no answer can be sent
+    /// (a response has begun, or work is under way): then `abort`.
+    public mutating func drainDeadlinePassed(now: UInt64, wallClock: Int64) -> Action? {
+        guard case .readingBody = state else { return nil }
+        takeBody()?.consumer.abort()
+        return fail(.serviceUnavailable("The server is restarting and could not wait for this upload to finish; "
+                        + "nothing of it was kept. Send it again in a moment.", retryAfterSeconds: 5),
+                    now: now, wallClock: wallClock)
+    }
+
     /// The drain deadline passed: abort whatever is still running.
     public mutating func abort() {
         connectionFailed()
