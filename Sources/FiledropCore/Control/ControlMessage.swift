@@ -39,11 +39,11 @@ public struct ControlRequest: Sendable, Equatable {
         return .request(ControlRequest(command: command, members: members))
     }
 
-    /// The line to send, newline included.
+    /// The line to send, newline included (`JSONWriter.document` ends with one).
     public var line: [UInt8] {
         JSONWriter.document { json in
             json.object { json in json.member("command", command) }
-        } + [UInt8(ascii: "\n")]
+        }
     }
 }
 
@@ -63,14 +63,14 @@ public struct ControlReply: Sendable, Equatable {
             + known.sorted().joined(separator: ", "))
     }
 
-    /// The line to send, newline included.
+    /// The line to send, newline included (`JSONWriter.document` ends with one).
     public var line: [UInt8] {
         JSONWriter.document { json in
             json.object { json in
                 json.member("ok", ok)
                 json.member("message", message)
             }
-        } + [UInt8(ascii: "\n")]
+        }
     }
 
     /// The reply in `line` (without its newline); nil when it is not one.

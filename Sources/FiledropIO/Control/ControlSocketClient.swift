@@ -27,9 +27,8 @@ public enum ControlSocketClient {
             return .failure(ControlFailure("cannot connect to the control socket \(path): \(reason)\(hint)"))
         }
         let line = request.line
-        guard line.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count else {
-            return .failure(ControlFailure("cannot send the request to \(path): \(String(cString: strerror(errno)))"))
-        }
+        // A refusal may come before the whole line is taken: the reply is read in any case.
+        let sendError = line.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count ? nil : errno
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !received.contains(UInt8(ascii: "\n")) && received.count <= ControlRequest.maxLineBytes {
@@ -43,6 +42,9 @@ public enum ControlSocketClient {
         }
         let replyLine = received.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).first ?? []
         guard let reply = ControlReply.parse(replyLine) else {
+            if let sendError {
+                return .failure(ControlFailure("cannot send the request to \(path): \(String(cString: strerror(sendError)))"))
+            }
             return .failure(ControlFailure(received.isEmpty ? "filedrop closed the control connection without an answer"
                                                             : "filedrop's answer is not a reply: \(String(decoding: replyLine.prefix(200), as: UTF8.self).logEscaped)"))
         }

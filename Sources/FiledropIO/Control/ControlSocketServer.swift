@@ -92,11 +92,20 @@ public final class ControlSocketServer: Sendable {
         var timeout = timeval(tv_sec: Self.clientTimeoutSeconds, tv_usec: 0)
         setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(client, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var uid = uid_t()
+        var gid = gid_t()
+        // Read before judging, so that a refused client has sent its line and reads the refusal
+        // rather than a broken pipe.
+        let line = readLine(client)
         let reply: ControlReply
-        if let refusal = refusal(of: client) {
+        if filedrop_peer_credentials(client, &uid, &gid) != 0 {
+            reply = ControlReply(ok: false, message: "cannot tell who is asking (SO_PEERCRED failed)")
+        } else if let refusal = refusal(of: client, uid: uid, gid: gid) {
+            log.log(LogEvent(level: .warning, message: "control socket: refused a request from uid \(uid)",
+                             fields: [("control_uid", "\(uid)")]))
             reply = refusal
-        } else if let line = readLine(client) {
-            reply = answer(line)
+        } else if let line {
+            reply = answer(line, uid: uid)
         } else {
             reply = ControlReply(ok: false, message: "no request line within \(Self.clientTimeoutSeconds) s, "
                 + "or one longer than \(ControlRequest.maxLineBytes) bytes")
@@ -110,7 +119,7 @@ public final class ControlSocketServer: Sendable {
         }
     }
 
-    private func answer(_ line: [UInt8]) -> ControlReply {
+    private func answer(_ line: [UInt8], uid: uid_t) -> ControlReply {
         let request: ControlRequest
         switch ControlRequest.parse(line) {
         case .request(let parsed): request = parsed
@@ -119,21 +128,15 @@ public final class ControlSocketServer: Sendable {
         guard let command = commands[request.command] else {
             return .unknownCommand(request.command, known: Array(commands.keys))
         }
+        log.log(LogEvent(level: .info, message: "control socket: \(request.command.logEscaped) asked by uid \(uid)",
+                         fields: [("control_command", request.command), ("control_uid", "\(uid)")]))
         let promise = ControlReplyPromise()
         command(request, promise)
-        let reply = promise.wait()
-        log.log(LogEvent(level: reply.ok ? .info : .warning, message: "control socket: \(request.command.logEscaped): \(reply.message)",
-                         fields: [("control_command", request.command)]))
-        return reply
+        return promise.wait()
     }
 
     /// Why this peer may not send commands; nil when it may.
-    private func refusal(of client: Int32) -> ControlReply? {
-        var uid = uid_t()
-        var gid = gid_t()
-        guard filedrop_peer_credentials(client, &uid, &gid) == 0 else {
-            return ControlReply(ok: false, message: "cannot tell who is asking (SO_PEERCRED failed)")
-        }
+    private func refusal(of client: Int32, uid: uid_t, gid: gid_t) -> ControlReply? {
         if uid == 0 || uid == getuid() { return nil }
         var socketFile = stat()
         guard stat(path, &socketFile) == 0 else { return ControlReply(ok: false, message: "the control socket file is gone") }
