@@ -258,7 +258,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     }
 
     func beginShutdown(loop: EventLoop) {
-        guard isOpen, let action = machine.beginShutdown() else { return }
+        guard isOpen, let action = machine.beginShutdown(now: loop.now) else { return }
         carryOut(action, loop: loop)
     }
 
