@@ -96,7 +96,9 @@ keep their running values until a restart.
 .BR SIGTERM ", " SIGINT
 Stop accepting, let requests in flight finish for
 .B drain\-timeout
-(20 seconds by default), then exit 0.
+(20 seconds by default), then exit 0. An upload still arriving then is answered
+503 (send it again); systemd's sockets, when the service has them, keep taking
+connections for the next start.
 .SH FILES
 .TP
 .I /etc/filedrop/filedrop.conf
