@@ -66,9 +66,11 @@ EOF
 # under_load DESCRIPTION COMMAND: runs COMMAND (a shell command line) 2 s into the polling.
 under_load() {
     local description=$1 command=$2 outcomes dropped total
-    in_container 150 sh -c "rm -f /root/poll.[0-9]*; chmod +x /root/poll.sh
+    in_container 150 sh -c "rm -f /root/poll.[0-9]* /root/load-command.*; chmod +x /root/poll.sh
         for i in \$(seq 1 50); do /root/poll.sh \$i & done
-        sleep 2; $command >/root/load-command.out 2>&1; echo \$? > /root/load-command.status; wait" || true
+        sleep 2; started=\$(date +%s%N); $command >/root/load-command.out 2>&1; echo \$? > /root/load-command.status
+        echo \$(( (\$(date +%s%N) - started) / 1000000 )) > /root/load-command.ms; wait" || true
+    log "$description: the command took $(in_container 10 cat /root/load-command.ms 2>/dev/null || echo '?') ms"
     check_equal "$description: the command succeeded" 0 "$(in_container 10 cat /root/load-command.status 2>/dev/null || true)"
     outcomes=$(in_container 10 sh -c 'cat /root/poll.[0-9]*' | sort | uniq -c | sort -rn)
     total=$(awk '{ n += $1 } END { print n + 0 }' <<<"$outcomes")
