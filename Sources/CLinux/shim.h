@@ -49,6 +49,23 @@ static inline int filedrop_spawn_chdir(posix_spawn_file_actions_t *actions, cons
     return posix_spawn_file_actions_addchdir_np(actions, path);
 }
 
+/* A Unix socket peer's user and group at connect time (SO_PEERCRED; struct ucred is GNU-only),
+ * and its supplementary groups (SO_PEERGROUPS, Linux 4.13): the control socket's check. */
+static inline int filedrop_peer_credentials(int fd, uid_t *uid, gid_t *gid) {
+    struct { pid_t pid; uid_t uid; gid_t gid; } credentials;
+    socklen_t length = sizeof credentials;
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &credentials, &length) != 0) return -1;
+    *uid = credentials.uid;
+    *gid = credentials.gid;
+    return 0;
+}
+
+static inline int filedrop_peer_groups(int fd, gid_t *groups, int capacity) {
+    socklen_t length = (socklen_t)(capacity * sizeof(gid_t));
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &length) != 0) return -1;
+    return (int)(length / sizeof(gid_t));
+}
+
 static inline int filedrop_accept4(int fd, struct sockaddr *addr, socklen_t *len, int flags) {
     return accept4(fd, addr, len, flags);
 }

@@ -9,6 +9,10 @@ import Glibc
 /// when NOTIFY_SOCKET is unset.
 final class Daemon {
     private var configuration: Configuration
+    /// The configuration the daemon started with: what restart-only keys still hold.
+    private let startConfiguration: Configuration
+    /// `filedrop reload` and later commands; nil without control-socket.
+    private var control: ControlSocketServer?
     private let notifications = NotificationQueue(notifier: SystemdNotifier())
     private var notifier: SystemdNotifier { notifications.notifier }
     private let log: any LogSink
@@ -62,6 +66,7 @@ final class Daemon {
 
     init(configuration: Configuration) {
         self.configuration = configuration
+        startConfiguration = configuration
         log = makeLogSink(environment: ProcessEnvironment.current(), isTerminal: isatty(STDERR_FILENO) == 1,
                           minimumLevel: configuration.logLevel)
     }
@@ -78,6 +83,7 @@ final class Daemon {
             return 1
         }
         server?.run()
+        control?.stop()
         announcement?.stop()
         notifications.drain(timeout: 2)
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopped"))
@@ -118,7 +124,7 @@ final class Daemon {
         if configuration.tls != .off && secureListeners.isEmpty {
             // Else the plain port would take uploads and passwords as if TLS were off.
             throw StartupError(message: "tls is \(configuration.tls.rawValue) but systemd passed no socket named https: "
-                + "enable filedrop-https.socket too (FileDescriptorName=https), or set tls = off", exitCode: 2)
+                + "enable filedrop-https.socket too (FileDescriptorName=https), or set tls = off", exitCode: StartupError.invalidConfiguration)
         }
         // The app names the HTTPS port actually bound (port 0 in tests) in redirects and the QR code.
         httpsPort = secureListeners.first?.address.port
@@ -137,6 +143,7 @@ final class Daemon {
             if signal == SIGHUP { self.reload() } else { self.stop() }
         }
         server.onMainLoopTick { [unowned self] in self.tick() }
+        try openControlSocket(server: server)
         let announcement = LANAnnouncement(configuration: configuration, plain: listenAddresses.plain,
                                            secure: listenAddresses.secure, log: log)
         self.announcement = announcement
@@ -197,28 +204,33 @@ final class Daemon {
         server?.beginShutdown(deadline: Clock.monotonicNanoseconds() + nanoseconds(configuration.drainTimeout))
     }
 
-    /// SIGHUP: re-read everything; an invalid configuration keeps the running one.
-    private func reload() {
+    /// SIGHUP and `filedrop reload`: re-read everything; an invalid configuration keeps the
+    /// running one. Returns the outcome as a sentence for whoever asked.
+    @discardableResult
+    private func reload() -> ControlReply {
         notifications.send { $0.reloading() }
+        let previousTusUploads = tusUploads
+        let reply: ControlReply
         do {
             let command = try ConfigurationLoader.parse(
                 arguments: Array(CommandLine.arguments.dropFirst()), environment: ProcessEnvironment.current(),
                 readFile: readTextFile, fileExists: { access($0, F_OK) == 0 })
-            guard case .run(let next) = command, let monitor else { return }
-            if next.listen != configuration.listen || next.httpsListen != configuration.httpsListen || next.tls != configuration.tls
-                || next.localsend != configuration.localsend || next.localsendPort != configuration.localsendPort
-                || next.localsendMulticast != configuration.localsendMulticast {
-                log.log(LogEvent(level: .warning, message: "listen addresses, the LocalSend port and group and turning TLS or LocalSend on or off "
-                    + "change only on restart; keeping the current sockets"))
+            guard case .run(let next) = command, let monitor else {
+                throw StartupError(message: "the command line asks for no daemon", exitCode: 1)
             }
             let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
             let storage = sameStorage ? self.storage! : try DaemonStartup.openSaveDirectory(next)
             if !sameStorage { tusUploads = makeTusUploads(storage) }
-            // A renewed certificate: new connections get it, open ones keep theirs.
+            var app = try makeApp(next, storage: storage, monitor: monitor)
+            // A certificate only when something it depends on changed (or, for tls = files, to
+            // read renewed files): new connections get it, open ones keep theirs.
+            let authority = certificates?.authority
+            var tls: TLSContext?
             if let certificates, TLSCertificates.needed(next) {
-                replaceTLSContext(try certificates.reload(next))
+                tls = try certificates.reload(next)
+                if certificates.authority !== authority { app = try makeApp(next, storage: storage, monitor: monitor) }
             }
-            let app = try makeApp(next, storage: storage, monitor: monitor)
+            if let tls { replaceTLSContext(tls) }
             // The loops are running now: the saving (fsync, rename) goes to a worker.
             if !sameStorage { runOffLoop("tus recovery") { [unowned self] in self.publishCompleteTusUploads(app) } }
             responder?.app = app
@@ -228,13 +240,39 @@ final class Daemon {
             announcement?.update(next)
             localSendMulticast?.interfacesChanged()
             statusNote = nil
+            let waiting = ConfigKey.restartOnlyChanges(from: startConfiguration, to: next)
+            let restartNote = "\(waiting.joined(separator: ", ")) changed: \(waiting.count == 1 ? "it takes" : "they take") effect at the next restart"
+            if !waiting.isEmpty {
+                log.log(LogEvent(level: .warning, message: restartNote))
+            }
             log.log(LogEvent(level: .notice, kind: .reloaded, message: "configuration reloaded"))
+            reply = ControlReply(ok: true, message: "configuration reloaded" + (waiting.isEmpty ? "" : "; " + restartNote))
         } catch {
+            tusUploads = previousTusUploads
             statusNote = "reload failed, old configuration kept: \(error)"
             log.log(LogEvent(level: .error, kind: .configInvalid, message: "reload failed, keeping the running configuration: \(error)"))
+            reply = ControlReply(ok: false, message: "reload failed, keeping the running configuration: \(error)")
         }
         let status = statusLine()
         notifications.send { $0.ready(status: status) }
+        return reply
+    }
+
+    /// The control socket (`control-socket`): its thread takes the requests, the reload runs
+    /// here on the main loop as SIGHUP's does, and the requester waits for the outcome.
+    private func openControlSocket(server: HTTPServer) throws {
+        guard let path = configuration.controlSocket else { return }
+        let daemon = MainLoopOnly(self)
+        let mainLoop = server.mainLoop
+        do {
+            let control = try ControlSocketServer(path: path, commands: [
+                "reload": { _, promise in mainLoop.execute { promise.fulfil(daemon.daemon.reload()) } },
+            ], log: log)
+            control.start()
+            self.control = control
+        } catch {
+            throw StartupError(message: "cannot open the control socket (control-socket): \(error)", exitCode: 1)
+        }
     }
 
     // MARK: - Periodic duties (on the main loop, so a hung loop stops the watchdog)
@@ -345,7 +383,7 @@ final class Daemon {
         }
         var isDirectory = stat()
         guard stat(path, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
-            throw StartupError(message: "the web root \(path) is not a directory (web-root, --web-root)", exitCode: 2)
+            throw StartupError(message: "the web root \(path) is not a directory (web-root, --web-root)", exitCode: StartupError.invalidConfiguration)
         }
         let opened = try sameDirectory(webRoot, path, isDirectory) ?? PosixStorage(root: path)
         webRoot = opened
@@ -408,5 +446,15 @@ final class Daemon {
         if let authority = certificates?.authority { fields.append(("tls_ca_fingerprint", authority.fingerprintSHA256)) }
         log.log(LogEvent(level: .notice, message: "HTTPS (TLS 1.2 and 1.3): \(certificates?.summary ?? "certificate"), "
             + "SHA-256 \(tls.fingerprintSHA256); \(path)", fields: fields))
+    }
+}
+
+/// Carries the daemon from the control thread to its main loop, the only thread that uses it
+/// (`EventLoop.execute` runs the closure there): hence the unchecked Sendable.
+private final class MainLoopOnly: @unchecked Sendable {
+    unowned let daemon: Daemon
+
+    init(_ daemon: Daemon) {
+        self.daemon = daemon
     }
 }

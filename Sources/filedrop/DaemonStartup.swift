@@ -66,11 +66,11 @@ enum DaemonStartup {
         guard let hash = configuration.passwordHash else {
             if configuration.metricsAccess == .password {
                 throw StartupError(message: "metrics-access \"password\" needs a password: "
-                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
+                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: StartupError.invalidConfiguration)
             }
             if configuration.access == .drop || configuration.access == .private {
                 throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs a password: "
-                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: 2)
+                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: StartupError.invalidConfiguration)
             }
             if configuration.allowDelete && configuration.access == .open {
                 log.log(LogEvent(level: .warning, message: "allow-delete without password-hash: anyone on the network may delete files"))
@@ -80,7 +80,7 @@ enum DaemonStartup {
         do {
             return try CryptPassword(hash: hash)
         } catch {
-            throw StartupError(message: "password-hash: \(error)", exitCode: 2)
+            throw StartupError(message: "password-hash: \(error)", exitCode: StartupError.invalidConfiguration)
         }
     }
 
@@ -90,7 +90,7 @@ enum DaemonStartup {
         let activated = SocketActivation.listenFileDescriptors()
         if !activated.isEmpty {
             if configuration.tls == .off, let https = activated.first(where: { $0.name == "https" }) {
-                throw StartupError(message: "systemd passed an HTTPS socket (fd \(https.fd), FileDescriptorName=https) but tls is off", exitCode: 2)
+                throw StartupError(message: "systemd passed an HTTPS socket (fd \(https.fd), FileDescriptorName=https) but tls is off", exitCode: StartupError.invalidConfiguration)
             }
             let plain = try activated.filter { $0.name != "https" }.map { try ListeningSocket(adopting: $0.fd) }
             let secure = try activated.filter { $0.name == "https" }.map { try ListeningSocket(adopting: $0.fd) }

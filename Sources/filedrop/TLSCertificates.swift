@@ -58,7 +58,7 @@ final class TLSCertificates {
     func makeContext() throws(StartupError) -> TLSContext {
         switch configuration.tls {
         case .off:
-            throw StartupError(message: "tls is off", exitCode: 2)
+            throw StartupError(message: "tls is off", exitCode: StartupError.invalidConfiguration)
         case .files:
             return try context(from: readCredentialFiles())
         case .auto:
@@ -66,11 +66,19 @@ final class TLSCertificates {
         }
     }
 
-    /// Reload: the new configuration's certificate (files read again; for `auto`, the CA of
-    /// the new tls-dir and the new allowed-hosts).
-    func reload(_ next: Configuration) throws(StartupError) -> TLSContext {
+    /// Reload: the new configuration's certificate when it needs one (files are read again,
+    /// for a renewed pair; `auto` issues again for another tls-dir or save-dir, or when the
+    /// names it serves changed, allowed-hosts among them). Nil: the running certificate stays,
+    /// so a reload that changes nothing of TLS hands clients no new certificate.
+    func reload(_ next: Configuration) throws(StartupError) -> TLSContext? {
         let previous = configuration
         let next = Self.effective(next)
+        if next.tls == .auto && previous.tls == .auto && next.tlsDirectory == previous.tlsDirectory
+            && next.saveDirectory == previous.saveDirectory
+            && issuedFor == ServedNames.current(allowedHosts: next.allowedHosts) {
+            configuration = next
+            return nil
+        }
         configuration = next
         if next.tlsDirectory != previous.tlsDirectory { authority = nil }
         do {
@@ -118,7 +126,7 @@ final class TLSCertificates {
             // For operators who want to look at it; the key stays in memory only.
             try? authority.writeServerCertificateFile(issued)
         } catch {
-            throw StartupError(message: "tls = auto: \(error.description)", exitCode: 2)
+            throw StartupError(message: "tls = auto: \(error.description)", exitCode: StartupError.invalidConfiguration)
         }
         let context = try self.context(from: TLSCredentials(
             certificateChainPEM: issued.certificateChainPEM, privateKeyPEM: issued.privateKeyPEM,
@@ -137,7 +145,7 @@ final class TLSCertificates {
         do {
             authority = try LocalCertificateAuthority.loadOrCreate(directory: directory, commonName: Self.authorityName)
         } catch {
-            throw StartupError(message: "tls = auto: \(error.description)", exitCode: 2)
+            throw StartupError(message: "tls = auto: \(error.description)", exitCode: StartupError.invalidConfiguration)
         }
         // Once it exists, the real path too: a symlink must not lead into save-dir either.
         try refuseInsideSaveDirectory(directory, resolved: true)
@@ -152,7 +160,7 @@ final class TLSCertificates {
         guard let path, let save else { return }
         if path == save || path.hasPrefix(save.hasSuffix("/") ? save : save + "/") {
             throw StartupError(message: "tls-dir \(directory) is inside save-dir \(configuration.saveDirectory), where "
-                + "its CA key could be downloaded; choose a directory outside it", exitCode: 2)
+                + "its CA key could be downloaded; choose a directory outside it", exitCode: StartupError.invalidConfiguration)
         }
     }
 
@@ -184,7 +192,7 @@ final class TLSCertificates {
     private func readCredentialFiles() throws(StartupError) -> TLSCredentials {
         guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else {
             throw StartupError(message: "tls = files needs tls-cert and tls-key (--tls-cert, --tls-key), "
-                + "or the systemd credentials tls.crt and tls.key (LoadCredential=)", exitCode: 2)
+                + "or the systemd credentials tls.crt and tls.key (LoadCredential=)", exitCode: StartupError.invalidConfiguration)
         }
         return TLSCredentials(certificateChainPEM: try read(certificate, what: "TLS certificate"),
                               privateKeyPEM: try read(key, what: "TLS key"),
@@ -193,7 +201,7 @@ final class TLSCertificates {
 
     private func read(_ path: String, what: String) throws(StartupError) -> [UInt8] {
         guard let bytes = readSmallFile(path) else {
-            throw StartupError(message: "cannot read the \(what) \(path): \(String(cString: strerror(errno)))", exitCode: 2)
+            throw StartupError(message: "cannot read the \(what) \(path): \(String(cString: strerror(errno)))", exitCode: StartupError.invalidConfiguration)
         }
         return bytes
     }
@@ -202,7 +210,7 @@ final class TLSCertificates {
         do {
             return try TLSContext(credentials: credentials, kernelTLS: Self.kernelTLSAvailable)
         } catch {
-            throw StartupError(message: error.description, exitCode: 2)
+            throw StartupError(message: error.description, exitCode: StartupError.invalidConfiguration)
         }
     }
 }

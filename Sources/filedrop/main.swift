@@ -2,7 +2,7 @@ import FiledropCore
 import FiledropSystemd
 import Glibc
 
-// filedrop [options] | filedrop passwd | --help | --version. Exit codes: 0 done,
+// filedrop [options] | filedrop passwd | filedrop reload | --help | --version. Exit codes: 0 done,
 // 1 failed while running, 2 invalid configuration or usage (as systemd's LSB convention).
 // `filedrop send|get|ls` are the client (Sources/filedrop-client), with their own exit codes.
 if let code = ClientLauncher.execIfRequested(CommandLine.arguments) {
@@ -18,7 +18,7 @@ do {
         fileExists: { access($0, F_OK) == 0 })
 } catch {
     writeStandardError("filedrop: \(error)\n")
-    exit(2)
+    exit(StartupError.invalidConfiguration)
 }
 
 switch command {
@@ -28,6 +28,8 @@ case .version(let text):
     print(text)
 case .passwd:
     exit(PasswdCommand.run())
+case .reload(let controlSocket):
+    exit(ReloadCommand.run(controlSocket: controlSocket))
 case .run(let configuration):
     exit(Daemon(configuration: configuration).run())
 }

@@ -102,3 +102,20 @@ def test_a_socket_inherited_from_systemd_is_left_open_for_the_next_start(daemon_
                 assert taken_over.recv(100).startswith(b"GET / HTTP/1.1")
     finally:
         listener.close()
+
+
+def test_an_upload_still_arriving_at_the_drain_deadline_gets_a_503_with_a_sentence(daemon_factory):
+    """Past drain-timeout the daemon cannot wait any longer: the upload it gives up on is
+    told so (503, a sentence, Connection: close), not cut with a bare reset, and nothing of
+    it is kept."""
+    daemon = daemon_factory("--drain-timeout", "1s")
+    upload, _ = start_half_upload(daemon, "too-slow.bin")
+    os.kill(daemon.pid, signal.SIGTERM)
+    response = upload.read_response(timeout=10)
+    assert response.status == 503, response
+    assert response.says_close, response
+    assert b"restarting" in response.body and b"Send it again" in response.body, response.body
+    daemon.process.wait(timeout=10)
+    assert daemon.process.returncode == 0, daemon.stderr_tail()
+    assert not (daemon.save_dir / "too-slow.bin").exists()
+    assert not daemon.temp_files()

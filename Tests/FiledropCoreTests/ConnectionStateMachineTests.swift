@@ -200,18 +200,55 @@ import Testing
 
     @Test func shutdownClosesIdleConnectionsAndEndsKeepAlive() {
         var idle = Driver(responder: TestResponder())
-        guard case .close? = idle.machine.beginShutdown() else {
-            Issue.record("an idle connection closes at once")
+        idle.receive("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        guard case .close? = idle.machine.beginShutdown(now: 0) else {
+            Issue.record("a connection idle between requests closes at once")
             return
         }
         let responder = TestResponder()
         var busy = Driver(responder: responder)
         busy.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nab")
-        #expect(busy.machine.beginShutdown() == nil)
+        #expect(busy.machine.beginShutdown(now: 0) == nil)
         busy.receive("cd")
         #expect(responder.consumers.first?.finished == true)
         #expect(busy.sent.first?.contains("Connection: close") == true)
         #expect(busy.closed)
+    }
+
+    /// A connection accepted just before shutdown, its request not yet read, is served that
+    /// request (with Connection: close); one that sends nothing closes after the grace.
+    @Test func shutdownServesTheFirstRequestOfAFreshConnection() {
+        var fresh = Driver(responder: TestResponder())
+        #expect(fresh.machine.beginShutdown(now: 0) == nil)
+        fresh.receive("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+        #expect(fresh.sent.first?.hasPrefix("HTTP/1.1 200 ") == true)
+        #expect(fresh.sent.first?.contains("Connection: close") == true)
+
+        var silent = Driver(responder: TestResponder())
+        #expect(silent.machine.beginShutdown(now: 0) == nil)
+        #expect(silent.machine.checkTimeouts(now: 1, wallClock: 0) == nil)
+        #expect(silent.machine.checkTimeouts(now: ConnectionStateMachine.firstRequestGrace, wallClock: 0) == .close)
+    }
+
+    /// Past the drain deadline an upload still arriving is told why (503, Connection:
+    /// close) and its body discarded; a connection whose response has begun gets no second one.
+    @Test func drainDeadlineAnswersAnUploadStillArriving() {
+        let responder = TestResponder()
+        var uploading = Driver(responder: responder)
+        uploading.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf")
+        _ = uploading.machine.beginShutdown(now: 0)
+        guard case .send(let response)? = uploading.machine.drainDeadlinePassed(now: 0, wallClock: 0) else {
+            Issue.record("expected a 503")
+            return
+        }
+        let head = String(decoding: response.head, as: UTF8.self)
+        #expect(head.hasPrefix("HTTP/1.1 503 "))
+        #expect(head.contains("Connection: close"))
+        #expect(responder.consumers.first?.aborted == true)
+
+        var answered = Driver(responder: TestResponder())
+        answered.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 4\r\n\r\nabcd")
+        #expect(answered.machine.drainDeadlinePassed(now: 0, wallClock: 0) == nil)
     }
 }
 

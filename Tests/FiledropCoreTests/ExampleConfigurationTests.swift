@@ -42,7 +42,7 @@ import Testing
         }.joined(separator: "\n")
         let command = try ConfigurationLoader.parse(
             arguments: ["--config", "/example.conf"],
-            environment: ["STATE_DIRECTORY": "/var/lib/filedrop:/var/lib/filedrop-tls"],
+            environment: ["STATE_DIRECTORY": "/var/lib/filedrop:/var/lib/filedrop-tls", "RUNTIME_DIRECTORY": "/run/filedrop"],
             readFile: { $0 == "/example.conf" ? uncommented : nil },
             fileExists: { $0 == "/usr/share/filedrop/web" })
         var expected = Configuration()
@@ -50,6 +50,20 @@ import Testing
         expected.configFile = "/example.conf"
         expected.tls = .auto
         expected.tlsDirectory = "/var/lib/filedrop-tls"
+        expected.controlSocket = "/run/filedrop/control.sock"
         #expect(command == .run(expected))
+    }
+
+    /// The comment above each key says "Restart to ..." exactly for the keys a reload
+    /// does not apply.
+    @Test func restartOnlyKeysSaySo() throws {
+        let lines = try Self.readExample().split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        for key in ConfigKey.all where key.settableInFile {
+            let index = try #require(lines.firstIndex { $0.hasPrefix("#\(key.name) = ") }, "key \(key.name)")
+            var start = index
+            while start > 0 && lines[start - 1].hasPrefix("#") { start -= 1 }
+            let comment = lines[start..<index].joined(separator: " ").lowercased()
+            #expect(comment.contains("restart to") == !key.appliesOnReload, "key \(key.name)")
+        }
     }
 }

@@ -317,8 +317,8 @@ check "dpkg -i installs the package" in_container 120 dpkg -i /root/filedrop.deb
 check "the package made the system user filedrop (nologin, uid below 1000)" in_container 10 sh -c \
     'getent passwd filedrop | awk -F: '"'"'$3 < 1000 && $7 ~ /nologin$/ { ok = 1 } END { exit !ok }'"'"
 check "filedrop.service is enabled by the package" property_is filedrop.service UnitFileState enabled
-check "filedrop.socket ships disabled" property_is filedrop.socket UnitFileState disabled
-check "filedrop-https.socket ships disabled" property_is filedrop-https.socket UnitFileState disabled
+check "filedrop.socket is enabled by the package" property_is filedrop.socket UnitFileState enabled
+check "filedrop-https.socket is enabled by the package" property_is filedrop-https.socket UnitFileState enabled
 check "filedrop.service was started by postinst" wait_until 20 unit_is filedrop.service active
 conffile_listed() { in_container 10 dpkg-query -W -f='${Conffiles}' filedrop | grep /etc/filedrop/filedrop.conf >/dev/null; }
 check "/etc/filedrop/filedrop.conf is a conffile" conffile_listed
@@ -566,6 +566,9 @@ check "the reloaded title is served" wait_until 10 title_reloaded
 check "still active after reload" unit_is filedrop.service active
 check "same main process after reload" property_is filedrop.service MainPID "$main_pid"
 
+# Reload, restart and upgrade as an administrator meets them: Tests/Systemd/service.sh.
+source "$REPO_ROOT/Tests/Systemd/service.sh"
+
 # 7. Watchdog: with a 3s watchdog the service lives on, so it pings from its loop.
 check "a runtime drop-in sets WatchdogSec=3s" in_container 10 sh -c 'mkdir -p /run/systemd/system/filedrop.service.d &&
     printf "[Service]\nWatchdogSec=3s\n" > /run/systemd/system/filedrop.service.d/watchdog.conf && systemctl daemon-reload'
@@ -701,7 +704,8 @@ check "socket drop-ins move filedrop.socket to 80 and filedrop-https.socket to 4
     printf "[Socket]\nListenStream=\nListenStream=[::]:443\n" > /etc/systemd/system/filedrop-https.socket.d/port443.conf &&
     systemctl daemon-reload'
 check "systemctl disable --now filedrop.service" in_container 30 systemctl disable --now filedrop.service
-check "systemctl enable --now filedrop.socket filedrop-https.socket" in_container 30 systemctl enable --now filedrop.socket filedrop-https.socket
+check "systemctl enable --now filedrop.socket filedrop-https.socket, restarted for the drop-ins" in_container 30 sh -c \
+    'systemctl enable --now filedrop.socket filedrop-https.socket && systemctl restart filedrop.socket filedrop-https.socket'
 check "the service stays down until a connection" unit_is filedrop.service inactive
 check "an HTTPS request on port 443 is answered, verified with the CA" wait_until 20 \
     in_container 15 curl -fsS --max-time 10 -o /dev/null --cacert "$CA" https://localhost/config.json

@@ -8,4 +8,6 @@ public enum Command: Sendable, Equatable {
     case version(String)
     /// `filedrop passwd`: read a password and print its hash for `password-hash`.
     case passwd
+    /// `filedrop reload`: ask the daemon listening on this control socket to reload.
+    case reload(controlSocket: String)
 }

@@ -23,12 +23,22 @@ public struct ConfigKey: Sendable {
     public let expected: String
     /// False for `config`, which says where the file is and so cannot be inside it.
     public let settableInFile: Bool
+    /// Whether a reload (SIGHUP, `filedrop reload`) applies a new value, or only a restart does.
+    public let reload: ReloadEffect
     /// Stores a valid value; returns false, leaving the configuration alone, for an invalid one.
     let apply: @Sendable (inout Configuration, String) -> Bool
     /// For a list key: empties it, before a source that sets it replaces what lower ones gave.
     let clearList: @Sendable (inout Configuration) -> Void
 
     public var flag: String { "--\(name)" }
+
+    public var appliesOnReload: Bool { reload.appliesOnReload }
+
+    /// The restart-only keys whose values differ between the running configuration and the
+    /// one a reload read, in table order: a reload keeps their old values and says so.
+    public static func restartOnlyChanges(from running: Configuration, to next: Configuration) -> [String] {
+        all.filter { !$0.appliesOnReload && $0.reload.differs(running, next) }.map(\.name)
+    }
 
     /// `FILEDROP_` + the name uppercased with `-` as `_`: `max-upload-size` -> `FILEDROP_MAX_UPLOAD_SIZE`.
     /// Made once with the table: every parse looks up each key's variable.
@@ -56,21 +66,21 @@ public struct ConfigKey: Sendable {
         },
         ConfigKey(name: "listen", kind: .list(placeholder: "ADDRESS"), defaultText: "[::]:8080",
                   meaning: "Address to listen on, repeatable; [::], :PORT or PORT mean all IPv4 and IPv6 addresses. Unused when systemd passes sockets.",
-                  expected: "an address such as 127.0.0.1:8080, [::1]:8080 or 8080", clearList: { $0.listen = [] }) { configuration, value in
+                  expected: "an address such as 127.0.0.1:8080, [::1]:8080 or 8080", reload: .restartOnly(\.listen), clearList: { $0.listen = [] }) { configuration, value in
             guard let address = ListenAddress(parsing: value) else { return false }
             configuration.listen.append(address)
             return true
         },
         ConfigKey(name: "https-listen", kind: .list(placeholder: "ADDRESS"), defaultText: "[::]:8443",
                   meaning: "HTTPS address to listen on when tls is not off, repeatable; same syntax as listen.",
-                  expected: "an address such as 127.0.0.1:8443, [::1]:8443 or 8443", clearList: { $0.httpsListen = [] }) { configuration, value in
+                  expected: "an address such as 127.0.0.1:8443, [::1]:8443 or 8443", reload: .restartOnly(\.httpsListen), clearList: { $0.httpsListen = [] }) { configuration, value in
             guard let address = ListenAddress(parsing: value) else { return false }
             configuration.httpsListen.append(address)
             return true
         },
         ConfigKey(name: "tls", kind: .value(placeholder: "MODE"), defaultText: "off",
                   meaning: "HTTPS: off, auto (filedrop's own CA issues a certificate for every address served) or files (tls-cert and tls-key).",
-                  expected: "off, auto or files") { configuration, value in
+                  expected: "off, auto or files", reload: .restartOnly(differs: { ($0.tls == .off) != ($1.tls == .off) })) { configuration, value in
             guard let mode = TLSMode(rawValue: value) else { return false }
             configuration.tls = mode
             return true
@@ -98,7 +108,7 @@ public struct ConfigKey: Sendable {
         },
         ConfigKey(name: "http-mode", kind: .value(placeholder: "MODE"), defaultText: "redirect",
                   meaning: "The plain-HTTP port while tls is on: redirect (pages go to HTTPS, passwords and uploads are refused), serve, or off.",
-                  expected: "redirect, serve or off") { configuration, value in
+                  expected: "redirect, serve or off", reload: .restartOnly(differs: { ($0.httpMode == .off) != ($1.httpMode == .off) })) { configuration, value in
             guard let mode = PlainHTTPMode(rawValue: value) else { return false }
             configuration.httpMode = mode
             return true
@@ -178,14 +188,14 @@ public struct ConfigKey: Sendable {
         booleanKey("allow-delete", default: false, meaning: "Let clients delete and rename (MOVE) files and folders (subject to access).", \.allowDelete),
         ConfigKey(name: "max-connections", kind: .value(placeholder: "N"), defaultText: "1024",
                   meaning: "Connections served at once; at the limit a new one takes the slot of the oldest that has not finished its TLS handshake or first request head; once every slot holds a request, new ones wait in the listen backlog and idle keep-alive ones are closed to make room.",
-                  expected: "a whole number from 1 to 1000000") { configuration, value in
+                  expected: "a whole number from 1 to 1000000", reload: .restartOnly(\.maxConnections)) { configuration, value in
             guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
             configuration.maxConnections = number
             return true
         },
         ConfigKey(name: "max-connections-per-client", kind: .value(placeholder: "N"), defaultText: "64",
                   meaning: "Connections one client address may hold at once; once half of max-connections are open, at most a fair share of the free ones (set it to max-connections to turn that off, e.g. behind a proxy). More are answered 503.",
-                  expected: "a whole number from 1 to 1000000") { configuration, value in
+                  expected: "a whole number from 1 to 1000000", reload: .restartOnly(\.maxConnectionsPerClient)) { configuration, value in
             guard let number = parseInteger(value, in: 1...1_000_000) else { return false }
             configuration.maxConnectionsPerClient = number
             return true
@@ -223,10 +233,10 @@ public struct ConfigKey: Sendable {
         },
         booleanKey("localsend", default: false,
                    meaning: "Receive from the LocalSend app (protocol v2.1) over HTTPS on localsend-port, with the same storage policy as every upload.",
-                   \.localsend),
+                   reload: .restartOnly(\.localsend), \.localsend),
         ConfigKey(name: "localsend-port", kind: .value(placeholder: "PORT"), defaultText: "53317",
                   meaning: "TCP port of the LocalSend HTTPS server (all addresses); the protocol's default is 53317, 0 picks a free one.",
-                  expected: "a port number from 0 to 65535") { configuration, value in
+                  expected: "a port number from 0 to 65535", reload: .restartOnly(\.localsendPort)) { configuration, value in
             guard let number = parseInteger(value, in: 0...65535) else { return false }
             configuration.localsendPort = number
             return true
@@ -240,25 +250,28 @@ public struct ConfigKey: Sendable {
         },
         durationKey("localsend-timeout", default: .seconds(120),
                     meaning: "A LocalSend session with no file arriving for this long ends; its unfinished files leave nothing.",
-                    \.localsendTimeout),
+                    reload: .restartOnly(\.localsendTimeout), \.localsendTimeout),
         ConfigKey(name: "localsend-multicast", kind: .value(placeholder: "GROUP:PORT"), defaultText: "224.0.0.167:53317",
                   meaning: "IPv4 multicast group and UDP port where filedrop announces itself to LocalSend devices and answers theirs.",
-                  expected: "an IPv4 multicast address and port such as 224.0.0.167:53317") { configuration, value in
+                  expected: "an IPv4 multicast address and port such as 224.0.0.167:53317", reload: .restartOnly(\.localsendMulticast)) { configuration, value in
             guard let group = MulticastGroup(parsing: value) else { return false }
             configuration.localsendMulticast = group
             return true
         },
-        durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.", \.headTimeout),
-        durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.", \.bodyTimeout),
-        durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.", \.idleTimeout),
+        durationKey("head-timeout", default: .seconds(10), meaning: "Time allowed for a request's line and headers to arrive.",
+                    reload: .restartOnly(\.headTimeout), \.headTimeout),
+        durationKey("body-timeout", default: .seconds(60), meaning: "Inactivity allowed while a request body is arriving.",
+                    reload: .restartOnly(\.bodyTimeout), \.bodyTimeout),
+        durationKey("idle-timeout", default: .seconds(60), meaning: "How long an idle keep-alive connection stays open.",
+                    reload: .restartOnly(\.idleTimeout), \.idleTimeout),
         sizeKey("min-send-rate", default: "1K",
                 meaning: "A response read slower than this per second, over 30 s, is cut off (a slot held for nothing); 0 never.",
-                expected: "a size per second such as 1K, or 0", \.minSendRate),
+                expected: "a size per second such as 1K, or 0", reload: .restartOnly(\.minSendRate), \.minSendRate),
         durationKey("drain-timeout", default: .seconds(20), allowZero: true,
                     meaning: "After SIGTERM, how long requests in flight may take to finish.", \.drainTimeout),
         ConfigKey(name: "threads", kind: .value(placeholder: "N"), defaultText: "0",
                   meaning: "Event-loop threads; 0 means one per CPU.",
-                  expected: "a whole number from 0 to 1024") { configuration, value in
+                  expected: "a whole number from 0 to 1024", reload: .restartOnly(\.threads)) { configuration, value in
             guard let number = parseInteger(value, in: 0...1024) else { return false }
             configuration.threads = number
             return true
@@ -316,10 +329,18 @@ public struct ConfigKey: Sendable {
             configuration.passwordHash = value
             return true
         },
+        ConfigKey(name: "control-socket", kind: .value(placeholder: "PATH"), defaultText: "$RUNTIME_DIRECTORY/control.sock if set, else none",
+                  meaning: "Unix socket where `filedrop reload` asks the running daemon to reload and hears the outcome (mode 0660: its user and group).",
+                  expected: "a socket path", reload: .restartOnly(\.controlSocket)) { configuration, value in
+            guard isPlainText(value), value.utf8.count < 108 else { return false }
+            configuration.controlSocket = value
+            return true
+        },
     ]
 
     private init(name: String, kind: Kind, defaultText: String, meaning: String, expected: String,
-                 settableInFile: Bool = true, clearList: @escaping @Sendable (inout Configuration) -> Void = { _ in },
+                 settableInFile: Bool = true, reload: ReloadEffect = .applies,
+                 clearList: @escaping @Sendable (inout Configuration) -> Void = { _ in },
                  apply: @escaping @Sendable (inout Configuration, String) -> Bool) {
         self.name = name
         self.kind = kind
@@ -327,15 +348,16 @@ public struct ConfigKey: Sendable {
         self.meaning = meaning
         self.expected = expected
         self.settableInFile = settableInFile
+        self.reload = reload
         self.apply = apply
         self.clearList = clearList
         self.environmentVariable = "FILEDROP_" + String(name.uppercased().map { $0 == "-" ? "_" : $0 })
     }
 
-    private static func booleanKey(_ name: String, default value: Bool, meaning: String,
+    private static func booleanKey(_ name: String, default value: Bool, meaning: String, reload: ReloadEffect = .applies,
                                    _ member: WritableKeyPath<Configuration, Bool> & Sendable) -> ConfigKey {
         ConfigKey(name: name, kind: .boolean, defaultText: "\(value)", meaning: meaning,
-                  expected: "true or false (yes/no, on/off, 1/0)") { configuration, text in
+                  expected: "true or false (yes/no, on/off, 1/0)", reload: reload) { configuration, text in
             guard let flag = parseBoolean(text) else { return false }
             configuration[keyPath: member] = flag
             return true
@@ -343,9 +365,10 @@ public struct ConfigKey: Sendable {
     }
 
     private static func durationKey(_ name: String, default value: Duration, allowZero: Bool = false, meaning: String,
+                                    reload: ReloadEffect = .applies,
                                     _ member: WritableKeyPath<Configuration, Duration> & Sendable) -> ConfigKey {
         ConfigKey(name: name, kind: .value(placeholder: "DURATION"), defaultText: DurationText.format(value), meaning: meaning,
-                  expected: "a duration such as 10s, 500ms, 2m or 1h\(allowZero ? "" : ", above zero")") { configuration, text in
+                  expected: "a duration such as 10s, 500ms, 2m or 1h\(allowZero ? "" : ", above zero")", reload: reload) { configuration, text in
             guard let duration = DurationText.parse(text), allowZero || duration > .zero else { return false }
             configuration[keyPath: member] = duration
             return true
@@ -353,8 +376,10 @@ public struct ConfigKey: Sendable {
     }
 
     private static func sizeKey(_ name: String, default text: String, meaning: String, expected: String,
+                                reload: ReloadEffect = .applies,
                                 _ member: WritableKeyPath<Configuration, UInt64> & Sendable) -> ConfigKey {
-        ConfigKey(name: name, kind: .value(placeholder: "SIZE"), defaultText: text, meaning: meaning, expected: expected) { configuration, value in
+        ConfigKey(name: name, kind: .value(placeholder: "SIZE"), defaultText: text, meaning: meaning, expected: expected,
+                  reload: reload) { configuration, value in
             guard let size = ByteSize.parse(value) else { return false }
             configuration[keyPath: member] = size
             return true

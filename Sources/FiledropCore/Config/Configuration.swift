@@ -89,6 +89,8 @@ public struct Configuration: Sendable, Equatable {
     /// JSON or ntfy's format for `notifyURL`.
     public var notifyFormat: NotifyTarget.Format = .auto
     /// The configuration file that was read, for messages; nil when none was.
+    /// Where `filedrop reload` reaches the daemon; nil for none.
+    public var controlSocket: String? = nil
     public var configFile: String? = nil
 
     /// The built-in defaults, before the environment-dependent ones

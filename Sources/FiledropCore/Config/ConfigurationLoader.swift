@@ -5,6 +5,9 @@
 public enum ConfigurationLoader {
     public static let version = "filedrop 0.1.0"
     public static let defaultConfigFile = "/etc/filedrop/filedrop.conf"
+    /// The packaged service's control socket (RuntimeDirectory=filedrop), where `filedrop
+    /// reload` looks when nothing else names one.
+    public static let packagedControlSocket = "/run/filedrop/control.sock"
 
     /// One value for one key, with where it came from for error messages.
     struct Setting {
@@ -29,6 +32,10 @@ public enum ConfigurationLoader {
                 throw ConfigurationError(key: arguments[1], reason: .unexpectedArgument, location: .commandLine)
             }
             return .passwd
+        }
+        if arguments.first == "reload" {
+            return try reloadCommand(arguments: Array(arguments.dropFirst()), environment: environment,
+                                     readFile: readFile, fileExists: fileExists)
         }
         let flagSettings: [Setting]
         switch try CommandLineParser.parse(arguments) {
@@ -58,6 +65,32 @@ public enum ConfigurationLoader {
         return .run(configuration)
     }
 
+    /// `filedrop reload [--control-socket PATH] [--config FILE]`: the control socket the
+    /// daemon's configuration names. A configuration that does not parse (what the reload is
+    /// about to report) leaves the option, FILEDROP_CONTROL_SOCKET, $RUNTIME_DIRECTORY and
+    /// the packaged path, in that order.
+    static func reloadCommand(arguments: [String], environment: [String: String], readFile: (String) -> String?,
+                              fileExists: (String) -> Bool) throws(ConfigurationError) -> Command {
+        let flags: [Setting]
+        switch try CommandLineParser.parse(arguments) {
+        case .help: return .help(HelpText.render())
+        case .version: return .version(version)
+        case .settings(let settings): flags = settings
+        }
+        if let other = flags.first(where: { $0.key.name != "control-socket" && $0.key.name != "config" }) {
+            throw ConfigurationError(key: other.key.flag, reason: .unexpectedArgument, location: .commandLine)
+        }
+        if case .run(let configuration)? = try? parse(arguments: arguments, environment: environment, readFile: readFile, fileExists: fileExists),
+           let path = configuration.controlSocket {
+            return .reload(controlSocket: path)
+        }
+        let path = flags.last(where: { $0.key.name == "control-socket" })?.value
+            ?? environment["FILEDROP_CONTROL_SOCKET"]
+            ?? defaults(environment: environment, fileExists: fileExists).controlSocket
+            ?? packagedControlSocket
+        return .reload(controlSocket: path)
+    }
+
     /// Defaults, with the two that depend on the machine: systemd's StateDirectory= and a
     /// packaged web root.
     static func defaults(environment: [String: String], fileExists: (String) -> Bool) -> Configuration {
@@ -77,6 +110,10 @@ public enum ConfigurationLoader {
             where fileExists(credentials + "/" + file) {
                 configuration[keyPath: member] = credentials + "/" + file
             }
+        }
+        // systemd.exec(5): RUNTIME_DIRECTORY holds the RuntimeDirectory= paths, colon-separated.
+        if let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first {
+            configuration.controlSocket = runtimeDirectory + "/control.sock"
         }
         return configuration
     }

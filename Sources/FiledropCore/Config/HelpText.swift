@@ -5,13 +5,15 @@ enum HelpText {
         var text = """
             Usage: filedrop [OPTION...]
                    filedrop passwd
+                   filedrop reload [--control-socket PATH]
 
             A file drop for the local network: people upload from a browser or with
             `curl -F file=@NAME http://HOST:PORT/upload` (or `curl -T NAME http://HOST:PORT/files/NAME`), files appear in the save directory.
 
             Settings come from options, then FILEDROP_* environment variables, then the
             configuration file (`key = value` lines), then the defaults shown. Boolean
-            options also take the forms --KEY and --no-KEY.
+            options also take the forms --KEY and --no-KEY. A reload (SIGHUP or
+            `filedrop reload`) applies every key but those marked "Restart to change".
 
             Options:
 
@@ -23,7 +25,8 @@ enum HelpText {
             }
             text += "  \(usage)\n"
             text += "      \(key.meaning)\n"
-            text += "      Environment: \(key.environmentVariable). Default: \(key.defaultText).\n"
+            text += "      Environment: \(key.environmentVariable). Default: \(key.defaultText)."
+            text += key.appliesOnReload ? "\n" : " Restart to change.\n"
         }
         text += """
               -h, --help
@@ -33,6 +36,8 @@ enum HelpText {
 
             Commands:
               passwd    Ask for a password and print its hash, for password-hash.
+              reload    Ask the running daemon (control-socket) to re-read its configuration;
+                        prints the outcome, exits 0 if it was applied, 1 if not.
 
             """
         return text

@@ -4,7 +4,8 @@ extension ConnectionStateMachine {
     public mutating func checkTimeouts(now: UInt64, wallClock: Int64) -> Action? {
         switch state {
         case .idle(let since):
-            guard now >= since + configuration.idleTimeout else { return nil }
+            let graceOver = firstRequestGraceEnds.map { now >= $0 } ?? false
+            guard graceOver || now >= since + configuration.idleTimeout else { return nil }
             state = .closed
             return .close
         case .readingHead(let started):
@@ -47,17 +48,38 @@ extension ConnectionStateMachine {
         return tooSlow
     }
 
-    /// Graceful shutdown: idle connections close now; a request in progress finishes, and
-    /// its response closes the connection; a request that starts after this gets 503.
-    public mutating func beginShutdown() -> Action? {
+    /// Graceful shutdown: connections idle between requests close now; a request in progress
+    /// finishes, and its response closes the connection; a later request on it gets 503. A
+    /// connection accepted but not yet asked anything has `firstRequestGrace` for its first
+    /// request, which is served: its client is sending it, and under socket activation it
+    /// may have been accepted just as the restart began.
+    public mutating func beginShutdown(now: UInt64) -> Action? {
         shuttingDown = true
         switch state {
-        case .idle:
+        case .idle where hasBegunARequest:
             state = .closed
             return .close
+        case .idle:
+            firstRequestGraceEnds = now &+ Self.firstRequestGrace
+            return nil
         default:
             return nil
         }
+    }
+
+    /// How long a connection that has sent nothing yet may wait, once shutdown began.
+    static let firstRequestGrace: UInt64 = 1_000_000_000
+
+    /// The drain deadline passed. A request whose body is still arriving, with no response
+    /// begun, is answered 503 with `Connection: close` (and a lingering close, so the client
+    /// reads it rather than a reset); its body is discarded. Nil when no answer can be sent
+    /// (a response has begun, or work is under way): then `abort`.
+    public mutating func drainDeadlinePassed(now: UInt64, wallClock: Int64) -> Action? {
+        guard case .readingBody = state else { return nil }
+        takeBody()?.consumer.abort()
+        return fail(.serviceUnavailable("The server is restarting and could not wait for this upload to finish; "
+                        + "nothing of it was kept. Send it again in a moment.", retryAfterSeconds: 5),
+                    now: now, wallClock: wallClock)
     }
 
     /// The drain deadline passed: abort whatever is still running.

@@ -120,6 +120,10 @@ public struct ConnectionStateMachine {
     /// The connection closed while work was out: what comes back is cleaned up, not answered.
     var abandoned = false
     var shuttingDown = false
+    /// Whether a request has begun on this connection (a shutdown closes it when idle again).
+    var hasBegunARequest = false
+    /// Shutdown began before the first request: the connection closes if none came by then.
+    var firstRequestGraceEnds: UInt64?
     /// Bytes of the response written since `sendRateWindowStart` (`minSendRate`).
     var sentInWindow: UInt64 = 0
     var sendRateWindowStart: UInt64 = 0
@@ -296,10 +300,11 @@ public struct ConnectionStateMachine {
         } catch {
             return fail(error, now: now, wallClock: wallClock)
         }
-        if shuttingDown {
+        if shuttingDown && hasBegunARequest {
             return fail(.serviceUnavailable("The server is shutting down; try again in a moment.", retryAfterSeconds: 2),
                         now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
         }
+        hasBegunARequest = true
         // RFC 9110 §10.1.1: the only expectation defined is 100-continue.
         if head.headers.contains(.expect) && !(head.expectsContinue && head.headers.values(for: .expect).count == 1) {
             return fail(.expectationFailed, now: now, wallClock: wallClock, keepBodyUnread: framing != .none)

@@ -56,6 +56,8 @@ final class Connection: EventHandler, @unchecked Sendable {
     var requestStart: UInt64 = 0
     /// The status of the response being written; nil once it is logged (or before one starts).
     private var responseStatus: HTTPStatus?
+    /// Answered 503 at the drain deadline: left to finish sending that, until the final cut.
+    private var answeredAtDrainDeadline = false
     /// The epoll events asked for now; changed only when different (one syscall saved per
     /// request on the common path where a response is written in one go).
     private var interest: UInt32 = EPOLLIN.rawValue
@@ -299,7 +301,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     }
 
     func beginShutdown(loop: EventLoop) {
-        guard isOpen, let action = machine.beginShutdown() else { return }
+        guard isOpen, let action = machine.beginShutdown(now: loop.now) else { return }
         carryOut(action, loop: loop)
     }
 
@@ -344,6 +346,19 @@ final class Connection: EventHandler, @unchecked Sendable {
                          fields: [("client", peer)]))
         machine.connectionFailed()
         close(loop: loop)
+    }
+
+    /// The drain deadline passed: an upload still arriving is answered 503 (its file
+    /// discarded) and closed once that is sent; anything else still running is aborted. Called
+    /// every tick after the deadline; `final` once the answer has had its time.
+    func drainDeadlinePassed(loop: EventLoop, final: Bool) {
+        if answeredAtDrainDeadline && !final { return }
+        if !final, isOpen, let action = machine.drainDeadlinePassed(now: loop.now, wallClock: loop.wallClockSeconds) {
+            answeredAtDrainDeadline = true
+            carryOut(action, loop: loop)
+            return
+        }
+        abort(loop: loop)
     }
 
     /// The drain deadline passed: uploads still running are aborted (their files discarded).

@@ -176,8 +176,12 @@ public final class HTTPServer: @unchecked Sendable {
         let connections = loop.registeredHandlers.compactMap { $0 as? Connection }
         for connection in connections { connection.checkTimeouts(loop: loop, now: now) }
         guard draining.load(ordering: .relaxed) else { return }
-        if now >= drainDeadline.load(ordering: .relaxed) {
-            for connection in loop.registeredHandlers.compactMap({ $0 as? Connection }) { connection.abort(loop: loop) }
+        let deadline = drainDeadline.load(ordering: .relaxed)
+        if now >= deadline {
+            let final = now >= deadline &+ Self.deadlineAnswerGrace
+            for connection in loop.registeredHandlers.compactMap({ $0 as? Connection }) {
+                connection.drainDeadlinePassed(loop: loop, final: final)
+            }
         }
         stopIfDrained(loop)
     }
@@ -189,6 +193,9 @@ public final class HTTPServer: @unchecked Sendable {
         guard !loop.registeredHandlers.contains(where: { $0 is Connection }) else { return }
         if loop.workInFlight == 0 || loop.now >= drainDeadline.load(ordering: .relaxed) &+ Self.workGrace { loop.stop() }
     }
+
+    /// How long after the drain deadline an upload's 503 may take to reach its client.
+    static let deadlineAnswerGrace: UInt64 = 2_000_000_000
 
     /// How long after the drain deadline the loops and `run` still wait for blocking work.
     static let workGrace: UInt64 = 5_000_000_000
