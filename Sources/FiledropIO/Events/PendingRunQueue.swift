@@ -29,9 +29,8 @@ final class PendingRunQueue: @unchecked Sendable {
         let entry: PendingRunFolder.Entry?
     }
 
-    /// A waiting queue this deep is logged, once per `largeQueueInterval`.
+    /// A waiting queue this deep is logged, once a minute.
     static let largeQueue = 1000
-    static let largeQueueInterval: UInt64 = 60_000_000_000
 
     let settings: Settings
     private let storage: PosixStorage
@@ -58,8 +57,7 @@ final class PendingRunQueue: @unchecked Sendable {
     private var runningFromMemory = 0
     private var lastScan: UInt64?
     private var closed = false
-    private var lastLargeQueueLog: UInt64?
-    private var lowSpaceNotices = NoticeThrottle(interval: 60_000_000_000, capacity: 4)
+    private var notices = NoticeThrottle(interval: 60_000_000_000, capacity: 4)
 
     init(settings: Settings, storage: PosixStorage, metrics: RunQueueMetrics, log: any LogSink,
          wallClock: @escaping @Sendable () -> Int64 = { Clock.wallClockNanoseconds() }, rescanInterval: UInt64 = 2_000_000_000) {
@@ -100,11 +98,10 @@ final class PendingRunQueue: @unchecked Sendable {
         let entryNames = locked { runs.map { _ in names.next(time: wallClock()) } }
         if let free = storage.availableSpace(), free < settings.minFreeSpace {
             metrics.queuedOnLowSpace(runs.count)
-            if let unlogged = locked({ lowSpaceNotices.note("low", now: Clock.monotonicNanoseconds()) }) {
+            if noticeDue("low space") {
                 log.log(LogEvent(level: .warning, message: "\(settings.label): the save directory has \(ByteCount.format(free)) free, "
-                    + "below min-free-space; pending runs are still written to \(settings.folderName) (a few hundred bytes each)"
-                    + (unlogged > 0 ? " (\(unlogged + runs.count) runs since the last such line)" : ""),
-                    fields: [("free_bytes", String(free))]))
+                    + "below min-free-space; pending runs are still written to \(settings.folderName) (a few hundred bytes each; "
+                    + "\(metrics.lowSpaceRuns) so far)", fields: [("free_bytes", String(free))]))
             }
         }
         var written = 0
@@ -122,9 +119,11 @@ final class PendingRunQueue: @unchecked Sendable {
         metrics.setDepth(depth)
         if unsaved > 0 {
             metrics.keptInMemory(unsaved)
-            log.log(LogEvent(level: .error, message: "\(settings.label): cannot save \(unsaved) pending run(s) to \(settings.folderName)"
-                + (failure.map { " (\($0))" } ?? "") + ": they wait in memory and are lost if the daemon stops before they are done",
-                fields: [("file", runs[written].event.path), ("count", String(unsaved))]))
+            if noticeDue("unsaved") {
+                log.log(LogEvent(level: .error, message: "\(settings.label): cannot save \(unsaved) pending run(s) to \(settings.folderName)"
+                    + (failure.map { " (\($0))" } ?? "") + ": they wait in memory and are lost if the daemon stops before they are done "
+                    + "(\(metrics.unsavedRuns) so far)", fields: [("file", runs[written].event.path), ("count", String(unsaved))]))
+            }
         }
         noteLargeQueue(depth)
     }
@@ -305,17 +304,14 @@ final class PendingRunQueue: @unchecked Sendable {
     }
 
     private func noteLargeQueue(_ depth: Int) {
-        guard depth >= Self.largeQueue else { return }
-        let now = Clock.monotonicNanoseconds()
-        let due = locked { () -> Bool in
-            guard lastLargeQueueLog.map({ now &- $0 >= Self.largeQueueInterval }) ?? true else { return false }
-            lastLargeQueueLog = now
-            return true
-        }
-        if due {
-            log.log(LogEvent(level: .notice, message: "\(settings.label): \(depth) runs wait in \(settings.folderName), "
-                + "files arrive faster than they are done; none is skipped", fields: [("depth", String(depth))]))
-        }
+        guard depth >= Self.largeQueue, noticeDue("large") else { return }
+        log.log(LogEvent(level: .notice, message: "\(settings.label): \(depth) runs wait in \(settings.folderName), "
+            + "files arrive faster than they are done; none is skipped", fields: [("depth", String(depth))]))
+    }
+
+    /// One line per kind of trouble per minute, not one per file.
+    private func noticeDue(_ key: String) -> Bool {
+        locked { notices.note(key, now: Clock.monotonicNanoseconds()) != nil }
     }
 
     private func locked<T>(_ body: () -> T) -> T {
