@@ -3,7 +3,8 @@ burst of 2,000 files, each with a hook that takes 50 ms, runs the hook exactly o
 file, also when the daemon is stopped (SIGTERM) halfway through the runs and started again
 on the same save directory; what waits is kept on disk (`.filedrop-hooks`) and `/metrics`
 shows its depth going down. Webhook notices that cannot go wait on disk the same way, with
-their attempts, and go after a restart.
+their attempts, and go after a restart. Two daemons on one save directory share the queue
+and run each file once.
 
 Every wait is bounded; the receiver listens on loopback only.
 """
@@ -22,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from attack_support import multipart
+from conftest import Daemon
 
 FILES = 2000
 FORMS = 4
@@ -201,3 +203,39 @@ def test_webhook_notices_that_cannot_go_wait_on_disk_and_go_after_a_restart(daem
         assert metric(daemon, "filedrop_webhook_queue_depth") == 0
     finally:
         receiver.close()
+
+
+def test_daemons_sharing_a_save_directory_run_each_file_once(tmp_path):
+    """Two daemons on one save directory (as behind HAProxy): files uploaded to one are run by
+    both, each file by one of them only."""
+    log = tmp_path / "hook.log"
+    hook = tmp_path / "hook.sh"
+    # The daemon is the hook's parent: $PPID says which one ran it.
+    hook.write_text(f"#!/bin/sh\nsleep 0.05\nprintf '%s %s\\n' \"$FILEDROP_NAME\" \"$PPID\" >> '{log}'\n")
+    hook.chmod(0o755)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    daemons = []
+    try:
+        for name, concurrency in (("a", "1"), ("b", "4")):
+            (tmp_path / name).mkdir()
+            daemon = Daemon(tmp_path / name, ["--on-upload", str(hook), "--on-upload-concurrency", concurrency], fill=False)
+            daemon.save_dir.rmdir()
+            daemon.save_dir = shared
+            daemons.append(daemon)
+            daemon.start()
+        expected = [f"shared-{index:03d}.txt" for index in range(400)]
+        send_forms(daemons[0], expected)
+        wait_until(lambda: len(logged(log)) >= len(expected), "every run")
+        time.sleep(0.5)
+        runs = [line.split(" ") for line in logged(log)]
+        assert Counter(name for name, _ in runs) == Counter(expected)
+        by_daemon = Counter(int(pid) for _, pid in runs)
+        assert set(by_daemon) == {daemon.pid for daemon in daemons}, by_daemon
+        assert queued(daemons[0], ".filedrop-hooks") == []
+        for daemon in daemons:
+            assert daemon.stop() == 0
+    finally:
+        for daemon in daemons:
+            daemon.stop(check=False)
+            daemon.cleanup()
