@@ -30,11 +30,14 @@ struct PendingRunFolder: @unchecked Sendable {
         let name: String
         let file: FileDescriptor
         let run: PendingRun
+        /// False where the file system has no OFD locks: then nothing keeps another daemon off it.
+        let locked: Bool
 
-        init(name: String, file: FileDescriptor, run: PendingRun) {
+        init(name: String, file: FileDescriptor, run: PendingRun, locked: Bool) {
             self.name = name
             self.file = file
             self.run = run
+            self.locked = locked
         }
     }
 
@@ -122,7 +125,8 @@ struct PendingRunFolder: @unchecked Sendable {
             return .gone
         }
         let file = FileDescriptor(owning: descriptor)
-        if case .heldElsewhere = OpenFileLock.take(descriptor) { return .heldElsewhere }
+        let lock = OpenFileLock.take(descriptor)
+        if lock == .heldElsewhere { return .heldElsewhere }
         // Done by its holder between our open and our lock: unlinked first, so no link left.
         guard let status = try? file.status(), status.st_nlink > 0 else { return .gone }
         guard status.isRegularFile else { return moveAside(name, reason: "not a regular file") }
@@ -133,7 +137,7 @@ struct PendingRunFolder: @unchecked Sendable {
             return moveAside(name, reason: "cannot be read (\(error))")
         }
         do throws(PendingRun.DecodingError) {
-            return .claimed(Entry(name: name, file: file, run: try PendingRun(decoding: bytes)))
+            return .claimed(Entry(name: name, file: file, run: try PendingRun(decoding: bytes), locked: lock == .taken))
         } catch {
             return moveAside(name, reason: error.reason)
         }

@@ -57,6 +57,7 @@ final class PendingRunQueue: @unchecked Sendable {
     private var runningFromMemory = 0
     private var lastScan: UInt64?
     private var closed = false
+    private var loggedNoLocks = false
     private var notices = NoticeThrottle(interval: 60_000_000_000, capacity: 4)
 
     init(settings: Settings, storage: PosixStorage, metrics: RunQueueMetrics, log: any LogSink,
@@ -162,6 +163,11 @@ final class PendingRunQueue: @unchecked Sendable {
                 insert(name)
             case .claimed(let entry):
                 notBefore[name] = nil
+                if !entry.locked, !loggedNoLocks {
+                    loggedNoLocks = true
+                    log.log(LogEvent(level: .warning, message: "\(settings.label): the save directory's file system has no OFD locks: "
+                        + "daemons sharing it may do a pending run twice; configure it on one daemon only"))
+                }
                 return Claim(run: entry.run, entry: entry)
             case .heldElsewhere:
                 running.remove(name)
