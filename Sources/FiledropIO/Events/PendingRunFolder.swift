@@ -51,17 +51,20 @@ struct PendingRunFolder: @unchecked Sendable {
         case movedAside(reason: String)
     }
 
-    /// Opens the folder below `root`, making it (mode 0700: file names are nobody else's business).
-    static func open(in root: FileDescriptor, named name: String, durable: Bool) throws(StorageError) -> PendingRunFolder {
+    /// Opens the folder below `root`, making it (mode 0700: file names are nobody else's
+    /// business); `created` says `root` is to be synced before the first entry counts as saved
+    /// (left to the caller: this may run on a loop, at a reload, and fsync can block).
+    static func open(in root: FileDescriptor, named name: String, durable: Bool) throws(StorageError) -> (folder: PendingRunFolder, created: Bool) {
+        var created = true
         do throws(SystemError) {
             try syscall("mkdirat") { mkdirat(root.descriptor, name, 0o700) }
-            if durable { try syscall("fsync") { fsync(root.descriptor) } }
         } catch where error.errno == EEXIST {
+            created = false
         } catch {
             throw StorageError(error)
         }
         let descriptor = try storageCall("openat") { openat(root.descriptor, name, PosixStorage.directoryFlags) }
-        return PendingRunFolder(folder: FileDescriptor(owning: descriptor), durable: durable)
+        return (PendingRunFolder(folder: FileDescriptor(owning: descriptor), durable: durable), created)
     }
 
     /// Writes `entries` in order; returns how many are safely in place (all unless an error

@@ -57,6 +57,9 @@ final class PendingRunQueue: @unchecked Sendable {
     private var runningFromMemory = 0
     private var lastScan: UInt64?
     private var closed = false
+    /// The folder was just made: the save directory is synced (on the event thread) before
+    /// the first entry written into it counts as saved.
+    private var saveDirectoryNeedsSync = false
     private var loggedNoLocks = false
     private var notices = NoticeThrottle(interval: 60_000_000_000, capacity: 4)
 
@@ -70,7 +73,9 @@ final class PendingRunQueue: @unchecked Sendable {
         self.rescanInterval = rescanInterval
         names = PendingRunNames(instance: String(UInt32.random(in: .min ... .max), radix: 16))
         do throws(StorageError) {
-            folder = try PendingRunFolder.open(in: storage.root, named: settings.folderName, durable: settings.durable)
+            let opened = try PendingRunFolder.open(in: storage.root, named: settings.folderName, durable: settings.durable)
+            folder = opened.folder
+            saveDirectoryNeedsSync = opened.created && settings.durable
         } catch {
             folder = nil
             log.log(LogEvent(level: .error, message: "\(settings.label): cannot use \(settings.folderName) in the save directory (\(error)): "
@@ -107,6 +112,9 @@ final class PendingRunQueue: @unchecked Sendable {
         }
         var written = 0
         var failure: StorageError?
+        if locked({ () -> Bool in defer { saveDirectoryNeedsSync = false }; return saveDirectoryNeedsSync }) {
+            _ = try? syscall("fsync") { fsync(storage.root.descriptor) }
+        }
         if let folder {
             (written, failure) = folder.write(Array(zip(entryNames, runs.map(\.encoded))))
         }
