@@ -84,6 +84,7 @@ final class Daemon {
         }
         server?.run()
         control?.stop()
+        finishEventDeliveries()
         announcement?.stop()
         notifications.drain(timeout: 2)
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopped"))
@@ -203,6 +204,18 @@ final class Daemon {
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopping: finishing requests in progress"))
         server?.beginShutdown(deadline: Clock.monotonicNanoseconds() + nanoseconds(configuration.drainTimeout))
     }
+
+    /// After the drain: every finished upload's hook run and notice is on disk, the runs
+    /// under way get a few seconds to end; what waits is done after the next start.
+    private func finishEventDeliveries() {
+        let deadline = Clock.monotonicNanoseconds() + Self.eventDeliveryGrace
+        events?.drain(deadline: deadline)
+        hookRunner?.stop(deadline: deadline)
+        webhook?.stop(deadline: deadline)
+    }
+
+    /// How long the shutdown waits for hook runs and webhook posts under way.
+    private static let eventDeliveryGrace: UInt64 = 5_000_000_000
 
     /// SIGHUP and `filedrop reload`: re-read everything; an invalid configuration keeps the
     /// running one. Returns the outcome as a sentence for whoever asked.
@@ -333,23 +346,26 @@ final class Daemon {
     /// The on-upload hook and the webhook as `configuration` wants them; one whose settings
     /// did not change keeps running (and its queue), a changed one finishes its queue and stops.
     private func updateEventConsumers(_ configuration: Configuration) {
-        guard let events else { return }
+        guard let events, let storage else { return }
         let baseURL = lanURLs().first
+        let saveDirectory = DaemonStartup.absolutePath(configuration.saveDirectory)
         let hookSettings = configuration.onUpload.map { program in
             HookRunner.Settings(program: program, concurrency: configuration.onUploadConcurrency,
                                 timeout: nanoseconds(configuration.onUploadTimeout),
-                                saveDirectory: DaemonStartup.absolutePath(configuration.saveDirectory), baseURL: baseURL)
+                                saveDirectory: saveDirectory, baseURL: baseURL,
+                                durable: configuration.fsync, minFreeSpace: configuration.minFreeSpace)
         }
         if hookRunner?.settings != hookSettings {
             hookRunner = hookSettings.map {
-                HookRunner(settings: $0, metrics: metrics, log: log, daemonEnvironment: ProcessEnvironment.current())
+                HookRunner(settings: $0, storage: storage, metrics: metrics, log: log, daemonEnvironment: ProcessEnvironment.current())
             }
         }
         let webhookSettings = configuration.notifyURL.map {
-            WebhookSender.Settings(target: $0, format: configuration.notifyFormat, baseURL: baseURL, title: configuration.title)
+            WebhookSender.Settings(target: $0, format: configuration.notifyFormat, baseURL: baseURL, title: configuration.title,
+                                   saveDirectory: saveDirectory, durable: configuration.fsync, minFreeSpace: configuration.minFreeSpace)
         }
         if webhook?.settings != webhookSettings {
-            webhook = webhookSettings.map { WebhookSender(settings: $0, log: log) }
+            webhook = webhookSettings.map { WebhookSender(settings: $0, storage: storage, metrics: metrics, log: log) }
         }
         let consumers: [(any UploadEventConsumer)?] = [hookRunner, webhook]
         events.replaceConsumers(consumers.compactMap { $0 })

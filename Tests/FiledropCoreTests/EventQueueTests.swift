@@ -33,15 +33,26 @@ import Testing
         #expect(queue.dropped == 2)
     }
 
-    @Test func aQueueFullOfFinishedRecordsCountsWhatItLoses() {
+    @Test func aFullQueueLosesAnythingButAFinishedRecord() {
         var queue = EventQueue(capacity: 2)
         _ = queue.push(Self.event(.finished, id: 1))
         _ = queue.push(Self.event(.failed, id: 2))
-        #expect(queue.push(Self.event(.finished, id: 3)) == .dropped)
-        #expect(queue.waiting == 2)
-        #expect(queue.dropped == 1)
-        _ = queue.takeAll()
+        #expect(queue.push(Self.event(.started, id: 4)) == .dropped)
+        // A finished record takes the place of the failed one.
         #expect(queue.push(Self.event(.finished, id: 3)) == .queued)
+        #expect(queue.waiting == 2)
+        #expect(queue.dropped == 2)
+        #expect(queue.takeAll().map(\.uploadID) == [1, 3])
+    }
+
+    /// Each finished record is a stored file whose hook run is owed: none is lost, also
+    /// when nothing else waits to make room.
+    @Test func finishedRecordsGoBeyondTheCapacity() {
+        var queue = EventQueue(capacity: 2)
+        for id in 1...5 { #expect(queue.push(Self.event(.finished, id: UInt64(id))) == .queued) }
+        #expect(queue.push(Self.event(.failed, id: 6)) == .dropped)
+        #expect(queue.takeAll().map(\.uploadID) == [1, 2, 3, 4, 5])
+        #expect(queue.dropped == 1)
     }
 
     /// One byte over (one record over) the capacity.

@@ -85,6 +85,8 @@ import Testing
     @Test func pageHasEachFamilyOnceWithHelpAndType() {
         let metrics = ServerMetrics(startTime: 1_700_000_000)
         metrics.observeConnections { 2 }
+        metrics.hookQueue.setDepth(7)
+        metrics.webhookQueue.keptInMemory(2)
         let page = String(decoding: MetricsPage.render(metrics, MetricsReadings(freeBytes: 42, tusPending: (1, 10, 100)),
                                                        version: "0.1.0"), as: UTF8.self)
         let lines = page.split(separator: "\n")
@@ -95,7 +97,8 @@ import Testing
         for family in ["filedrop_uploads_total", "filedrop_upload_bytes_total", "filedrop_refusals_total",
                        "filedrop_active_connections", "filedrop_active_uploads", "filedrop_tus_pending_bytes",
                        "filedrop_save_dir_free_bytes", "filedrop_hook_runs_total", "filedrop_hook_failures_total",
-                       "filedrop_hook_timeouts_total", "filedrop_http_request_duration_seconds", "filedrop_build_info",
+                       "filedrop_hook_timeouts_total", "filedrop_hook_queue_depth", "filedrop_webhook_queue_depth",
+                       "filedrop_hook_queue_unsaved_total", "filedrop_http_request_duration_seconds", "filedrop_build_info",
                        "process_start_time_seconds"] {
             #expect(helps.contains(Substring(family)), "\(family)")
         }
@@ -103,6 +106,9 @@ import Testing
         #expect(lines.contains("filedrop_save_dir_free_bytes 42"))
         #expect(lines.contains("filedrop_tus_pending_bytes 10"))
         #expect(lines.contains("filedrop_active_connections 2"))
+        #expect(lines.contains("filedrop_hook_queue_depth 7"))
+        #expect(lines.contains("filedrop_webhook_queue_depth 0"))
+        #expect(lines.contains("filedrop_webhook_queue_unsaved_total 2"))
         #expect(lines.contains("process_start_time_seconds 1700000000"))
         #expect(lines.contains("filedrop_build_info{version=\"0.1.0\"} 1"))
         #expect(lines.contains("filedrop_http_request_duration_seconds_bucket{route=\"tus_upload\",le=\"+Inf\"} 0"))

@@ -300,7 +300,7 @@ public struct ConfigKey: Sendable {
             return true
         },
         ConfigKey(name: "on-upload-concurrency", kind: .value(placeholder: "N"), defaultText: "2",
-                  meaning: "on-upload runs at once; more finished files wait in a bounded queue.",
+                  meaning: "on-upload runs at once; more finished files wait on disk in the save directory (.filedrop-hooks), none skipped.",
                   expected: "a whole number from 1 to 64") { configuration, value in
             guard let number = parseInteger(value, in: 1...64) else { return false }
             configuration.onUploadConcurrency = number

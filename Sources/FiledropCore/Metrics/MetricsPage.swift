@@ -73,6 +73,8 @@ public enum MetricsPage {
         out.sample("filedrop_hook_failures_total", hooks.failures)
         out.family("filedrop_hook_timeouts_total", .counter, help: "Runs of the on-upload hook killed at their timeout.")
         out.sample("filedrop_hook_timeouts_total", hooks.timeouts)
+        writeRunQueue(metrics.hookQueue, prefix: "filedrop_hook_queue", what: "on-upload runs", to: &out)
+        writeRunQueue(metrics.webhookQueue, prefix: "filedrop_webhook_queue", what: "notify-url notices", to: &out)
         writeDurations(metrics, to: &out)
         return out.bytes
     }
@@ -93,6 +95,17 @@ public enum MetricsPage {
                            metrics.uploadBytes(method, result))
             }
         }
+    }
+
+    private static func writeRunQueue(_ queue: RunQueueMetrics, prefix: String, what: String, to out: inout PrometheusTextWriter) {
+        out.family(prefix + "_depth", .gauge, help: "Pending \(what) kept on disk in the save directory, waiting or under way.")
+        out.sample(prefix + "_depth", queue.depth)
+        out.family(prefix + "_low_space_total", .counter,
+                   help: "Pending \(what) queued while the save directory had less than min-free-space free (queued all the same).")
+        out.sample(prefix + "_low_space_total", queue.lowSpaceRuns)
+        out.family(prefix + "_unsaved_total", .counter,
+                   help: "Pending \(what) that could not be written to disk (full, read-only) and waited in memory: lost if the daemon stops first.")
+        out.sample(prefix + "_unsaved_total", queue.unsavedRuns)
     }
 
     private static func writeDurations(_ metrics: ServerMetrics, to out: inout PrometheusTextWriter) {

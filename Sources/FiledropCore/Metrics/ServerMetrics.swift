@@ -22,6 +22,10 @@ public final class ServerMetrics: Sendable {
     private let hookRuns = Counter()
     private let hookFailures = Counter()
     private let hookTimeouts = Counter()
+    /// The on-upload hook's queue of pending runs on disk.
+    public let hookQueue = RunQueueMetrics()
+    /// The webhook's (notify-url) queue of pending notices on disk.
+    public let webhookQueue = RunQueueMetrics()
     /// Reads the server's open connections; set once the server exists (`observeConnections`).
     private let connectionCount = Mutex<(@Sendable () -> Int)?>(nil)
 

@@ -7,8 +7,8 @@ import Glibc
 /// their own threads. Nothing here ever waits for a hook or a network.
 ///
 /// The queue is an `EventQueue`: progress coalesces, a full queue drops progress first,
-/// and a lost record is counted and logged once (not once per record, which under such
-/// pressure would make things worse).
+/// never a finished record, and a lost record is counted and logged once (not once per
+/// record, which under such pressure would make things worse).
 public final class EventDispatcher: UploadEventSink, @unchecked Sendable {
     public static let capacity = 4096
 
@@ -16,6 +16,8 @@ public final class EventDispatcher: UploadEventSink, @unchecked Sendable {
     private var queue = EventQueue(capacity: capacity)
     private var consumers: [any UploadEventConsumer] = []
     private var loggedOverflow = false
+    /// The thread is handing a batch to the consumers.
+    private var delivering = false
     private var mutex = pthread_mutex_t()
     private var nonEmpty = pthread_cond_t()
 
@@ -59,10 +61,18 @@ public final class EventDispatcher: UploadEventSink, @unchecked Sendable {
             while queue.isEmpty { pthread_cond_wait(&nonEmpty, &mutex) }
             let events = queue.takeAll()
             let targets = consumers
+            delivering = true
             pthread_mutex_unlock(&mutex)
-            for event in events {
-                for target in targets { target.deliver(event) }
-            }
+            for target in targets { target.deliver(events) }
+            locked { delivering = false }
+        }
+    }
+
+    /// At shutdown: waits until every record published so far reached the consumers (which
+    /// keep what they owe on disk), or `deadline` (monotonic nanoseconds) passed.
+    public func drain(deadline: UInt64) {
+        while locked({ !queue.isEmpty || delivering }), Clock.monotonicNanoseconds() < deadline {
+            usleep(5_000)
         }
     }
 

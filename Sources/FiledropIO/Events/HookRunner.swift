@@ -2,10 +2,10 @@ import FiledropCore
 import Glibc
 
 /// The on-upload hook: every finished file becomes one run of `program` (README "Events").
-/// At most `concurrency` runs at once on threads of their own (`hook-N`), the rest wait in
-/// a bounded queue; a full queue loses the run, with a warning naming the file. A hook that
-/// fails or hangs costs one of these threads until its timeout, never an event loop or an
-/// upload.
+/// At most `concurrency` runs at once on threads of their own (`hook-N`); the rest wait on
+/// disk (`PendingRunQueue`, `.filedrop-hooks` in the save directory), however many, and a
+/// restart resumes them. A hook that fails or hangs costs one of these threads until its
+/// timeout, never an event loop or an upload.
 public final class HookRunner: UploadEventConsumer, @unchecked Sendable {
     public struct Settings: Sendable, Equatable {
         public var program: String
@@ -16,18 +16,25 @@ public final class HookRunner: UploadEventConsumer, @unchecked Sendable {
         public var saveDirectory: String
         /// How people reach the server, for FILEDROP_URL; nil gives the path alone.
         public var baseURL: String?
+        /// Pending runs are fsync'ed to disk (the `fsync` key).
+        public var durable: Bool
+        /// The save directory's reserve (`min-free-space`).
+        public var minFreeSpace: UInt64
 
-        public init(program: String, concurrency: Int, timeout: UInt64, saveDirectory: String, baseURL: String?) {
+        public init(program: String, concurrency: Int, timeout: UInt64, saveDirectory: String, baseURL: String?,
+                    durable: Bool = true, minFreeSpace: UInt64 = 0) {
             self.program = program
             self.concurrency = concurrency
             self.timeout = timeout
             self.saveDirectory = saveDirectory
             self.baseURL = baseURL
+            self.durable = durable
+            self.minFreeSpace = minFreeSpace
         }
     }
 
-    /// Finished files waiting for a free run.
-    static let queueCapacity = 1000
+    /// The pending runs' folder in the save directory.
+    public static let folderName = ".filedrop-hooks"
     /// Between SIGTERM and SIGKILL at the timeout.
     static let killGrace: UInt64 = 5_000_000_000
 
@@ -36,30 +43,40 @@ public final class HookRunner: UploadEventConsumer, @unchecked Sendable {
     private let metrics: ServerMetrics
     private let log: any LogSink
     private let daemonEnvironment: [String: String]
-    private let queue = BoundedWorkQueue<UploadEvent>(capacity: queueCapacity)
+    private let queue: PendingRunQueue
 
-    public init(settings: Settings, metrics: ServerMetrics, log: any LogSink, daemonEnvironment: [String: String]) {
+    public init(settings: Settings, storage: PosixStorage, metrics: ServerMetrics, log: any LogSink, daemonEnvironment: [String: String]) {
         self.settings = settings
         self.metrics = metrics
         self.log = log
         self.daemonEnvironment = daemonEnvironment
+        queue = PendingRunQueue(settings: .init(folderName: Self.folderName, label: "on-upload", durable: settings.durable,
+                                                minFreeSpace: settings.minFreeSpace),
+                                storage: storage, metrics: metrics.hookQueue, log: log)
         for index in 0..<settings.concurrency {
             pthread_detach(startNamedThread("hook-\(index)") { [self] in
-                while let event = queue.take() { run(event) }
+                while let claim = queue.next() {
+                    run(claim.run.event)
+                    queue.done(claim)
+                }
             })
         }
     }
 
-    public func deliver(_ event: UploadEvent) {
-        guard event.kind == .finished else { return }
-        if !queue.put(event) {
-            log.log(LogEvent(level: .warning, message: "on-upload not run for \(event.path): \(Self.queueCapacity) runs already waiting",
-                             fields: [("file", event.path)]))
-        }
+    public func deliver(_ events: [UploadEvent]) {
+        queue.add(events.filter { $0.kind == .finished })
     }
 
     public func finish() {
         queue.close()
+    }
+
+    /// At shutdown: no new runs; those under way get until `deadline` (monotonic nanoseconds).
+    /// Whatever did not run stays on disk for the next start.
+    public func stop(deadline: UInt64) {
+        queue.close()
+        let (underWay, inMemory) = queue.waitForRunsUnderWay(deadline: deadline)
+        PendingRunQueue.logStop(label: "on-upload", underWay: underWay, inMemory: inMemory, waiting: queue.depth, log: log)
     }
 
     private func run(_ event: UploadEvent) {

@@ -20,9 +20,11 @@ enum LinuxFileCalls {
 
     private typealias RenameAt2 = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
     private typealias SyncFileRange = @convention(c) (Int32, Int64, Int64, UInt32) -> Int32
+    private typealias SyncFS = @convention(c) (Int32) -> Int32
 
     private static let renameat2Function: RenameAt2? = symbol("renameat2", as: RenameAt2.self)
     private static let syncFileRangeFunction: SyncFileRange? = symbol("sync_file_range", as: SyncFileRange.self)
+    private static let syncfsFunction: SyncFS? = symbol("syncfs", as: SyncFS.self)
 
     private static func symbol<F>(_ name: String, as type: F.Type) -> F? {
         guard let pointer = dlsym(dlopen(nil, RTLD_NOW), name) else { return nil }
@@ -45,5 +47,16 @@ enum LinuxFileCalls {
             return -1
         }
         return function(descriptor, offset, length, flags)
+    }
+
+    /// syncfs(2): everything written on the file system `descriptor` is on becomes durable in
+    /// one call (one journal commit for many small files instead of one each); sets ENOSYS
+    /// when the C library does not have it.
+    static func syncfs(_ descriptor: Int32) -> Int32 {
+        guard let function = syncfsFunction else {
+            Glibc.errno = ENOSYS
+            return -1
+        }
+        return function(descriptor)
     }
 }

@@ -15,4 +15,11 @@ public enum Clock {
         clock_gettime(CLOCK_REALTIME, &ts)
         return Int64(ts.tv_sec)
     }
+
+    /// Wall-clock nanoseconds since 1970: names that sort by time across restarts.
+    public static func wallClockNanoseconds() -> Int64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_REALTIME, &ts)
+        return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+    }
 }

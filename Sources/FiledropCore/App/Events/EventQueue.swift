@@ -5,6 +5,11 @@
 /// so a fast upload never fills the queue. When it is full, a progress record is dropped
 /// to make room for a record that matters (finished, failed, started, deleted); only when
 /// nothing but such records wait is the new record dropped, and counted.
+///
+/// A finished record is never dropped: it is a stored file, and its hook run and notice are
+/// owed (README "Events"). When only finished records wait, one more goes in beyond the
+/// capacity; the consumers write them to disk as they come, so the excess lasts only while
+/// those writes lag behind files being stored.
 public struct EventQueue: Sendable {
     /// What `push` did.
     public enum Outcome: Sendable, Equatable {
@@ -34,13 +39,18 @@ public struct EventQueue: Sendable {
             records[index] = event
             return .coalesced
         }
-        if records.count == capacity {
-            guard !event.isProgress, let index = waitingIndex(where: \.isProgress) else {
+        if records.count >= capacity {
+            if event.isProgress {
                 dropped += 1
                 return .dropped
             }
-            records.remove(at: index)
-            dropped += 1
+            if let index = waitingIndex(where: \.isProgress) ?? (event.kind == .finished ? waitingIndex(where: { $0.kind != .finished }) : nil) {
+                records.remove(at: index)
+                dropped += 1
+            } else if event.kind != .finished {
+                dropped += 1
+                return .dropped
+            }
         }
         records.append(event)
         return .queued
