@@ -328,7 +328,7 @@ public final class HTTPServer: @unchecked Sendable {
         let secure = port.flatMap { port in tlsContext.withLock { $0 }.map { SecureListener(context: $0, port: port) } }
         let connection = Connection(
             descriptor: fd, client: client, configuration: configuration.connection, responder: responders[loop.index],
-            secure: secure, workers: workers, log: log,
+            secure: secure, workers: workers, log: log, loopIndex: loop.index,
             onClose: { [unowned self] _ in self.connectionClosed(client: client, loop: loop) })
         connection.start(on: loop)
     }
