@@ -7,6 +7,11 @@ public struct AccessLogTally: Sendable, Equatable {
     public struct Key: Sendable, Hashable {
         public var method: HTTPMethod
         public var status: Int
+
+        public init(method: HTTPMethod, status: Int) {
+            self.method = method
+            self.status = status
+        }
     }
 
     /// Distinct keys counted at most; past it, requests count under `Key(.other("other"), 0)`.

@@ -15,24 +15,17 @@ public final class AccessLogWriter: Sendable {
 
     public let queue: AccessLogQueue
     private let sink: any LogSink
-    private let wakeDescriptor: Int32
+    private let wakeup: Wakeup
     private let stopping = Atomic<Bool>(false)
     private let thread = Mutex<pthread_t?>(nil)
 
     /// `loops`: the server's event loops, one queue shard each.
     public init(sink: any LogSink, loops: Int, rate: AccessLogRate, enabled: Bool) throws(SystemError) {
-        let descriptor = try syscall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC)) }
-        wakeDescriptor = descriptor
+        let wakeup = Wakeup(descriptor: try syscall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC)) })
+        self.wakeup = wakeup
         self.sink = sink
-        queue = AccessLogQueue(loops: loops, rate: rate, enabled: enabled) {
-            var one: UInt64 = 1
-            // A full counter (never, in practice) already means "wake up".
-            _ = Glibc.write(descriptor, &one, MemoryLayout<UInt64>.size)
-        }
-    }
-
-    deinit {
-        Glibc.close(wakeDescriptor)
+        // The queue keeps the eventfd open as long as a connection can still reach it.
+        queue = AccessLogQueue(loops: loops, rate: rate, enabled: enabled) { wakeup.signal() }
     }
 
     public func start() {
@@ -43,15 +36,10 @@ public final class AccessLogWriter: Sendable {
     /// Writes what is left, and the summary of the interval so far; returns once the thread has.
     public func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
-        wake()
+        wakeup.signal()
         if let handle = thread.withLock({ current -> pthread_t? in defer { current = nil }; return current }) {
             pthread_join(handle, nil)
         }
-    }
-
-    private func wake() {
-        var one: UInt64 = 1
-        _ = Glibc.write(wakeDescriptor, &one, MemoryLayout<UInt64>.size)
     }
 
     private func run() {
@@ -61,23 +49,19 @@ public final class AccessLogWriter: Sendable {
             let records = queue.takeRecords()
             if !records.isEmpty { sink.logRequests(records) }
             let now = Clock.monotonicNanoseconds()
-            let intervalEnd = intervalStart &+ queue.currentRate.intervalNanoseconds
-            if now >= intervalEnd || stop {
-                let (notLogged, interval) = queue.closeInterval()
-                // At stop the interval is cut short: say how long it really was.
-                let elapsed: Duration = now >= intervalEnd ? interval : .seconds(max(1, (now &- intervalStart + 999_999_999) / 1_000_000_000))
-                if let summary = notLogged.summary(interval: elapsed) { sink.log(summary) }
+            if stop || now &- intervalStart >= queue.currentRate.intervalNanoseconds {
+                let notLogged = queue.closeInterval().notLogged
+                // The time it really covered: an interval cut short by stop, or one the sink held up.
+                let seconds = max(1, (now &- intervalStart + 500_000_000) / 1_000_000_000)
+                if let summary = notLogged.summary(interval: .seconds(seconds)) { sink.log(summary) }
                 intervalStart = now
             }
             if stop { return }
-            let untilIntervalEnd = (intervalStart &+ queue.currentRate.intervalNanoseconds) &- min(now, intervalStart &+ queue.currentRate.intervalNanoseconds)
+            let untilIntervalEnd = queue.currentRate.intervalNanoseconds &- min(now &- intervalStart, queue.currentRate.intervalNanoseconds)
             if !records.isEmpty {
                 sleep(nanoseconds: min(Self.flushInterval, untilIntervalEnd))
             } else if queue.writerWillWait() {
-                var wait = pollfd(fd: wakeDescriptor, events: Int16(POLLIN), revents: 0)
-                _ = poll(&wait, 1, Int32(min(untilIntervalEnd / 1_000_000 + 1, UInt64(Int32.max))))
-                var count: UInt64 = 0
-                _ = Glibc.read(wakeDescriptor, &count, MemoryLayout<UInt64>.size)
+                wakeup.wait(milliseconds: Int32(min(untilIntervalEnd / 1_000_000 + 1, UInt64(Int32.max))))
             }
         }
     }
@@ -89,5 +73,32 @@ public final class AccessLogWriter: Sendable {
             if stopping.load(ordering: .relaxed) { return }
             request = remaining
         }
+    }
+}
+
+/// The eventfd the loops use to wake the writer; closed when the last holder lets go.
+private final class Wakeup: Sendable {
+    let descriptor: Int32
+
+    init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        Glibc.close(descriptor)
+    }
+
+    func signal() {
+        var one: UInt64 = 1
+        // A full counter (never, in practice) already means "wake up".
+        _ = Glibc.write(descriptor, &one, MemoryLayout<UInt64>.size)
+    }
+
+    /// Until signalled or `milliseconds` pass; takes the signal.
+    func wait(milliseconds: Int32) {
+        var request = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        _ = poll(&request, 1, milliseconds)
+        var count: UInt64 = 0
+        _ = Glibc.read(descriptor, &count, MemoryLayout<UInt64>.size)
     }
 }
