@@ -26,6 +26,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from access_log import AccessLogWorkload
 from callgrind import REQUESTS as CALLGRIND_REQUESTS, CallgrindWorkload
 from ceilings import Ceilings
 from latency import NOTES as LATENCY_NOTES, LatencySizes, LatencyTables, LatencyWorkload
@@ -114,6 +115,12 @@ def workload_list(sizes, quick=False, results=None):
                  "One request per connection: the same GETs as the wrk row, each on a new connection the server "
                  "closes after its answer (accept, the request, the close).",
                  "wrk_small_close", extra_column=("p99 ms", lambda s: _p99(s))),
+        Workload("accesslog", f"wrk -t2 -c64 -d{sizes.wrk_seconds}s, default log vs access-log = false", "default ÷ off",
+                 "The wrk row against two fresh copies of filedrop in each round: its default log (access log on, "
+                 "log-level info, access-log-rate's budget) and `--access-log false`; the value is the first's req/s "
+                 "over the second's (target: at least 0.90). Logs go to journald when the machine has one, else to a "
+                 "file. filedrop only; `python3 bench/access_log.py` runs it alone.", "log_ratio", runner="accesslog",
+                 extra_column=("req/s default / off", lambda s: _both_rates(s))),
         Workload("callgrind", f"user-space instructions per keep-alive GET of the 4 KiB file (callgrind)",
                  "instructions/request",
                  f"A copy of the server under `valgrind --tool=callgrind` answers {CALLGRIND_REQUESTS:,} of wrk's "
@@ -143,6 +150,11 @@ def workload_list(sizes, quick=False, results=None):
 def _p99(series: Series):
     value = series.extra_median("p99_ms")
     return "-" if value is None else f"{value:.2f}"
+
+
+def _both_rates(series: Series):
+    on, off = series.extra_median("default_rps"), series.extra_median("off_rps")
+    return "-" if on is None or off is None else f"{on:,.0f} / {off:,.0f}"
 
 
 def _held(series: Series, sizes):
@@ -318,7 +330,8 @@ def main():
                    "latency": LatencyWorkload(quick, WORK, WORK / "sources", tools, Outcome),
                    "tls": TlsWorkload(sizes, sources, WORK, tools),
                    "listing": ListingWorkload(quick, WORK, tools, Outcome, REPO),
-                   "callgrind": CallgrindWorkload(WORK, Outcome)}
+                   "callgrind": CallgrindWorkload(WORK, Outcome),
+                   "accesslog": AccessLogWorkload(sizes, WORK, Outcome)}
         run_rounds(runs, servers, workloads, runners, Ceilings(sizes, sources, WORK / "ceilings"), results, deadline, notes)
     except KeyboardInterrupt:
         notes.append("Interrupted: the tables hold the rounds finished before.")

@@ -82,6 +82,7 @@ public struct JournalLogSink: LogSink {
     static func messageID(for kind: LogEventKind) -> String? {
         switch kind {
         case .request: "157b3cc65e9d4919a26447f9e6463562"
+        case .requestsNotLogged: "6f7589cf8da24f63ba6d2e4f67a8b697"
         case .started: "35c6d7a76943405cbbdbc8dd6c3d481f"
         case .stopping: "dc7644fa89ec4ac28566fedcf564a5f6"
         case .reloaded: "06f6529d2d444ccaaa7a497d2670042a"

@@ -19,14 +19,25 @@ public struct PriorityPrefixLogSink: LogSink {
 
     /// The same line as `log(record.event)`, built in one byte buffer when the record is plain ASCII.
     public func logRequest(_ record: AccessLogRecord) {
-        guard LogLevel.info >= minimumLevel else { return }
-        var line: [UInt8] = []
-        line.reserveCapacity(140 + 2 * record.target.utf8.count)
-        line.append(UInt8(ascii: "<"))
-        line.appendDecimal(UInt64(LogLevel.info.rawValue))
-        line.append(UInt8(ascii: ">"))
-        guard AccessLogLine.appendBody(record, to: &line) else { return log(record.event) }
-        line.append(UInt8(ascii: "\n"))
-        writer.write(lineBytes: line)
+        logRequests([record])
+    }
+
+    /// The lines of `records` in one write.
+    public func logRequests(_ records: [AccessLogRecord]) {
+        guard AccessLogRecord.level >= minimumLevel, !records.isEmpty else { return }
+        var lines: [UInt8] = []
+        lines.reserveCapacity(records.count * 180)
+        for record in records {
+            let start = lines.count
+            lines.append(UInt8(ascii: "<"))
+            lines.appendDecimal(UInt64(AccessLogRecord.level.rawValue))
+            lines.append(UInt8(ascii: ">"))
+            if !AccessLogLine.appendBody(record, to: &lines) {
+                lines.removeSubrange(start...)
+                lines.appendUTF8("<\(AccessLogRecord.level.rawValue)>\(LogLineFormat.body(record.event))")
+            }
+            lines.append(UInt8(ascii: "\n"))
+        }
+        writer.write(lineBytes: lines)
     }
 }

@@ -24,16 +24,29 @@ public struct TextLogSink: LogSink {
 
     /// The same line as `log(record.event)`, built in one byte buffer when the record is plain ASCII.
     public func logRequest(_ record: AccessLogRecord) {
-        guard AccessLogRecord.level >= minimumLevel else { return }
-        var line: [UInt8] = []
-        line.reserveCapacity(160 + 2 * record.target.utf8.count)
-        line.appendUTF8(timestamp())
-        line.append(0x20)
-        line.appendUTF8(levelText(AccessLogRecord.level))
-        line.append(0x20)
-        guard AccessLogLine.appendBody(record, to: &line) else { return log(record.event) }
-        line.append(UInt8(ascii: "\n"))
-        writer.write(lineBytes: line)
+        logRequests([record])
+    }
+
+    /// The lines of `records` in one write.
+    public func logRequests(_ records: [AccessLogRecord]) {
+        guard AccessLogRecord.level >= minimumLevel, !records.isEmpty else { return }
+        var lines: [UInt8] = []
+        lines.reserveCapacity(records.count * 200)
+        let time = timestamp()
+        let level = levelText(AccessLogRecord.level)
+        for record in records {
+            let start = lines.count
+            lines.appendUTF8(time)
+            lines.append(0x20)
+            lines.appendUTF8(level)
+            lines.append(0x20)
+            if !AccessLogLine.appendBody(record, to: &lines) {
+                lines.removeSubrange(start...)
+                lines.appendUTF8("\(time) \(level) \(LogLineFormat.body(record.event))")
+            }
+            lines.append(UInt8(ascii: "\n"))
+        }
+        writer.write(lineBytes: lines)
     }
 
     /// The level name padded to the longest one ("warning") so messages line up.

@@ -15,7 +15,10 @@ final class Daemon {
     private var control: ControlSocketServer?
     private let notifications = NotificationQueue(notifier: SystemdNotifier())
     private var notifier: SystemdNotifier { notifications.notifier }
-    private let log: any LogSink
+    /// Every event goes through it; its level follows `log-level` across reloads.
+    private let log: AdjustableLogSink
+    /// Writes the access log off the event loops; nil until start.
+    private var accessLog: AccessLogWriter?
     private var server: HTTPServer?
     /// Where the HTTPS certificate comes from; nil while tls is off.
     private var certificates: TLSCertificates?
@@ -67,8 +70,8 @@ final class Daemon {
     init(configuration: Configuration) {
         self.configuration = configuration
         startConfiguration = configuration
-        log = makeLogSink(environment: ProcessEnvironment.current(), isTerminal: isatty(STDERR_FILENO) == 1,
-                          minimumLevel: configuration.logLevel)
+        log = AdjustableLogSink(makeLogSink(environment: ProcessEnvironment.current(), isTerminal: isatty(STDERR_FILENO) == 1,
+                                            minimumLevel: .debug), minimumLevel: configuration.logLevel)
     }
 
     /// Serves until stopped; returns the exit code.
@@ -85,6 +88,8 @@ final class Daemon {
         server?.run()
         control?.stop()
         finishEventDeliveries()
+        // Before "stopped": the requests served last, and what the budget left out of them.
+        accessLog?.stop()
         announcement?.stop()
         notifications.drain(timeout: 2)
         log.log(LogEvent(level: .notice, kind: .stopping, message: "stopped"))
@@ -136,8 +141,13 @@ final class Daemon {
         let responder = ReloadableResponder(app)
         self.responder = responder
 
+        let accessLog = try AccessLogWriter(sink: log, loops: DaemonStartup.eventLoopCount(configuration), rate: configuration.accessLogRate,
+                                            enabled: DaemonStartup.logsRequests(configuration))
+        self.accessLog = accessLog
+        accessLog.start()
         let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners + localSendListeners, tls: tls,
-                                    configuration: DaemonStartup.serverConfiguration(configuration, metrics: metrics), responder: responder, log: log)
+                                    configuration: DaemonStartup.serverConfiguration(configuration, metrics: metrics, accessLog: accessLog.queue),
+                                    responder: responder, log: log)
         self.server = server
         metrics.observeConnections { [unowned server] in server.activeConnections }
         try server.handleSignals(Self.handledSignals) { [unowned self] signal in
@@ -248,6 +258,8 @@ final class Daemon {
             if !sameStorage { runOffLoop("tus recovery") { [unowned self] in self.publishCompleteTusUploads(app) } }
             responder?.app = app
             self.storage = storage
+            log.minimumLevel = next.logLevel
+            accessLog?.queue.update(enabled: DaemonStartup.logsRequests(next), rate: next.accessLogRate)
             updateEventConsumers(next)
             configuration = next
             announcement?.update(next)

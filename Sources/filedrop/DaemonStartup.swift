@@ -135,7 +135,7 @@ enum DaemonStartup {
         }
     }
 
-    static func serverConfiguration(_ configuration: Configuration, metrics: ServerMetrics) -> ServerConfiguration {
+    static func serverConfiguration(_ configuration: Configuration, metrics: ServerMetrics, accessLog: AccessLogQueue) -> ServerConfiguration {
         var server = ServerConfiguration()
         server.maxConnections = configuration.maxConnections
         server.maxConnectionsPerClient = configuration.maxConnectionsPerClient
@@ -145,14 +145,24 @@ enum DaemonStartup {
         server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
         server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
         server.connection.minSendRate = configuration.minSendRate
-        // Below the access log's level, records would be built only for the sink to drop.
-        server.connection.accessLog = configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
+        server.connection.accessLog = accessLog
         server.connection.metrics = metrics
         return server
     }
 }
 
 extension DaemonStartup {
+    /// Whether requests are logged: `access-log`, and a `log-level` that lets info through
+    /// (below it, records would be built only for the sink to drop).
+    static func logsRequests(_ configuration: Configuration) -> Bool {
+        configuration.accessLog && AccessLogRecord.level >= configuration.logLevel
+    }
+
+    /// The event loops `HTTPServer` makes for `threads`, each with a shard of the access log's queue.
+    static func eventLoopCount(_ configuration: Configuration) -> Int {
+        configuration.threads > 0 ? configuration.threads : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
+    }
+
     /// LocalSend's multicast discovery on the server's main loop (`localsend-multicast`). Nil,
     /// after a warning, when the group's port cannot be had: the receiver still serves, and
     /// a sender that scans over HTTP (`register`, §3.2) still finds it.

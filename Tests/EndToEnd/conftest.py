@@ -18,6 +18,7 @@ import subprocess
 import tempfile
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -207,6 +208,17 @@ class Daemon:
             assert time.monotonic() < deadline, f"no log line with {needle!r}\n{self.stderr_tail()}"
             time.sleep(0.05)
         return lines
+
+    def flush_access_log(self):
+        """Returns once every request answered so far has its access-log line written. The
+        lines are written in batches off the event loops: a marker request's line is written
+        with theirs or after, and a second marker's after any batch the first one's shared."""
+        for _ in range(2):
+            marker = f"/access-log-flushed-{uuid.uuid4().hex}"
+            connection = self.connect()
+            connection.request("GET", marker)
+            connection.close()
+            self.wait_for_log_lines(f"GET {marker} ")
 
     def assert_logged_as_cut(self, target: str, received: int, size: int):
         """One access-log line for `target` marked as cut, with bytes sent between what the

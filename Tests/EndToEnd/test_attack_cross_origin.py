@@ -189,5 +189,6 @@ def test_a_website_in_the_browser_cannot_write_or_read(daemon_factory):
     assert "own-page.txt" in after
     assert after - before == {"own-page.txt"}, f"the website planted {after - before - {'own-page.txt'}}"
     assert (daemon.save_dir / "plain.txt").read_bytes() == b"hello, filedrop\n"
+    daemon.flush_access_log()
     log = daemon.stderr_text()
     assert "POST /upload 403" in log, "the website's requests must have reached the daemon and been refused"

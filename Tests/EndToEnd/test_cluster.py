@@ -34,6 +34,7 @@ def cluster(tmp_path, save_dir):
 
 
 def uploads_served(daemon) -> int:
+    daemon.flush_access_log()
     return len(re.findall(r"(?m)(PUT /files/|POST /upload )", daemon.stderr_text()))
 
 
@@ -87,8 +88,10 @@ def test_healthz_takes_a_read_only_daemon_out_of_the_balancer(cluster):
     cluster.haproxy.wait_for(lambda states: states.get("filedrop2") == "UP", "filedrop2 UP again")
 
     # Passing checks (HAProxy's, every second) stay out of the access log; failing ones are in it.
+    second.flush_access_log()
     assert "GET /healthz 503" in second.stderr_text()
     for daemon in cluster.daemons:
+        daemon.flush_access_log()
         assert "/healthz 200" not in daemon.stderr_text()
 
 

@@ -84,6 +84,7 @@ def tus_leftovers(cluster: Cluster) -> list[str]:
 
 
 def patches_served(daemon) -> int:
+    daemon.flush_access_log()
     return daemon.stderr_text().count("PATCH /files/.tus/")
 
 

@@ -346,5 +346,6 @@ def test_each_request_gets_an_access_log_line(daemon):
     assert connection.request("GET", "/no-such-page-for-the-log").status == 404
     connection.close()
     daemon.assert_no_fd_leak()
+    daemon.flush_access_log()
     log = daemon.stderr_text()
     assert "/files/plain.txt" in log and "/no-such-page-for-the-log" in log, log

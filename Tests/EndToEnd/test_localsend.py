@@ -123,7 +123,9 @@ def test_a_wrong_or_missing_pin_is_refused_and_wrong_ones_are_throttled(daemon_f
     assert LocalSendClient(daemon, source="127.0.0.2").prepare(files, pin="4711").status == 200
     assert stored_files(daemon.save_dir) == {}
     # The access log says a PIN was sent, never which.
-    assert "prepare-upload?pin=- 401" in daemon.stderr_text() and "4711" not in daemon.stderr_text()
+    daemon.wait_for_log_lines("prepare-upload?pin=- 401")
+    daemon.wait_for_log_lines("prepare-upload?pin=- 200")
+    assert "4711" not in daemon.stderr_text()
 
 
 def test_read_only_refuses_and_still_answers_discovery(daemon_factory):

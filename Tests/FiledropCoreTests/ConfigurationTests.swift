@@ -119,6 +119,8 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         .init(key: "allow-delete", value: "1") { $0.allowDelete == true },
         .init(key: "access-log", value: "off") { $0.accessLog == false },
         .init(key: "access-log", value: "true") { $0.accessLog == true },
+        .init(key: "access-log-rate", value: "50/1s") { $0.accessLogRate == AccessLogRate(lines: 50, interval: .seconds(1)) },
+        .init(key: "access-log-rate", value: "unlimited") { $0.accessLogRate == .unlimited },
         .init(key: "max-connections", value: "1") { $0.maxConnections == 1 },
         .init(key: "max-connections", value: "1000000") { $0.maxConnections == 1_000_000 },
         .init(key: "head-timeout", value: "500ms") { $0.headTimeout == .milliseconds(500) },

@@ -1,6 +1,5 @@
 import FiledropCore
 import Glibc
-import Synchronization
 import Testing
 @testable import FiledropIO
 
@@ -16,16 +15,16 @@ import Testing
         }
     }
 
+    /// The access log's queue, read as its writer thread would.
     final class Records: LogSink {
-        let records = Mutex<[AccessLogRecord]>([])
+        let queue = AccessLogQueue(loops: 1, rate: .unlimited, enabled: true, wake: {})
         func log(_ event: LogEvent) {}
-        func logRequest(_ record: AccessLogRecord) { records.withLock { $0.append(record) } }
 
         /// Waits (up to 10 s) for the first access-log record.
         func first() -> AccessLogRecord? {
             let deadline = Clock.monotonicNanoseconds() + 10_000_000_000
             while Clock.monotonicNanoseconds() < deadline {
-                if let record = records.withLock({ $0.first }) { return record }
+                if let record = queue.takeRecords().first { return record }
                 usleep(10_000)
             }
             return nil
@@ -38,6 +37,7 @@ import Testing
         let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
         var configuration = ServerConfiguration()
         configuration.threads = 1
+        configuration.connection.accessLog = log.queue
         configure(&configuration.connection)
         let server = try HTTPServer(listeners: [listener], configuration: configuration, responder: BigResponse(), log: log)
         let thread = startNamedThread("test-server") { server.run() }

@@ -20,7 +20,7 @@ import Testing
         let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
         var configuration = ServerConfiguration()
         configuration.threads = 1
-        configuration.connection.accessLog = false
+        configuration.connection.accessLog = nil
         let log = ConnectionAccessLogTests.Records()
         let server = try HTTPServer(listeners: [listener], configuration: configuration, responder: EchoTarget(), log: log)
         let thread = startNamedThread("test-server") { server.run() }

@@ -127,7 +127,7 @@ import Testing
 
     @Test func messageIDsAreDistinct128BitIDs() {
         let kinds: [LogEventKind] = [.request, .started, .stopping, .reloaded, .uploadStarted, .uploadFinished, .uploadFailed, .uploadRefused,
-                                      .configInvalid]
+                                      .configInvalid, .requestsNotLogged]
         let ids = kinds.compactMap(JournalLogSink.messageID(for:))
         #expect(ids.count == kinds.count)
         #expect(Set(ids).count == ids.count)

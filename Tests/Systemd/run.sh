@@ -742,6 +742,8 @@ else
     fail "systemd-analyze security should rate filedrop.service at most 2.0" "exposure: ${exposure:-unknown}"
 fi
 
+source "$REPO_ROOT/Tests/Systemd/journal.sh"
+
 if [ "$FAILED" -gt 0 ]; then
     log "the service's journal, for the failures above:"
     in_container 10 journalctl --no-pager -u filedrop.service -u filedrop.socket -u filedrop-https.socket -n 80 -o short-monotonic || true

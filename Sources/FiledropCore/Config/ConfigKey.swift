@@ -292,6 +292,13 @@ public struct ConfigKey: Sendable {
         },
         booleanKey("access-log", default: true,
                    meaning: "Log each request (method, path, status, bytes, duration, client) at info level.", \.accessLog),
+        ConfigKey(name: "access-log-rate", kind: .value(placeholder: "N/DURATION"), defaultText: AccessLogRate.default.text,
+                  meaning: "Access-log lines written per interval; requests beyond are counted in one summary line per interval. Uploads are always logged.",
+                  expected: "lines per interval such as 1000/10s (interval from 1s to 1h), or unlimited") { configuration, value in
+            guard let rate = AccessLogRate(parsing: value) else { return false }
+            configuration.accessLogRate = rate
+            return true
+        },
         ConfigKey(name: "on-upload", kind: .value(placeholder: "PROGRAM"), defaultText: "none",
                   meaning: "Program run for every finished file, with FILEDROP_* variables and JSON on stdin; never through a shell, with the service's sandbox.",
                   expected: "an absolute path to an executable") { configuration, value in

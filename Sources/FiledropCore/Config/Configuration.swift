@@ -68,6 +68,8 @@ public struct Configuration: Sendable, Equatable {
     public var logLevel: LogLevel = .info
     /// One info line per request (the access log); off for benchmarks and quiet setups.
     public var accessLog: Bool = true
+    /// Access-log lines per interval; the rest are counted in one summary line per interval.
+    public var accessLogRate: AccessLogRate = .default
     /// Hash checked by access control; nil means no password.
     public var passwordHash: String? = nil
     /// Bytes all unfinished resumable (tus) uploads may hold together; nil means no limit.

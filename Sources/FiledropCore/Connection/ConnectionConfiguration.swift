@@ -17,8 +17,9 @@ public struct ConnectionConfiguration: Sendable {
     /// After an error response on a connection whose request body was not read, how long we
     /// keep reading and discarding, so the client sees our answer instead of a reset.
     public var lingerTimeout: UInt64 = 5_000_000_000
-    /// Whether each finished request goes to the log sink (`access-log`).
-    public var accessLog = true
+    /// Where each finished request goes (`access-log`); nil logs none. Whether the queue is
+    /// on can change at a reload; having one cannot.
+    public var accessLog: AccessLogQueue?
     /// False for a connection that answers one request and closes (`Connection: close`):
     /// plain HTTP that reached the HTTPS port.
     public var keepAlive = true

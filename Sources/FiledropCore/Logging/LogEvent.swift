@@ -13,6 +13,8 @@ public enum LogLevel: Int, Sendable, Comparable {
 /// fixed journald MESSAGE_ID (a 128-bit id, as systemd's catalog uses).
 public enum LogEventKind: String, Sendable {
     case request
+    /// The access log's summary of the requests its budget left out (`access-log-rate`).
+    case requestsNotLogged
     case started
     case stopping
     case reloaded
@@ -47,10 +49,17 @@ public protocol LogSink: Sendable {
     /// One access-log line. Line-based sinks format it straight into bytes (it comes once
     /// per request); the default logs `record.event`.
     func logRequest(_ record: AccessLogRecord)
+    /// A batch of access-log lines, from the access log's writer thread. Line-based sinks
+    /// write them in one go; the default logs each.
+    func logRequests(_ records: [AccessLogRecord])
 }
 
 extension LogSink {
     public func logRequest(_ record: AccessLogRecord) {
         log(record.event)
+    }
+
+    public func logRequests(_ records: [AccessLogRecord]) {
+        for record in records { logRequest(record) }
     }
 }

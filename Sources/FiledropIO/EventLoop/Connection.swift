@@ -38,8 +38,10 @@ final class Connection: EventHandler, @unchecked Sendable {
     private let responder: any HTTPResponder
     let limits: HTTPLimits
     private let log: any LogSink
-    /// Whether finished requests are logged (`access-log`).
-    private let accessLog: Bool
+    /// Where finished requests are logged (`access-log`), through this loop's shard.
+    private let accessLog: AccessLogQueue?
+    /// The loop the connection lives on: its shard of `accessLog`.
+    private let loopIndex: Int
     private let metrics: ServerMetrics?
     private let workers: WorkerPool
     /// Tells the workers this connection is gone, so questions it asked are not worked out.
@@ -76,7 +78,7 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// `client`: the peer's address as text (`SocketAddress.host`), worked out once on accept.
     init(descriptor: Int32, client: String, slot: ConnectionSlots.ID, configuration: ConnectionConfiguration,
-         responder: any HTTPResponder, secure: SecureListener? = nil, workers: WorkerPool, log: any LogSink,
+         responder: any HTTPResponder, secure: SecureListener? = nil, workers: WorkerPool, log: any LogSink, loopIndex: Int = 0,
          onAdvance: @escaping (Connection) -> Void, onClose: @escaping (Connection) -> Void) {
         self.descriptor = descriptor
         self.slot = slot
@@ -91,6 +93,7 @@ final class Connection: EventHandler, @unchecked Sendable {
         handshakeDeadline = now &+ configuration.headTimeout
         self.limits = configuration.limits
         self.accessLog = configuration.accessLog
+        self.loopIndex = loopIndex
         self.metrics = configuration.metrics
         self.workers = workers
         self.log = log
@@ -432,17 +435,20 @@ final class Connection: EventHandler, @unchecked Sendable {
         // The request's fields are read one by one: a copy of the whole RequestInfo retained its Strings.
         guard let kind = machine.currentRequest?.kind, let status = responseStatus else { return }
         responseStatus = nil
-        guard accessLog || metrics != nil else { return }
+        guard accessLog != nil || metrics != nil else { return }
         let duration = Clock.monotonicNanoseconds() &- requestStart
         metrics?.requestFinished(kind, status: status, refusal: machine.currentRequest?.refusal,
                                  readBody: machine.currentRequest?.readBody ?? false, durationNanoseconds: duration)
         // A load balancer checks every second or so: a passing check is the steady state and
         // would bury the requests people make; a failing one is news and is logged.
-        guard accessLog, !(kind == .health && status == .ok), let request = machine.currentRequest else { return }
-        log.logRequest(AccessLogRecord(
-            method: request.method, target: request.target, status: status.code, bytesSent: writer.bodyBytesSent,
-            bytesReceived: request.bodyBytes, durationMicroseconds: duration / 1000,
-            client: peer, responseCut: failed))
+        guard let accessLog, accessLog.isEnabled, !(kind == .health && status == .ok),
+              let request = machine.currentRequest else { return }
+        accessLog.add(loop: loopIndex, method: request.method, status: status.code) {
+            AccessLogRecord(
+                method: request.method, target: request.target, status: status.code, bytesSent: writer.bodyBytesSent,
+                bytesReceived: request.bodyBytes, durationMicroseconds: duration / 1000,
+                client: peer, responseCut: failed)
+        }
     }
 }
 

@@ -390,7 +390,7 @@ public final class HTTPServer: @unchecked Sendable {
         let secure = port.flatMap { port in tlsContext.withLock { $0 }.map { SecureListener(context: $0, port: port) } }
         let connection = Connection(
             descriptor: fd, client: client, slot: slot, configuration: configuration.connection,
-            responder: responders[loop.index], secure: secure, workers: workers, log: log,
+            responder: responders[loop.index], secure: secure, workers: workers, log: log, loopIndex: loop.index,
             onAdvance: { [unowned self] connection in self.connectionAdvanced(connection) },
             onClose: { [unowned self] connection in self.connectionClosed(slot: connection.slot, loop: loop) })
         loopConnections[loop.index].byID[slot] = connection

@@ -103,7 +103,7 @@ public final class UploadMonitor: Sendable {
         metrics.uploadEnded(progress.method, stored: stored != nil, bytes: stored?.size ?? snapshot.received)
         if let stored {
             storedCount.add(1, ordering: .relaxed)
-            log.log(LogEvent(level: .info, kind: .uploadFinished,
+            log.log(LogEvent(level: .notice, kind: .uploadFinished,
                              message: "upload finished: \(stored.path.description) (\(ByteCount.format(stored.size)))",
                              fields: [("file", stored.path.description), ("size", String(stored.size)),
                                       ("client", progress.client)] + rate))
