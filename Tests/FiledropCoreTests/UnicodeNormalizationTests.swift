@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func namesTypedOnMacOSAndLinuxAreTheSame() {
-        let decomposed = "Cafe\u{301} d\u{301}e\u{301}ja\u{300} vu.txt"
+        let decomposed = "Cafe\u{301} de\u{301}ja\u{300} vu.txt"
         #expect(Array(decomposed.nfcNormalized.unicodeScalars) == Array("Café déjà vu.txt".unicodeScalars))
         #expect(Array("\u{1100}\u{1161}\u{11A8}.png".nfcNormalized.unicodeScalars) == Array("\u{AC01}.png".unicodeScalars))
     }
