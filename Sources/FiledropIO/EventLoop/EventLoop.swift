@@ -16,11 +16,11 @@ public final class EventLoop: @unchecked Sendable {
     public let index: Int
     private let epoll: Int32
     private let wakeDescriptor: Int32
-    /// Owns the registered handlers, by descriptor.
-    private var registrations: [Int32: Registration] = [:]
-    /// Registrations ended since the last epoll_wait: kept alive until the next one, since
-    /// events for them may still wait in the batch being dispatched (see `Registration`).
-    private var ended: [Registration] = []
+    /// The registered handlers, indexed by descriptor number (small and dense, so an array
+    /// serves as the table: no hashing per event).
+    private var registrations: [Registration?] = []
+    /// The id the next registration gets; never 0, which marks the eventfd's events.
+    private var nextRegistrationID: UInt32 = 1
     private let pending = Mutex<[@Sendable () -> Void]>([])
     /// Connections placed on this loop and not closed yet (those on their way here included):
     /// read by the other loops when they place a connection they accepted.
@@ -59,7 +59,7 @@ public final class EventLoop: @unchecked Sendable {
         wallClockSeconds = Clock.wallClockSeconds()
         epoll = try syscall("epoll_create1") { epoll_create1(Int32(EPOLL_CLOEXEC)) }
         wakeDescriptor = try syscall("eventfd") { eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC)) }
-        // Data 0 marks the eventfd; every other event carries its registration's address.
+        // Data 0 marks the eventfd; every other event carries its registration (`Registration`).
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(u64: 0))
         try syscall("epoll_ctl(ADD eventfd)") { epoll_ctl(epoll, EPOLL_CTL_ADD, wakeDescriptor, &event) }
     }
@@ -71,34 +71,43 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Connections and other handlers currently registered (for shutdown and timeouts).
-    var registeredHandlers: [EventHandler] { registrations.values.map(\.handler) }
+    var registeredHandlers: [EventHandler] { registrations.compactMap { $0?.handler } }
 
     func register(_ handler: EventHandler, events: UInt32) throws(SystemError) {
-        let registration = Registration(handler)
+        let descriptor = handler.descriptor
+        let registration = Registration(handler, descriptor: descriptor, id: nextRegistrationID)
+        nextRegistrationID = nextRegistrationID == .max ? 1 : nextRegistrationID + 1
         var event = epoll_event(events: events, data: registration.epollData)
-        try syscall("epoll_ctl(ADD)") { epoll_ctl(epoll, EPOLL_CTL_ADD, handler.descriptor, &event) }
-        // A registration left behind by a descriptor closed without `unregister` ends here.
-        if let replaced = registrations.updateValue(registration, forKey: handler.descriptor) { end(replaced) }
+        try syscall("epoll_ctl(ADD)") { epoll_ctl(epoll, EPOLL_CTL_ADD, descriptor, &event) }
+        let slot = Int(descriptor)
+        if slot >= registrations.count {
+            registrations.append(contentsOf: repeatElement(nil, count: max(slot + 1 - registrations.count, registrations.count)))
+        }
+        // A registration left behind by a descriptor closed without `unregister` is replaced:
+        // its events, if any are still in the batch, no longer match an id.
+        registrations[slot] = registration
     }
 
     func modify(_ handler: EventHandler, events: UInt32) {
-        guard let registration = registrations[handler.descriptor] else { return }
+        guard let registration = registration(of: handler) else { return }
         var event = epoll_event(events: events, data: registration.epollData)
         _ = try? syscall("epoll_ctl(MOD)") { epoll_ctl(epoll, EPOLL_CTL_MOD, handler.descriptor, &event) }
+    }
+
+    private func registration(of handler: EventHandler) -> Registration? {
+        let slot = Int(handler.descriptor)
+        guard slot >= 0, slot < registrations.count, let registration = registrations[slot],
+              registration.handler === handler else { return nil }
+        return registration
     }
 
     /// Removes the handler; the caller closes the descriptor afterwards. Events of the
     /// current batch not yet dispatched to it are dropped. A handler never registered (a
     /// connection closed in its first pass, `Connection.start`) costs no system call.
     func unregister(_ handler: EventHandler) {
-        guard let registration = registrations.removeValue(forKey: handler.descriptor) else { return }
-        _ = try? syscall("epoll_ctl(DEL)") { epoll_ctl(epoll, EPOLL_CTL_DEL, handler.descriptor, nil) }
-        end(registration)
-    }
-
-    private func end(_ registration: Registration) {
-        registration.isActive = false
-        ended.append(registration)
+        guard let registration = registration(of: handler) else { return }
+        registrations[Int(registration.descriptor)] = nil
+        _ = try? syscall("epoll_ctl(DEL)") { epoll_ctl(epoll, EPOLL_CTL_DEL, registration.descriptor, nil) }
     }
 
     func workSubmitted() {
@@ -135,8 +144,6 @@ public final class EventLoop: @unchecked Sendable {
         updateTime()
         nextTick = now + tickInterval
         while running {
-            // Nothing ended before this wait can be in the batch it returns (EPOLL_CTL_DEL came first).
-            if !ended.isEmpty { ended.removeAll(keepingCapacity: true) }
             let timeout = nextTick > now ? Int32((nextTick - now) / 1_000_000) + 1 : 0
             let count = events.withUnsafeMutableBufferPointer { buffer in
                 epoll_wait(epoll, buffer.baseAddress, Int32(buffer.count), timeout)
@@ -146,16 +153,17 @@ public final class EventLoop: @unchecked Sendable {
             }
             updateTime()
             for i in 0..<max(0, Int(count)) {
-                guard let address = UnsafeRawPointer(bitPattern: UInt(events[i].data.u64)) else {
+                let data = events[i].data.u64
+                guard data != 0 else {
                     drainWakeups()
                     continue
                 }
-                // Alive: owned by `registrations`, or by `ended` until the next epoll_wait; so
-                // borrowed without a retain.
-                let happened = events[i].events
-                Unmanaged<Registration>.fromOpaque(address)._withUnsafeGuaranteedRef { registration in
-                    if registration.isActive { registration.handler.handle(events: happened, loop: self) }
-                }
+                // An event of a registration ended earlier in this batch (its descriptor closed,
+                // perhaps reused by a newcomer) finds no registration with its id: dropped.
+                let slot = Int(Registration.descriptor(of: data))
+                guard slot < registrations.count, let registration = registrations[slot],
+                      registration.id == Registration.id(of: data) else { continue }
+                registration.handler.handle(events: events[i].events, loop: self)
             }
             if now >= nextTick {
                 nextTick = now + tickInterval
@@ -180,23 +188,29 @@ public final class EventLoop: @unchecked Sendable {
     }
 }
 
-/// A handler registered with a loop. epoll_event.data carries the registration's address, so
-/// an event reaches its handler without a lookup by descriptor. A handler unregistered while
-/// a batch is dispatched (a connection closed by an earlier event) may still have events
-/// further on in that batch: its registration is then marked inactive and outlives the batch,
-/// so those events are dropped, never handed to a freed handler or to a new one that took
-/// the same descriptor number.
+/// A handler registered with a loop. epoll_event.data carries the descriptor and an id unique
+/// to this registration (swift-nio's `SelectorEpoll` does the same): an event reaches its
+/// handler by an array lookup, and is checked against the id. A handler unregistered while a
+/// batch is dispatched (a connection closed by an earlier event) may still have events further
+/// on in that batch; they are dropped, never handed to a new handler that took the same
+/// descriptor number.
 private final class Registration {
     let handler: EventHandler
-    var isActive = true
+    let descriptor: Int32
+    let id: UInt32
 
-    init(_ handler: EventHandler) {
+    init(_ handler: EventHandler, descriptor: Int32, id: UInt32) {
         self.handler = handler
+        self.descriptor = descriptor
+        self.id = id
     }
 
     var epollData: epoll_data_t {
-        epoll_data_t(u64: UInt64(UInt(bitPattern: Unmanaged.passUnretained(self).toOpaque())))
+        epoll_data_t(u64: UInt64(id) << 32 | UInt64(UInt32(bitPattern: descriptor)))
     }
+
+    static func descriptor(of data: UInt64) -> Int32 { Int32(bitPattern: UInt32(truncatingIfNeeded: data)) }
+    static func id(of data: UInt64) -> UInt32 { UInt32(truncatingIfNeeded: data >> 32) }
 }
 
 /// The thread-specific slot `EventLoop.currentIndex` reads: the loop's index plus one (zero,
