@@ -10,6 +10,8 @@
 /// - a stored name is one component the policy accepts again unchanged;
 /// - our own Content-Disposition value for any name is ASCII, has no CR/LF, and parses back
 ///   with the same disposition;
+/// - a `LocationPath` made of the text is `/`, or `/` then neither `/` nor `\`, and reads back;
+/// - NFC is idempotent and canonically equivalent to its input;
 /// - Host, Origin and Basic-credential checks never trap, and an accepted Host has no
 ///   whitespace, `/` or `@` in it;
 /// - tus headers: accepted `Upload-Metadata` keys are printable ASCII without space or comma
@@ -41,6 +43,20 @@ public func fuzzRequestText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
         let again = try? policy.storagePath(fromComponents: [stored])
         precondition(again?.components == [stored], "stored name \(stored) is refused when asked for")
     }
+
+    // A Location never leads to another host: `/` alone, or `/` then neither `/` nor `\`,
+    // ASCII without controls, and the same path again when read back.
+    for location in [LocationPath(requestPath: text), LocationPath(components: decoded.compactMap { $0 })].compactMap({ $0 }) {
+        let bytes = Array(location.description.utf8)
+        precondition(bytes.first == UInt8(ascii: "/"), "location \(location)")
+        precondition(bytes.count == 1 || (bytes[1] != UInt8(ascii: "/") && bytes[1] != UInt8(ascii: "\\")), "location \(location)")
+        precondition(bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "location \(location)")
+        precondition(LocationPath(requestPath: location.description) == location, "location \(location) reads back differently")
+    }
+    // NFC is idempotent and keeps what canonical equivalence compares.
+    let normalized = text.nfcNormalized
+    precondition(normalized.nfcNormalized.unicodeScalars.elementsEqual(normalized.unicodeScalars), "NFC of NFC differs for \(text)")
+    precondition(normalized == text, "NFC changed what \(text) means")
 
     for disposition in [DispositionType.attachment, .inline] {
         let value = contentDispositionValue(filename: text, disposition: disposition)
