@@ -205,7 +205,7 @@ final class Daemon {
                 log.log(LogEvent(level: .warning, message: "listen addresses, the LocalSend port and group and turning TLS or LocalSend on or off "
                     + "change only on restart; keeping the current sockets"))
             }
-            let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
+            let sameStorage = next.saveDirectory == configuration.saveDirectory && next.saveMode == configuration.saveMode && self.storage != nil
             let storage = sameStorage ? self.storage! : try DaemonStartup.openSaveDirectory(next)
             if !sameStorage { tusUploads = makeTusUploads(storage) }
             // A renewed certificate: new connections get it, open ones keep theirs.

@@ -110,6 +110,13 @@ public struct ConfigKey: Sendable {
             configuration.saveDirectory = value
             return true
         },
+        ConfigKey(name: "save-mode", kind: .value(placeholder: "MODE"), defaultText: "group",
+                  meaning: "Who reads saved files: group (files 0640, folders 0750: the service's group too) or owner (0600, 0700).",
+                  expected: "group or owner") { configuration, value in
+            guard let mode = SaveMode(rawValue: value) else { return false }
+            configuration.saveMode = mode
+            return true
+        },
         ConfigKey(name: "web-root", kind: .value(placeholder: "DIR"), defaultText: "/usr/share/filedrop/web if present, else ./web",
                   meaning: "Directory holding the upload page (index.html, app.js, style.css).",
                   expected: "a directory path") { configuration, value in
