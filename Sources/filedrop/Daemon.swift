@@ -177,7 +177,7 @@ final class Daemon {
         }
         // A person at a terminal gets a QR code of the first LAN address for their phone;
         // the journal does not need the drawing.
-        if isatty(STDERR_FILENO) == 1, let first = urls.first, let code = LibQREncoder().encode(first) {
+        if isatty(STDERR_FILENO) == 1, let first = phoneURLs(configuration).first, let code = LibQREncoder().encode(first) {
             writeStandardError("Scan to open \(first) on a phone:\n" + code.terminalText)
         }
     }
@@ -330,7 +330,7 @@ final class Daemon {
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
-                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
+                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: phoneURLs(configuration)),
                            processProbe: ProcSelfProbe(), hashing: hashing, languages: DaemonStartup.loadLanguages(configuration, log: log),
                            healthClock: { Clock.monotonicNanoseconds() }, localSend: localSend)
     }
@@ -341,13 +341,23 @@ final class Daemon {
         return secure.isEmpty ? LANURLs.urls(for: plain) : LANURLs.urls(for: secure, scheme: "https")
     }
 
+    /// Where a phone starts: with filedrop's own CA and a plain port that redirects, `/trust`
+    /// over plain HTTP (the first visit, which goes on to HTTPS once the phone trusts the CA);
+    /// else the printed URLs.
+    private func phoneURLs(_ configuration: Configuration) -> [String] {
+        let plain = listenAddresses.plain
+        guard configuration.tls == .auto, configuration.httpMode == .redirect, !plain.isEmpty else { return lanURLs() }
+        return LANURLs.urls(for: plain).map { $0 + "trust" }
+    }
+
     /// What the app says about HTTPS: the port, what the plain port does, the local CA to install.
     private func httpsPresentation(_ configuration: Configuration) -> HTTPSPresentation? {
         guard configuration.tls != .off, let httpsPort else { return nil }
         let anchor = certificates?.authority.map {
             TrustAnchor(certificateDER: $0.certificateDER, fingerprintSHA256: $0.fingerprintSHA256, commonName: TLSCertificates.authorityName)
         }
-        return HTTPSPresentation(port: httpsPort, plainHTTPMode: configuration.httpMode, authority: anchor)
+        return HTTPSPresentation(port: httpsPort, plainHTTPMode: configuration.httpMode, authority: anchor,
+                                 plainPort: listenAddresses.plain.first?.port)
     }
 
     /// Resumable uploads of `storage`, with those a previous run left recovered.

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 PIECE = 8 << 20
+CERTUTIL = shutil.which("certutil")
 
 
 @contextlib.contextmanager
@@ -39,3 +42,23 @@ def random_file(path: Path, size: int) -> Path:
         for start in range(0, size, PIECE):
             handle.write(os.urandom(min(PIECE, size - start)))
     return path
+
+
+def nss_home(tmp_path_factory, name: str, ca: Path | None) -> Path:
+    """A home directory whose NSS database (what Chromium on Linux trusts besides its root
+    store) holds `ca` as a trusted CA for TLS servers, or nothing."""
+    home = tmp_path_factory.mktemp(name)
+    database = home / ".pki" / "nssdb"
+    database.mkdir(parents=True)
+    subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-N", "--empty-password"], check=True, timeout=30)
+    if ca is not None:
+        subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-A", "-t", "C,,", "-n", "filedrop-test", "-i", str(ca)],
+                       check=True, timeout=30)
+        listed = subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-L"], capture_output=True, text=True, timeout=30)
+        assert "filedrop-test" in listed.stdout, listed.stdout
+    return home
+
+
+def launch_with_home(playwright, chromium: str, home: Path):
+    """Chromium whose HOME, and so whose NSS database, is `home`."""
+    return playwright.chromium.launch(executable_path=chromium, env=dict(os.environ, HOME=str(home)))
