@@ -395,8 +395,8 @@ final class Daemon {
 
     private func logTLS(_ tls: TLSContext) {
         let path = tls.kernelTLSRequested
-            ? "kernel TLS when the connection's cipher allows it (sendfile stays zero-copy)"
-            : "records encrypted in user space (this kernel offers no tls upper-layer protocol)"
+            ? "the kernel encrypts where the connection's cipher allows it, so files are sent without an extra copy"
+            : "filedrop encrypts everything itself: this kernel has no TLS support loaded (`sudo modprobe tls` lets the kernel do it, and makes HTTPS downloads faster)"
         var fields = [("tls_fingerprint", tls.fingerprintSHA256)]
         if let authority = certificates?.authority { fields.append(("tls_ca_fingerprint", authority.fingerprintSHA256)) }
         log.log(LogEvent(level: .notice, message: "HTTPS (TLS 1.2 and 1.3): \(certificates?.summary ?? "certificate"), "
