@@ -9,6 +9,8 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
+
 PIECE = 8 << 20
 CERTUTIL = shutil.which("certutil")
 
@@ -62,3 +64,17 @@ def nss_home(tmp_path_factory, name: str, ca: Path | None) -> Path:
 def launch_with_home(playwright, chromium: str, home: Path):
     """Chromium whose HOME, and so whose NSS database, is `home`."""
     return playwright.chromium.launch(executable_path=chromium, env=dict(os.environ, HOME=str(home)))
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    """Playwright for tests that launch Chromium with a home of their own (`launch_with_home`),
+    failing when Chromium or certutil is missing rather than skipping."""
+    from conftest import CHROMIUM
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium (make deps)")
+    if CERTUTIL is None:
+        pytest.fail("no certutil: install Debian's libnss3-tools (make deps)")
+    with sync_api.sync_playwright() as running:
+        yield running

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from browser_support import CERTUTIL, launch_with_home, nss_home, random_file, watched_page
+from browser_support import launch_with_home, nss_home, playwright, random_file, watched_page  # noqa: F401 (a fixture)
 from conftest import CHROMIUM
 from tls_support import file_sha256
 
@@ -21,16 +21,6 @@ expect = sync_api.expect
 
 BIG_FILE_BYTES = 200 * 1024 * 1024
 UPLOAD_TIMEOUT_MS = 180_000
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium (make deps)")
-    if CERTUTIL is None:
-        pytest.fail("no certutil: install Debian's libnss3-tools (make deps)")
-    with sync_api.sync_playwright() as running:
-        yield running
 
 
 def launch(playwright, home: Path):

@@ -12,12 +12,13 @@ trusted: the page stays, and is screenshot) and with the served CA imported by c
 
 from __future__ import annotations
 
+import contextlib
 import html
 from pathlib import Path
 
 import pytest
 
-from browser_support import CERTUTIL, launch_with_home, nss_home, watch_problems
+from browser_support import launch_with_home, nss_home, playwright, watch_problems  # noqa: F401 (a fixture)
 from conftest import CHROMIUM
 from http_raw import fetch
 from page_support import assert_accessible, assert_no_problems
@@ -30,6 +31,7 @@ SCREENSHOT_DIR = Path(__file__).resolve().parents[2] / ".build" / "screenshots"
 BROWSER = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 # What the probe's failure looks like in the console of a browser that does not trust the CA.
 UNTRUSTED = "ERR_CERT_AUTHORITY_INVALID"
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1}
 
 
 def first_visit_policy(daemon) -> str:
@@ -109,14 +111,16 @@ def test_the_first_visit_is_in_the_readers_language(daemon_factory, tmp_path):
 
 # Chromium: a device that does not trust the CA, and one that does.
 
-@pytest.fixture(scope="module")
-def playwright():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium (make deps)")
-    if CERTUTIL is None:
-        pytest.fail("no certutil: install Debian's libnss3-tools (make deps)")
-    with sync_api.sync_playwright() as running:
-        yield running
+@contextlib.contextmanager
+def chromium_page(playwright, home: Path, **context_options):
+    """A page of Chromium whose NSS database is `home`'s; `page.problems` collects errors."""
+    browser = launch_with_home(playwright, CHROMIUM, home)
+    try:
+        context = browser.new_context(**context_options)
+        yield watch_problems(context.new_page())
+        context.close()
+    finally:
+        browser.close()
 
 
 def is_probe(request) -> bool:
@@ -126,10 +130,7 @@ def is_probe(request) -> bool:
 def test_a_fresh_browser_sees_the_trust_page_and_stays(playwright, daemon_factory, tmp_path, tmp_path_factory):
     daemon = start_auto(daemon_factory, tmp_path)
     _, _, fingerprint = ca_from_plain_http(daemon, tmp_path)
-    browser = launch_with_home(playwright, CHROMIUM, nss_home(tmp_path_factory, "home-fresh", None))
-    try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
-        page = watch_problems(context.new_page())
+    with chromium_page(playwright, nss_home(tmp_path_factory, "home-fresh", None), **PHONE) as page:
         with page.expect_event("requestfailed", predicate=is_probe, timeout=15_000) as failed:
             page.goto(daemon.url + "/")
         assert UNTRUSTED in (failed.value.failure or ""), failed.value.failure
@@ -144,18 +145,12 @@ def test_a_fresh_browser_sees_the_trust_page_and_stays(playwright, daemon_factor
         page.screenshot(path=str(SCREENSHOT_DIR / "first-visit-untrusted-full.png"), full_page=True)
         assert_accessible(page)
         assert_no_problems(page, allowed=(UNTRUSTED,))
-        context.close()
-    finally:
-        browser.close()
 
 
 def test_a_browser_that_trusts_the_ca_lands_on_https(playwright, daemon_factory, tmp_path, tmp_path_factory):
     daemon = start_auto(daemon_factory, tmp_path)
     _, pem, _ = ca_from_plain_http(daemon, tmp_path)
-    browser = launch_with_home(playwright, CHROMIUM, nss_home(tmp_path_factory, "home-trusts", pem))
-    try:
-        context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=1)
-        page = watch_problems(context.new_page())
+    with chromium_page(playwright, nss_home(tmp_path_factory, "home-trusts", pem), **PHONE) as page:
         page.goto(daemon.url + "/files/?sort=name")
         page.wait_for_url(daemon.https_url + "/files/?sort=name", timeout=15_000)
         page.goto(daemon.url + "/")
@@ -165,22 +160,13 @@ def test_a_browser_that_trusts_the_ca_lands_on_https(playwright, daemon_factory,
         SCREENSHOT_DIR.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SCREENSHOT_DIR / "first-visit-trusted.png"))
         assert_no_problems(page)
-        context.close()
-    finally:
-        browser.close()
 
 
 def test_without_javascript_the_link_still_leads_on(playwright, daemon_factory, tmp_path, tmp_path_factory):
     daemon = start_auto(daemon_factory, tmp_path)
-    browser = launch_with_home(playwright, CHROMIUM, nss_home(tmp_path_factory, "home-no-script", None))
-    try:
-        context = browser.new_context(java_script_enabled=False)
-        page = context.new_page()
+    with chromium_page(playwright, nss_home(tmp_path_factory, "home-no-script", None), java_script_enabled=False) as page:
         page.goto(daemon.url + "/files/")
         link = page.locator("#continue")
         expect(link).to_be_visible()
         expect(link).to_have_attribute("href", daemon.https_url + "/files/")
         assert page.url == daemon.url + "/files/"
-        context.close()
-    finally:
-        browser.close()
