@@ -97,7 +97,7 @@ public struct ConfigKey: Sendable {
             return true
         },
         ConfigKey(name: "http-mode", kind: .value(placeholder: "MODE"), defaultText: "redirect",
-                  meaning: "The plain-HTTP port while tls is on: redirect (pages go to HTTPS, passwords and uploads are refused), serve, or off.",
+                  meaning: "The plain-HTTP port while tls is on: redirect (pages go to HTTPS, with tls = auto browsers see /trust first; passwords and uploads are refused), serve, or off.",
                   expected: "redirect, serve or off") { configuration, value in
             guard let mode = PlainHTTPMode(rawValue: value) else { return false }
             configuration.httpMode = mode
