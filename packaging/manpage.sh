@@ -24,12 +24,36 @@ filedrop \\- file drop for the local network
 .B filedrop reload
 .RB [ \-\-control\-socket
 .IR PATH ]
+.br
+.B filedrop send
+.IR FILE ...
+.RB [ \-\-to
+.IR URL ]
+.br
+.B filedrop get
+.I NAME
+.RB [ \-\-from
+.IR URL ]
+.RB [ \-o
+.IR PATH ]
+.br
+.B filedrop ls
+.RI [ DIR ]
+.RB [ \-\-from
+.IR URL ]
 .SH DESCRIPTION
 People on the same network open the page filedrop serves, or run
 .BR "curl \\-F file=@NAME http://HOST:8080/upload" ,
 and their files land atomically in the save directory, from where they can be
 downloaded again under
 .BR /files/ .
+With HTTPS on
+.RB ( "tls = auto" ,
+the package's setting) the plain port takes no uploads: send to
+.B https://HOST:8443
+instead, after installing filedrop's CA as
+.B http://HOST:8080/trust
+explains (curl: \fB\-\-cacert\fR with the CA from \fB/ca.crt\fR, made PEM).
 .PP
 Settings come from options, then
 .B FILEDROP_*
@@ -66,6 +90,50 @@ cat <<'EOF'
 Ask for a password and print its hash, for the
 .B password\-hash
 setting.
+.TP
+.BI "send " FILE ...
+Upload files to a filedrop server:
+.B \-\-to
+.I URL
+(default
+.BR $FILEDROP_URL ,
+else http://127.0.0.1:8080),
+.B \-\-as
+.IR NAME ,
+.B \-\-method automatic\fR|\fBmultipart\fR|\fBput\fR|\fBtus\fR,
+.BR \-\-quiet .
+Files of 8 MiB and more go up resumably: sending an interrupted file again goes on where it stopped.
+.B \-\-watch
+.I DIR
+sends each file that appears in the folder, once, and keeps running
+.RB ( \-\-after\-send " keep|delete|move:DIR, " \-\-settle " 2s)."
+A server with HTTPS on takes uploads over https:// only.
+.TP
+.BI "get " NAME
+Download a file
+.RB ( \-\-from
+.IR URL ,
+.B \-o
+.IR PATH );
+an interrupted download resumes.
+.TP
+.BR ls " [\fIDIR\fR]"
+List a folder of the server
+.RB ( \-\-from
+.IR URL ).
+.PP
+For https:// URLs the certificate is always verified: the system's certificates, the servers in
+.IR ~/.config/filedrop/known_servers ,
+.B \-\-ca
+.I FILE
+or
+.B \-\-fingerprint
+.IR SHA256 ;
+an unknown server is shown and asked about on a terminal.
+A password comes from
+.B $FILEDROP_PASSWORD
+or is asked for. Exit codes: 0 done, 1 transfer failed, 2 usage, 3 refused by the server or
+its certificate not trusted, 4 password missing or wrong.
 .TP
 .B reload
 Ask the running daemon, through its control socket
@@ -106,7 +174,20 @@ The configuration file; every key with its default, commented out.
 .TP
 .I /var/lib/filedrop
 The save directory of the packaged service (its
-.BR StateDirectory= ).
+.BR StateDirectory= ),
+readable by the group
+.B filedrop
+.RB ( save\-mode ):
+.B usermod \-aG filedrop
+.I USER
+lets a person read uploads without sudo.
+.TP
+.I /var/lib/filedrop\-tls
+What
+.B tls = auto
+makes for the packaged service (its second
+.BR StateDirectory= ):
+the CA key (mode 0600, never served), the CA certificate and the current server certificate.
 .TP
 .IR /lib/systemd/system/filedrop.service ", " filedrop.socket ", " filedrop\-https.socket
 The service and the sockets it listens on (ports 8080 and 8443), all enabled by

@@ -201,7 +201,7 @@ final class Daemon {
         }
         // A person at a terminal gets a QR code of the first LAN address for their phone;
         // the journal does not need the drawing.
-        if isatty(STDERR_FILENO) == 1, let first = urls.first, let code = LibQREncoder().encode(first) {
+        if isatty(STDERR_FILENO) == 1, let first = phoneURLs(configuration).first, let code = LibQREncoder().encode(first) {
             writeStandardError("Scan to open \(first) on a phone:\n" + code.terminalText)
         }
     }
@@ -241,7 +241,7 @@ final class Daemon {
             guard case .run(let next) = command, let monitor else {
                 throw StartupError(message: "the command line asks for no daemon", exitCode: 1)
             }
-            let sameStorage = next.saveDirectory == configuration.saveDirectory && self.storage != nil
+            let sameStorage = next.saveDirectory == configuration.saveDirectory && next.saveMode == configuration.saveMode && self.storage != nil
             let storage = sameStorage ? self.storage! : try DaemonStartup.openSaveDirectory(next)
             if !sameStorage { tusUploads = makeTusUploads(storage) }
             var app = try makeApp(next, storage: storage, monitor: monitor)
@@ -397,7 +397,7 @@ final class Daemon {
                                    now: { Clock.monotonicNanoseconds() })
         return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
                            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
-                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: lanURLs()),
+                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: phoneURLs(configuration)),
                            processProbe: ProcSelfProbe(), hashing: hashing,
                            languages: DaemonStartup.loadLanguages(configuration, builtIn: builtInWebRoot, log: log),
                            healthClock: { Clock.monotonicNanoseconds() }, localSend: localSend)
@@ -424,13 +424,23 @@ final class Daemon {
         return secure.isEmpty ? LANURLs.urls(for: plain) : LANURLs.urls(for: secure, scheme: "https")
     }
 
+    /// Where a phone starts: with filedrop's own CA and a plain port that redirects, `/trust`
+    /// over plain HTTP (the first visit, which goes on to HTTPS once the phone trusts the CA);
+    /// else the printed URLs.
+    private func phoneURLs(_ configuration: Configuration) -> [String] {
+        let plain = listenAddresses.plain
+        guard configuration.tls == .auto, configuration.httpMode == .redirect, !plain.isEmpty else { return lanURLs() }
+        return LANURLs.urls(for: plain).map { $0 + "trust" }
+    }
+
     /// What the app says about HTTPS: the port, what the plain port does, the local CA to install.
     private func httpsPresentation(_ configuration: Configuration) -> HTTPSPresentation? {
         guard configuration.tls != .off, let httpsPort else { return nil }
         let anchor = certificates?.authority.map {
             TrustAnchor(certificateDER: $0.certificateDER, fingerprintSHA256: $0.fingerprintSHA256, commonName: TLSCertificates.authorityName)
         }
-        return HTTPSPresentation(port: httpsPort, plainHTTPMode: configuration.httpMode, authority: anchor)
+        return HTTPSPresentation(port: httpsPort, plainHTTPMode: configuration.httpMode, authority: anchor,
+                                 plainPort: listenAddresses.plain.first?.port)
     }
 
     /// Resumable uploads of `storage`, with those a previous run left recovered.
@@ -468,8 +478,8 @@ final class Daemon {
 
     private func logTLS(_ tls: TLSContext) {
         let path = tls.kernelTLSRequested
-            ? "kernel TLS when the connection's cipher allows it (sendfile stays zero-copy)"
-            : "records encrypted in user space (this kernel offers no tls upper-layer protocol)"
+            ? "the kernel encrypts where the connection's cipher allows it, so files are sent without an extra copy"
+            : "filedrop encrypts everything itself: this kernel has no TLS support loaded (`sudo modprobe tls` lets the kernel do it, and makes HTTPS downloads faster)"
         var fields = [("tls_fingerprint", tls.fingerprintSHA256)]
         if let authority = certificates?.authority { fields.append(("tls_ca_fingerprint", authority.fingerprintSHA256)) }
         log.log(LogEvent(level: .notice, message: "HTTPS (TLS 1.2 and 1.3): \(certificates?.summary ?? "certificate"), "

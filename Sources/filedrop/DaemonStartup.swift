@@ -39,10 +39,18 @@ enum DaemonStartup {
         }
     }
 
+    /// The modes `save-mode` creates saved files and folders with.
+    static func storageOptions(_ mode: SaveMode) -> StorageOptions {
+        switch mode {
+        case .owner: StorageOptions(fileMode: 0o600, directoryMode: 0o700)
+        case .group: StorageOptions(fileMode: 0o640, directoryMode: 0o750)
+        }
+    }
+
     static func openSaveDirectory(_ configuration: Configuration) throws -> PosixStorage {
         do {
             // fsync and min-free-space are the core's storage policy (FiledropApp makes it).
-            return try PosixStorage(root: configuration.saveDirectory)
+            return try PosixStorage(root: configuration.saveDirectory, options: storageOptions(configuration.saveMode))
         } catch {
             throw StartupError(message: "cannot open the save directory \(configuration.saveDirectory): \(error)", exitCode: 1)
         }

@@ -1,14 +1,17 @@
-import Dispatch
+import FiledropIO
 import FiledropSystemd
 import Synchronization
 
 /// Sends sd_notify messages from a thread of its own. sd_notify(3) blocks once the
 /// receiver stops reading (a datagram socket queues only a few messages), and the event
 /// loop must never block on it. Status lines are coalesced: a stalled reader costs one
-/// pending status, not a growing queue.
+/// pending status, not a growing queue. The thread is filedrop's own (`SerialWorkThread`),
+/// so the daemon starts no libdispatch worker, whose priority call the sandbox refuses.
 final class NotificationQueue: Sendable {
     let notifier: SystemdNotifier
-    private let queue = DispatchQueue(label: "filedrop.sd-notify")
+    /// READY, STOPPING, RELOADING and a watchdog ping every half period: a reader stalled
+    /// for this many is gone, and what comes after is dropped rather than queued for good.
+    private let queue = SerialWorkThread(name: "sd-notify", capacity: 64)
     private let pendingStatus = Mutex<String?>(nil)
 
     init(notifier: SystemdNotifier) {
@@ -17,15 +20,13 @@ final class NotificationQueue: Sendable {
 
     /// READY, STOPPING, RELOADING, WATCHDOG: sent in order, each once.
     func send(_ message: @escaping @Sendable (SystemdNotifier) -> Void) {
-        queue.async { [notifier] in message(notifier) }
+        queue.submit { [notifier] in message(notifier) }
     }
 
     /// Waits (a bounded time) until everything queued was handed to systemd, so STOPPING=1
     /// is not lost when the process exits right after.
     func drain(timeout seconds: Int) {
-        let done = DispatchSemaphore(value: 0)
-        queue.async { done.signal() }
-        _ = done.wait(timeout: .now() + .seconds(seconds))
+        _ = queue.drain(timeout: seconds)
     }
 
     /// The newest status wins; SystemdNotifier itself keeps it to one per second.
@@ -35,7 +36,7 @@ final class NotificationQueue: Sendable {
             return pending != nil
         }
         guard !alreadyScheduled else { return }
-        queue.async { [self] in
+        let scheduled = queue.submit { [self] in
             let text = pendingStatus.withLock { pending in
                 defer { pending = nil }
                 return pending
@@ -43,5 +44,7 @@ final class NotificationQueue: Sendable {
             if let text { notifier.status(text) }
             _ = notifier.flushIfDue()
         }
+        // A full queue: the next status schedules itself again.
+        if !scheduled { pendingStatus.withLock { $0 = nil } }
     }
 }

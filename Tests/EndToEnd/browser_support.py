@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
+
 PIECE = 8 << 20
+CERTUTIL = shutil.which("certutil")
 
 
 @contextlib.contextmanager
@@ -39,3 +44,37 @@ def random_file(path: Path, size: int) -> Path:
         for start in range(0, size, PIECE):
             handle.write(os.urandom(min(PIECE, size - start)))
     return path
+
+
+def nss_home(tmp_path_factory, name: str, ca: Path | None) -> Path:
+    """A home directory whose NSS database (what Chromium on Linux trusts besides its root
+    store) holds `ca` as a trusted CA for TLS servers, or nothing."""
+    home = tmp_path_factory.mktemp(name)
+    database = home / ".pki" / "nssdb"
+    database.mkdir(parents=True)
+    subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-N", "--empty-password"], check=True, timeout=30)
+    if ca is not None:
+        subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-A", "-t", "C,,", "-n", "filedrop-test", "-i", str(ca)],
+                       check=True, timeout=30)
+        listed = subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-L"], capture_output=True, text=True, timeout=30)
+        assert "filedrop-test" in listed.stdout, listed.stdout
+    return home
+
+
+def launch_with_home(playwright, chromium: str, home: Path):
+    """Chromium whose HOME, and so whose NSS database, is `home`."""
+    return playwright.chromium.launch(executable_path=chromium, env=dict(os.environ, HOME=str(home)))
+
+
+@pytest.fixture(scope="module")
+def playwright():
+    """Playwright for tests that launch Chromium with a home of their own (`launch_with_home`),
+    failing when Chromium or certutil is missing rather than skipping."""
+    from conftest import CHROMIUM
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium (make deps)")
+    if CERTUTIL is None:
+        pytest.fail("no certutil: install Debian's libnss3-tools (make deps)")
+    with sync_api.sync_playwright() as running:
+        yield running

@@ -54,3 +54,6 @@ def test_help_names_the_options_and_exits_0():
     assert result.returncode == 0
     for option in ("--listen", "--save-dir", "--max-upload-size", "--on-collision", "--config"):
         assert option in result.stdout + result.stderr
+    # The client's commands are the same executable's.
+    for command in ("filedrop send FILE", "filedrop get NAME", "filedrop ls"):
+        assert command in result.stdout

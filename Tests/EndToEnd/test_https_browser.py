@@ -8,53 +8,23 @@ without the CA in its database is refused, so the trust above is what makes it w
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from browser_support import random_file, watched_page
+from browser_support import launch_with_home, nss_home, playwright, random_file, watched_page  # noqa: F401 (a fixture)
 from conftest import CHROMIUM
 from tls_support import file_sha256
 
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
-CERTUTIL = shutil.which("certutil")
 BIG_FILE_BYTES = 200 * 1024 * 1024
 UPLOAD_TIMEOUT_MS = 180_000
 
 
-def nss_home(tmp_path_factory, name: str, ca: Path | None) -> Path:
-    """A home directory whose NSS database (what Chromium on Linux trusts besides its root
-    store) holds `ca` as a trusted CA for TLS servers, or nothing."""
-    home = tmp_path_factory.mktemp(name)
-    database = home / ".pki" / "nssdb"
-    database.mkdir(parents=True)
-    subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-N", "--empty-password"], check=True, timeout=30)
-    if ca is not None:
-        subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-A", "-t", "C,,", "-n", "filedrop-test", "-i", str(ca)],
-                       check=True, timeout=30)
-        listed = subprocess.run([CERTUTIL, "-d", f"sql:{database}", "-L"], capture_output=True, text=True, timeout=30)
-        assert "filedrop-test" in listed.stdout, listed.stdout
-    return home
-
-
-@pytest.fixture(scope="module")
-def playwright():
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"no Chromium at {CHROMIUM}: install Debian's chromium (make deps)")
-    if CERTUTIL is None:
-        pytest.fail("no certutil: install Debian's libnss3-tools (make deps)")
-    with sync_api.sync_playwright() as running:
-        yield running
-
-
 def launch(playwright, home: Path):
-    env = dict(os.environ, HOME=str(home))
-    return playwright.chromium.launch(executable_path=CHROMIUM, env=env)
+    return launch_with_home(playwright, CHROMIUM, home)
 
 
 @pytest.fixture(scope="module")

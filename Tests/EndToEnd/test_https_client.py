@@ -239,3 +239,22 @@ def test_yes_on_a_terminal_remembers_the_server(tmp_path, https, certificates):
     code, out, err, _ = run(["ls"], env, tmp_path)
     assert code == 0, err
     assert "asked.bin" in out
+
+
+def test_sending_to_the_plain_port_says_to_use_https(tmp_path, https, certificates):
+    """The plain port refuses uploads while HTTPS is on: the client says so, and what to type."""
+    daemon = https.daemon
+    env = env_for(tmp_path, daemon.url)
+    source = random_file(tmp_path / "hello.txt", 64)
+    code, _, err, _ = run(["send", str(source)], env, tmp_path)
+    assert code == 3, err
+    assert "the server refused (403)" in err
+    assert f"--to https://127.0.0.1:{daemon.https_port}" in err, err
+    assert f"{daemon.url}/trust" in err, err
+    assert err.count("takes uploads over HTTPS only") == 1, err
+    assert not (daemon.save_dir / "hello.txt").exists()
+    # Following the advice works.
+    code, _, err, _ = run(["send", str(source), "--to", f"https://127.0.0.1:{daemon.https_port}",
+                           "--ca", str(certificates["ca"])], env, tmp_path)
+    assert code == 0, err
+    assert (daemon.save_dir / "hello.txt").read_bytes() == source.read_bytes()

@@ -270,7 +270,9 @@ def test_the_translated_trust_page_has_no_axe_violation(browser_page, daemon_fac
     page.goto(daemon.url + "/trust")
     assert page.locator("html").get_attribute("lang") == ("de" if locale == "de-DE" else "zh-Hans")
     assert_accessible(page)
-    assert_no_problems(page)
+    # Over plain HTTP the page asks the HTTPS port whether this browser trusts the CA; this
+    # one does not, and Chromium logs the refused certificate.
+    assert_no_problems(page, allowed=("ERR_CERT_AUTHORITY_INVALID",))
 
 
 def test_plain_http_refusals_are_in_the_readers_language(daemon_factory, certificate):

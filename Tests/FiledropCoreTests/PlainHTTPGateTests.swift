@@ -104,6 +104,37 @@ import Testing
         #expect(response?.headers["Location"] == nil)
     }
 
+    @Test(arguments: [
+        ("/", "https://192.168.1.5:8443/"),
+        ("/files/?sort=size", "https://192.168.1.5:8443/files/?sort=size"),
+        ("/trust", "https://192.168.1.5:8443/"),
+    ])
+    func aBrowsersFirstVisitIsTheTrustPageWithALinkOn(target: String, secure: String) {
+        let response = Fixture().answer(Fixture.head(.get, target, ["Accept": "text/html,*/*;q=0.8"]))
+        #expect(response?.status == .ok)
+        #expect(response?.headers["Location"] == nil)
+        let page = Fixture.text(response)
+        #expect(page.contains("<a id=\"continue\" class=\"button primary\" href=\"\(secure)\">"))
+        #expect(page.contains(Fixture.anchor.fingerprintSHA256))
+        #expect(page.contains("<script src=\"/first-visit.js\" defer></script>"))
+        #expect(response?.headers["Content-Security-Policy"] == "default-src 'none'; style-src 'self'; img-src 'self' data:; "
+            + "script-src 'self'; connect-src https://192.168.1.5:8443; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+    }
+
+    @Test func anIPv6HostGetsTheLinkWithoutTheScript() {
+        // CSP cannot name an IPv6 literal, and a wider source would allow more than the probe.
+        let response = Fixture().answer(Fixture.head(.get, "/", host: "[fe80::1]:8080", ["Accept": "text/html"]))
+        #expect(response?.status == .ok)
+        #expect(Fixture.text(response).contains("href=\"https://[fe80::1]:8443/\""))
+        #expect(!Fixture.text(response).contains("first-visit.js"))
+        #expect(response?.headers["Content-Security-Policy"] == SecurityPolicy.trustPage.contentSecurityPolicy)
+    }
+
+    @Test func withTheOperatorsCertificateABrowserIsRedirected() {
+        let response = Fixture(authority: nil).answer(Fixture.head(.get, "/", ["Accept": "text/html"]))
+        #expect(response?.status == .permanentRedirect)
+    }
+
     @Test func overHTTPSNothingIsGated() {
         let fixture = Fixture()
         let response = fixture.send(Fixture.head(.put, "/files/a.txt", host: "192.168.1.5:8443", ["Content-Length": "3"]),

@@ -539,7 +539,7 @@ check "IPv4 and IPv6 both reach [::]:8080 (/ca.crt)" in_container 15 curl -fsS -
 # 4. An upload over HTTPS lands in the state directory, the service user's.
 check "curl -F uploads a file over HTTPS" in_container 20 curl -fsS --max-time 15 --cacert "$CA" -F file=@/etc/os-release https://127.0.0.1:8443/upload
 check "the upload is in $SAVE_DIR, byte-identical" in_container 10 cmp /etc/os-release $SAVE_DIR/os-release
-check_equal "the upload belongs to filedrop, mode 0600 (UMask=0077)" "filedrop 600" "$(in_container 10 stat -c '%U %a' $SAVE_DIR/os-release)"
+check_equal "the upload belongs to filedrop, mode 0640 (save-mode = group, UMask=0027)" "filedrop 640" "$(in_container 10 stat -c '%U %a' $SAVE_DIR/os-release)"
 download_matches() { https_get /files/os-release | cmp - "$MACHINE/etc/os-release"; }
 check "the upload downloads again over HTTPS" download_matches
 # The client lives in /usr/libexec/filedrop (not a command of its own): `filedrop` finds it.
@@ -550,6 +550,8 @@ check "filedrop ls --fingerprint (the one systemctl status shows) lists it" list
 check "the journal shows the upload" journal_has "upload finished: os-release"
 log "the journal for that upload (journalctl -u filedrop):"
 in_container 10 journalctl --no-pager -o short-iso -u filedrop.service | grep -E "upload|POST /upload" | sed 's/^/       /' || true
+
+. "$REPO_ROOT/Tests/Systemd/files.sh"
 
 # 5. The journal: native entries with a MESSAGE_ID and FILEDROP_* fields.
 check "journal entries carry a MESSAGE_ID" journal_has "MESSAGE_ID=35c6d7a76943405cbbdbc8dd6c3d481f"

@@ -35,10 +35,12 @@ extension FiledropApp {
     }
 
     /// The address a phone should open to reach the page the request came from: over HTTPS
-    /// (its port) when HTTPS is on, whatever port this request came in on.
+    /// (its port) when HTTPS is on, whatever port this request came in on; with filedrop's own
+    /// CA, `/trust` over plain HTTP, which goes on to HTTPS by itself once the phone trusts it.
     func pageURL(_ head: RequestHead) -> String? {
         if let https {
-            return HTTPSURL(head: head, port: https.port)?.root
+            guard let address = HTTPSURL(head: head, port: https.port) else { return nil }
+            return https.firstVisitURL(host: address.host) ?? address.root
         }
         return head.headers[.host].map { "http://\($0)/" }
     }

@@ -122,7 +122,8 @@ public struct FiledropApp: HTTPResponder {
         if let https, https.gates(context) {
             // The Host check first: a redirect must never put a name we do not serve into a URL.
             try access.hosts.check(head)
-            if let answer = PlainHTTPGate(httpsPort: https.port).answer(head, route: route, text: languages.text(for: head)) {
+            let gate = PlainHTTPGate(httpsPort: https.port, authority: https.authority, title: configuration.title)
+            if let answer = gate.answer(head, route: route, text: languages.text(for: head)) {
                 return .respond(answer)
             }
         }

@@ -107,7 +107,7 @@ public struct ConfigKey: Sendable {
             return true
         },
         ConfigKey(name: "http-mode", kind: .value(placeholder: "MODE"), defaultText: "redirect",
-                  meaning: "The plain-HTTP port while tls is on: redirect (pages go to HTTPS, passwords and uploads are refused), serve, or off.",
+                  meaning: "The plain-HTTP port while tls is on: redirect (pages go to HTTPS, with tls = auto browsers see /trust first; passwords and uploads are refused), serve, or off.",
                   expected: "redirect, serve or off", reload: .restartOnly(differs: { ($0.httpMode == .off) != ($1.httpMode == .off) })) { configuration, value in
             guard let mode = PlainHTTPMode(rawValue: value) else { return false }
             configuration.httpMode = mode
@@ -118,6 +118,13 @@ public struct ConfigKey: Sendable {
                   expected: "a directory path") { configuration, value in
             guard isPlainText(value) else { return false }
             configuration.saveDirectory = value
+            return true
+        },
+        ConfigKey(name: "save-mode", kind: .value(placeholder: "MODE"), defaultText: "group",
+                  meaning: "Who reads saved files: group (files 0640, folders 0750: the service's group too) or owner (0600, 0700).",
+                  expected: "group or owner") { configuration, value in
+            guard let mode = SaveMode(rawValue: value) else { return false }
+            configuration.saveMode = mode
             return true
         },
         ConfigKey(name: "web-root", kind: .value(placeholder: "DIR"), defaultText: "the page built into filedrop",

@@ -24,6 +24,7 @@ public struct Configuration: Sendable, Equatable {
     /// Uploads are refused when they would leave less than this free on the save directory's file system.
     public var minFreeSpace: UInt64 = 64 << 20
     public var onCollision: CollisionPolicy = .rename
+    public var saveMode: SaveMode = .group
     public var access: AccessMode = .open
     public var fsync: Bool = true
     /// SHA-256 of every upload, kept with the file and reported (issue 21).
@@ -118,6 +119,17 @@ public enum PlainHTTPMode: String, Sendable, Equatable, CaseIterable {
     case serve
     /// No plain-HTTP port.
     case off
+}
+
+/// Who may read what is saved: the service's own user alone, or its group too, so a person
+/// at the machine reads uploads by joining the group instead of with sudo. The process's
+/// umask still applies on top (the package's unit sets one that keeps the group's read).
+public enum SaveMode: String, Sendable, Equatable, CaseIterable {
+    /// Files 0600, folders 0700.
+    case owner
+    /// Files 0640, folders 0750; a folder made inside a set-group-ID one inherits the group
+    /// and the bit (the package's save directory is 2750), so everything stays the group's.
+    case group
 }
 
 /// What an upload does when its name is taken.

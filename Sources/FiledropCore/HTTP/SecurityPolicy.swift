@@ -23,6 +23,8 @@ public struct SecurityPolicy: Sendable, Equatable {
         case dataURLs
         /// `'unsafe-inline'`: `style` attributes and elements in the document itself.
         case inlineStyles
+        /// One origin, `https://host:port`: a host made of letters, digits, `-` and dots only.
+        case origin(String)
 
         var text: String {
             switch self {
@@ -30,6 +32,7 @@ public struct SecurityPolicy: Sendable, Equatable {
             case .sameOrigin: "'self'"
             case .dataURLs: "data:"
             case .inlineStyles: "'unsafe-inline'"
+            case .origin(let origin): origin
             }
         }
     }
@@ -81,10 +84,21 @@ extension SecurityPolicy {
     /// Self-contained documents with inline styles and nothing else: error pages, the QR code.
     public static let inlineStyledDocument = SecurityPolicy(.defaultSrc(.nothing), .styleSrc(.inlineStyles))
 
-    /// `/trust`: no script and no form; the stylesheet and the empty `data:` icon are all it loads.
+    /// `/trust` over HTTPS, or with the operator's certificate: no script and no form; the
+    /// stylesheet and the empty `data:` icon are all it loads.
     public static let trustPage = SecurityPolicy(
         .defaultSrc(.nothing), .styleSrc(.sameOrigin), .imgSrc(.sameOrigin, .dataURLs), .frameAncestors(.nothing),
         .baseURI(.nothing), .formAction(.nothing))
+
+    /// `/trust` over plain HTTP (`FirstVisit`): as `trustPage`, plus its one script from this
+    /// origin and the one request that script makes, to the HTTPS origin, to learn whether
+    /// this device trusts the certificate. Made per visit: the origin is the host the browser
+    /// named.
+    static func firstVisit(probing httpsOrigin: String) -> SecurityPolicy {
+        SecurityPolicy(
+            .defaultSrc(.nothing), .styleSrc(.sameOrigin), .imgSrc(.sameOrigin, .dataURLs), .scriptSrc(.sameOrigin),
+            .connectSrc(.origin(httpsOrigin)), .frameAncestors(.nothing), .baseURI(.nothing), .formAction(.nothing))
+    }
 
     /// A stored file, inline or not: sandboxed, so even an HTML upload that slips through can
     /// do nothing (no script, no plugins, no forms); images, media and inline styles still show.

@@ -79,7 +79,7 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         try checkID(id)
         let folder = try openFolder(creating: true, durable: durable)
         let part = try storageCall("openat") {
-            openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, storage.options.fileMode)
         }
         _ = Glibc.close(part)
         do throws(StorageError) {

@@ -28,7 +28,7 @@ extension PosixStorage {
         guard let name = path.name else { throw .exists }
         guard StorageNames.isClientName(name) else { throw .notAllowed }
         let parent = try openDirectory(path.parent, creating: false)
-        try storageCall("mkdirat") { mkdirat(parent.descriptor, name, 0o755) }
+        try storageCall("mkdirat") { mkdirat(parent.descriptor, name, options.directoryMode) }
         if durable {
             try storageCall("fsync") { fsync(parent.descriptor) }
         }

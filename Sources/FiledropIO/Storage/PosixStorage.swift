@@ -28,7 +28,7 @@ public final class PosixStorage: Storage {
 
     static let directoryFlags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
 
-    /// Opens the save directory at `root`, creating it (mode 0755) if it is missing; its
+    /// Opens the save directory at `root`, creating it (`options.directoryMode`) if it is missing; its
     /// parent must exist. `root` itself may be reached through symlinks: the administrator
     /// chose it. Nothing below it is.
     public convenience init(root: String, options: StorageOptions = StorageOptions()) throws(SystemError) {
@@ -39,7 +39,7 @@ public final class PosixStorage: Storage {
     /// sees only the storage's own changes).
     init(root: String, options: StorageOptions, watch: (FileDescriptor) -> DirectoryChangeWatch?) throws(SystemError) {
         do throws(SystemError) {
-            try syscall("mkdir") { mkdir(root, 0o755) }
+            try syscall("mkdir") { mkdir(root, options.directoryMode) }
         } catch where error.errno == EEXIST {}
         self.root = FileDescriptor(owning: try syscall("open") { Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
         self.rootPath = root
@@ -197,7 +197,7 @@ public final class PosixStorage: Storage {
             return try openExistingSubdirectory(name, in: parent)
         } catch .notFound where creating {
             do throws(SystemError) {
-                try syscall("mkdirat") { mkdirat(parent.descriptor, name, 0o755) }
+                try syscall("mkdirat") { mkdirat(parent.descriptor, name, options.directoryMode) }
                 // The new entry must survive a crash along with the upload that needed it.
                 if durable {
                     try syscall("fsync") { fsync(parent.descriptor) }

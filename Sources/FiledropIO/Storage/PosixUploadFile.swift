@@ -40,11 +40,11 @@ final class PosixUploadFile: UploadFile {
         self.watch = watch
         self.directory = directory
         writeback = WritebackPacer(options: options, durable: durable)
-        if anonymous, let descriptor = try Self.openAnonymous(in: directory) {
+        if anonymous, let descriptor = try Self.openAnonymous(in: directory, mode: options.fileMode) {
             file = FileDescriptor(owning: descriptor)
             temporary = .anonymous
         } else {
-            let (descriptor, name) = try Self.createNamed(in: directory)
+            let (descriptor, name) = try Self.createNamed(in: directory, mode: options.fileMode)
             file = FileDescriptor(owning: descriptor)
             temporary = .named(name)
         }
@@ -55,10 +55,10 @@ final class PosixUploadFile: UploadFile {
     }
 
     /// open(2) with O_TMPFILE; nil when this file system does not support it.
-    private static func openAnonymous(in directory: FileDescriptor) throws(StorageError) -> Int32? {
+    private static func openAnonymous(in directory: FileDescriptor, mode: mode_t) throws(StorageError) -> Int32? {
         do throws(SystemError) {
             return try syscall("openat") {
-                openat(directory.descriptor, ".", LinuxFileCalls.O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o644)
+                openat(directory.descriptor, ".", LinuxFileCalls.O_TMPFILE | O_WRONLY | O_CLOEXEC, mode)
             }
         } catch where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.errno) {
             // open(2): EISDIR/EINVAL from kernels or C libraries that predate O_TMPFILE,
@@ -71,12 +71,12 @@ final class PosixUploadFile: UploadFile {
 
     /// A new hidden `.filedrop-tmp-*` file; O_EXCL so it is ours even if a name repeats, and
     /// locked until it closes.
-    private static func createNamed(in directory: FileDescriptor) throws(StorageError) -> (Int32, String) {
+    private static func createNamed(in directory: FileDescriptor, mode: mode_t) throws(StorageError) -> (Int32, String) {
         while true {
             let name = StorageNames.randomTemporaryName()
             do throws(SystemError) {
                 let descriptor = try syscall("openat") {
-                    openat(directory.descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+                    openat(directory.descriptor, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode)
                 }
                 // Marks it as in flight for other daemons' start-up sweeps (`OpenFileLock`).
                 _ = OpenFileLock.take(descriptor)

@@ -1,3 +1,5 @@
+import Glibc
+
 /// How `PosixStorage` writes: mechanism only. Whether to sync and how much space to keep
 /// free are the core's `StoragePolicy` (`durable`, `minFreeSpace`).
 public struct StorageOptions: Sendable, Equatable {
@@ -13,10 +15,17 @@ public struct StorageOptions: Sendable, Equatable {
     /// supports it. Off forces the fallback: a hidden `.filedrop-tmp-*` file renamed with
     /// RENAME_NOREPLACE.
     public var anonymousTemporaries: Bool
+    /// The mode saved files and the folders made for them are created with (the process's
+    /// umask applies on top): `save-mode` decides who besides the service reads them.
+    public var fileMode: mode_t
+    public var directoryMode: mode_t
 
-    public init(writebackChunk: Int = 8 << 20, anonymousTemporaries: Bool = true) {
+    public init(writebackChunk: Int = 8 << 20, anonymousTemporaries: Bool = true,
+                fileMode: mode_t = 0o644, directoryMode: mode_t = 0o755) {
         precondition(writebackChunk >= 0, "writebackChunk must not be negative")
         self.writebackChunk = writebackChunk
         self.anonymousTemporaries = anonymousTemporaries
+        self.fileMode = fileMode
+        self.directoryMode = directoryMode
     }
 }

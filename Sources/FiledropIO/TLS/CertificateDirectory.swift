@@ -55,9 +55,18 @@ struct CertificateDirectory {
     }
 
     /// Makes the directory (mode 0700; missing parents 0755, as `mkdir -p` would), or
-    /// accepts it as it is when it exists.
+    /// accepts it when it exists, taking away what its group and others may do: the
+    /// packaged service's `StateDirectoryMode=` opens both its directories to the group
+    /// `filedrop` (for the saved files), and this one holds the CA key.
     func create() throws(CertificateError) {
         try Self.makeDirectory(path, mode: 0o700)
+        var status = stat()
+        guard stat(path, &status) == 0 else { throw .directoryUnusable(path: path, errno: errno) }
+        // Best effort (a read-only file system keeps its mode): what protects the key is its
+        // own mode, which loading checks.
+        if status.st_mode & 0o7077 != 0, status.st_uid == geteuid() {
+            _ = chmod(path, 0o700)
+        }
     }
 
     private static func makeDirectory(_ directory: String, mode: mode_t) throws(CertificateError) {

@@ -51,6 +51,9 @@ public final class LocalCertificateAuthority: @unchecked Sendable {
                                     now: Int64 = Clock.wallClockSeconds()) throws(CertificateError) -> LocalCertificateAuthority {
         defer { LibcryptoErrorQueue.clear() }
         let directory = CertificateDirectory(path: path)
+        // At every start, not only the first: systemd applies StateDirectoryMode= to an
+        // existing directory too, and `create` takes the group's access away again.
+        try directory.create()
         let keyFile = try directory.read(directory.keyPath)
         let certificateFile = try directory.read(directory.certificatePath)
         switch (keyFile, certificateFile) {
@@ -81,7 +84,6 @@ public final class LocalCertificateAuthority: @unchecked Sendable {
     /// pathlen:0 (it signs leaves only), keyUsage critical keyCertSign and cRLSign, and a
     /// subjectKeyIdentifier for the leaves' authorityKeyIdentifier to point at.
     private static func create(in directory: CertificateDirectory, commonName: String, now: Int64) throws(CertificateError) -> LocalCertificateAuthority {
-        try directory.create()
         let key = try PrivateKey.generateP256()
         let name = String(String.UnicodeScalarView(commonName.unicodeScalars.prefix(CertificateBuilder.commonNameLimit)))
         let builder = CertificateBuilder(

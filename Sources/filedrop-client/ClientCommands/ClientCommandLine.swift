@@ -219,6 +219,7 @@ struct ClientCommandLine {
             return await FolderSender(options: watch, client: client, method: method).run(environment: environment)
         }
         var worst = ExitCode.ok
+        var hinted = false
         for operand in verb == .ls ? [operands.first ?? ""] : operands {
             var outcome = await perform(operand, client: client)
             if case .failure(.unauthorized) = outcome, client.password == nil,
@@ -230,6 +231,10 @@ struct ClientCommandLine {
                 // The relay closed the connection unanswered: say why, not "no answer".
                 if let failure = relay?.failure, case .network = error { error = failure }
                 ClientOutput.error("filedrop \(verb.rawValue): \(operand): \(error)")
+                if !hinted, let hint = PlainHTTPRefusalHint.text(for: error, url: url, verb: verb) {
+                    ClientOutput.error(hint)
+                    hinted = true
+                }
                 if worst == .ok { worst = ExitCode(error) }
             }
         }

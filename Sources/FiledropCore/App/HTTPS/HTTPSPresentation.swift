@@ -12,11 +12,22 @@ public struct HTTPSPresentation: Sendable {
     /// filedrop's own CA with `tls = auto`; nil with `tls = files`, where the certificate
     /// comes from the operator and nothing needs installing.
     public var authority: TrustAnchor?
+    /// The plain-HTTP port, nil when nothing listens for plain HTTP.
+    public var plainPort: UInt16?
 
-    public init(port: UInt16, plainHTTPMode: PlainHTTPMode, authority: TrustAnchor?) {
+    public init(port: UInt16, plainHTTPMode: PlainHTTPMode, authority: TrustAnchor?, plainPort: UInt16? = nil) {
         self.port = port
         self.plainHTTPMode = plainHTTPMode
         self.authority = authority
+        self.plainPort = plainPort
+    }
+
+    /// Where a new device should start, `http://host:port/trust` (the plain port's first
+    /// visit, `FirstVisit`), when there is one: filedrop's own CA, and a plain port that
+    /// redirects. A device that trusts the CA already goes on to HTTPS from there by itself.
+    func firstVisitURL(host: String) -> String? {
+        guard authority != nil, plainHTTPMode == .redirect, let plainPort else { return nil }
+        return "http://" + host + (plainPort == 80 ? "" : ":\(plainPort)") + "/trust"
     }
 
     /// Whether a request that arrived over plain HTTP passes `PlainHTTPGate` first: always,

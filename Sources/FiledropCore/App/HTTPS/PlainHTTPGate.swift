@@ -13,7 +13,13 @@
 ///   here like any request that carries one.
 /// - `/healthz` is served as usual: a balancer may check the plain port, and the answer
 ///   carries nothing secret.
-/// - Any other GET or HEAD is redirected to the same path and query over HTTPS.
+/// - With filedrop's own CA (`tls = auto`), a browser (`Accept: text/html`) asking for `/trust`
+///   or any other page gets `/trust` as a first visit (`FirstVisit`): a redirect would end at
+///   a certificate warning on every device that does not trust the CA yet, with nothing
+///   saying why or what to do. The page links on to the same resource over HTTPS and goes
+///   there by itself where the device trusts the CA already.
+/// - Any other GET or HEAD is redirected to the same path and query over HTTPS: programs
+///   (curl, no `Accept: text/html`) follow a redirect and have their own way to trust a CA.
 ///
 /// No `Strict-Transport-Security` is sent, over either port. RFC 6797 §8.1.1: browsers
 /// ignore it for IP-literal hosts, which is how a LAN server without a domain is reached, so
@@ -26,6 +32,11 @@
 /// reason.
 struct PlainHTTPGate: Sendable {
     let httpsPort: UInt16
+    /// filedrop's own CA, nil with the operator's certificate (which devices trust already:
+    /// nothing to learn first, so browsers are redirected too).
+    var authority: TrustAnchor? = nil
+    /// The server's title, for the first-visit page.
+    var title: String = ""
 
     /// The answer to a plain-HTTP request, or nil when it is served as usual; a refusal's page
     /// is in `text`'s language.
@@ -34,12 +45,29 @@ struct PlainHTTPGate: Sendable {
         if sendsSecret(head) {
             return refusal(head, https: https, text: text)
         }
+        if let https, let authority, let text, let visit = firstVisit(head, route: route, https: https) {
+            var page = TrustPage(title: title, authority: authority, https: https, text: text, firstVisit: visit).response()
+            // The same URL is a redirect for a program: a cache must tell them apart.
+            page.headers.addVary("Accept")
+            return page
+        }
         if route.isNeededBeforeTrust || route == .metrics || route == .health { return nil }
         guard let https else {
             return .error(.badRequest("This port sends browsers to HTTPS on port \(httpsPort), but the request names no "
                                       + "host (no Host header) to send them to."), format: ResponseFormat(head: head), text: text)
         }
         return redirect(to: https.sameResource(as: head))
+    }
+
+    /// A browser's visit to `/trust` or to a page: where the secure page is. Nil for the other
+    /// trust routes (`/ca.crt`, the stylesheet), for `/metrics` and `/healthz`, and for
+    /// clients that do not ask for HTML.
+    private func firstVisit(_ head: RequestHead, route: Route, https: HTTPSURL) -> FirstVisit? {
+        if route == .trust(.page) { return FirstVisit(secureURL: https.root, https: https) }
+        if route.isNeededBeforeTrust || route == .metrics || route == .health { return nil }
+        if case .methodRefused = route { return nil }
+        guard ResponseFormat(head: head) == .html else { return nil }
+        return FirstVisit(secureURL: https.sameResource(as: head), https: https)
     }
 
     /// A password, a file or any change: every method but GET and HEAD, any request with

@@ -2,18 +2,25 @@
 /// device, in the reader's language (`LanguageChoice`, the catalogues' `trust.` texts). With
 /// filedrop's own CA (`tls = auto`) it shows the fingerprint to compare and links to `/ca.crt`
 /// and `/ca.mobileconfig`; with the operator's certificate (`tls = files`) it says nothing
-/// needs installing. Built here like the folder listing, with the page's stylesheet and no
-/// script; everything from configuration or the request is escaped.
+/// needs installing. Built here like the folder listing, with the page's stylesheet;
+/// everything from configuration or the request is escaped.
+///
+/// Over plain HTTP it is also a browser's first visit (`FirstVisit`): it says what HTTPS
+/// gives, links on to the secure page, and runs one small script that goes there at once when
+/// this device trusts the certificate already.
 struct TrustPage {
     let title: String
     let authority: TrustAnchor?
     /// The upload page over HTTPS, nil when the request named no host.
     let https: HTTPSURL?
     let text: PageText
+    /// Set for a plain-HTTP visit: where the secure page is, and whether the page may probe it.
+    var firstVisit: FirstVisit? = nil
 
     func response() -> Response {
+        let policy = firstVisit?.policy ?? SecurityPolicy.trustPage.contentSecurityPolicy
         var headers: HTTPHeaders = [.contentType: ResponseFormat.html.contentType, .cacheControl: "no-cache",
-                                    .contentSecurityPolicy: SecurityPolicy.trustPage.contentSecurityPolicy]
+                                    .contentSecurityPolicy: policy]
         for field in PageText.varyFields { headers.addVary(field) }
         return Response(status: .ok, headers: headers, body: .bytes(Array(html.utf8)))
     }
@@ -30,6 +37,7 @@ struct TrustPage {
             <title>\(heading) · \(title.htmlEscaped)</title>
             <link rel="icon" href="data:,">
             <link rel="stylesheet" href="/style.css">
+            \(firstVisit?.probes == true ? "<script src=\"/\(FirstVisit.scriptName)\" defer></script>" : "")
             </head>
             <body>
             <header class="masthead">
@@ -37,12 +45,27 @@ struct TrustPage {
             <p class="tagline">\(text.html("trust.tagline", ["name": title]))</p>
             </header>
             <main class="trust">
+            \(firstVisit.map(firstVisitPanel) ?? "")
             \(authority.map(instructions) ?? operatorCertificate)
             </main>
             </body>
             </html>
 
             """
+    }
+
+    /// What HTTPS gives, before the steps, and the way on; the link is what the script
+    /// follows (`first-visit.js`), and what a person follows without script.
+    private func firstVisitPanel(_ visit: FirstVisit) -> String {
+        """
+        <section class="panel" aria-labelledby="first-visit-heading">
+        <h2 id="first-visit-heading">\(text.html("trust.firstVisitHeading"))</h2>
+        <p>\(text.html("trust.firstVisitBody"))</p>
+        <p>\(text.html("trust.firstVisitSteps"))</p>
+        <p><a id="continue" class="button primary" href="\(visit.secureURL.htmlEscaped)">\(text.html("trust.continueSecure"))</a></p>
+        \(visit.probes ? "<p>\(text.html("trust.firstVisitTrusted"))</p>" : "")
+        </section>
+        """
     }
 
     private var uploadPageLink: String {

@@ -92,11 +92,11 @@ public enum Route: Sendable, Equatable {
     }
 
     /// What a device must be able to load before it trusts the certificate (over plain HTTP,
-    /// without a password): the trust routes and the stylesheet `/trust` links to.
+    /// without a password): the trust routes, the stylesheet `/trust` links to and its script.
     var isNeededBeforeTrust: Bool {
         switch self {
         case .trust: true
-        case .page(let name): name == "style.css"
+        case .page(let name): name == "style.css" || name == FirstVisit.scriptName
         case .methodRefused(_, let route): route.isNeededBeforeTrust
         default: false
         }
