@@ -102,10 +102,11 @@ def test_the_shell_lists_every_file_of_the_web_root():
     """Nothing the page loads is left to the network when offline, and nothing else is kept
     (`/` is index.html, with its language's strings in it; the worker itself, the manifest's PNG
     icons, the server pages' favicon.ico and the catalogues the server reads are not the page's;
-    tus.js and share.js are loaded only to send, which needs the network)."""
+    tus.js and share.js are loaded only to send, which needs the network; first-visit.js belongs
+    to the plain-HTTP trust page, which is never the installed app)."""
     served = {"/" + path.name for path in WEB_ROOT.iterdir() if path.is_file() and not path.name.startswith("i18n-")}
     assert set(service_worker_shell()) == served - {"/index.html", "/sw.js", "/icon-192.png", "/icon-512.png",
-                                                    "/favicon.ico", "/tus.js", "/share.js"} | {"/"}
+                                                    "/favicon.ico", "/tus.js", "/share.js", "/first-visit.js"} | {"/"}
 
 
 def test_the_worker_controls_the_page_and_keeps_the_shell_only(page, daemon):
