@@ -43,6 +43,9 @@ BUILD_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev
 # prometheus: promtool checks GET /metrics (test_metrics.py); Debian ships promtool in no smaller
 # package (96 MB installed; on a host booted with systemd it also enables prometheus.service).
 TEST_PACKAGES := curl wget unzip dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2 rclone prometheus haproxy bindfs fuse3
+# pytest-xdist workers for the end-to-end tests: one per core (nproc counts only the cores
+# this process may use). Tests marked serial in Tests/EndToEnd run after them, alone.
+TEST_JOBS ?= $(shell nproc)
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
@@ -106,8 +109,11 @@ unit-test: build-deps test-deps
 	$(SWIFT) test --skip URLSessionTests
 	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter URLSessionTests
 
+# Two runs: the tests that may run side by side, spread over TEST_JOBS workers a file at a
+# time (a module's browser and fixtures are made once), then those marked serial, alone.
 integration-test: test-deps build
-	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd
+	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd -m 'not serial' -n $(TEST_JOBS) --dist loadfile
+	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd -m serial
 
 ## bench: filedrop against nginx, lighttpd, copyparty and uploadserver (figures, never a test)
 # The browser row (bench/browser_upload.py) needs Playwright and tuspy from the test environment.
