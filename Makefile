@@ -43,6 +43,9 @@ BUILD_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev
 # prometheus: promtool checks GET /metrics (test_metrics.py); Debian ships promtool in no smaller
 # package (96 MB installed; on a host booted with systemd it also enables prometheus.service).
 TEST_PACKAGES := curl wget unzip dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2 rclone prometheus haproxy bindfs fuse3
+# What `swift test` needs besides the build packages (so `make unit-test` installs no more):
+# openssl, the outside witness of the certificates FiledropIOTests make.
+UNIT_TEST_PACKAGES := openssl
 # pytest-xdist workers for the end-to-end tests: one per core (nproc counts only the cores
 # this process may use). Tests marked serial in Tests/EndToEnd run after them, alone.
 TEST_JOBS ?= $(shell nproc)
@@ -50,7 +53,7 @@ FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
 
-.PHONY: deps build-deps test-deps test-packages build run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
+.PHONY: deps build-deps test-deps test-packages unit-test-packages build run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
 
 ## deps: everything the build and the tests need, each package installed only when missing.
 deps: build-deps test-deps
@@ -61,6 +64,9 @@ build-deps:
 
 ## test-deps: the test packages and the Python test environment.
 test-deps: test-packages $(VENV_STAMP)
+
+unit-test-packages:
+	@$(call install-missing,$(UNIT_TEST_PACKAGES))
 
 # python3-venv too while Python cannot make a virtual environment.
 test-packages:
@@ -102,10 +108,10 @@ serve:
 ## test: everything, failing on the first step that fails.
 test: deps build unit-test integration-test systemd-test test-fuzz
 
-# Runs after `build`: the URLSession tests (Tests/URLSessionTests) start the release binary.
+# Needs `build`: the URLSession tests (Tests/URLSessionTests) start the release binary.
 # Two processes: some unit suites swap file descriptors 3-5 to test socket activation,
 # which must never race with the URLSession suites that start daemons.
-unit-test: build-deps test-deps
+unit-test: build unit-test-packages
 	$(SWIFT) test --skip URLSessionTests
 	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter URLSessionTests
 
