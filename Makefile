@@ -142,12 +142,18 @@ systemd-test: deb
 	Tests/Systemd/run.sh
 
 # A bounded run of each fuzz target; skipped until the fuzz script and targets exist.
+# TEST_JOBS at a time: a libFuzzer run takes one core, and fuzz.sh builds what the targets
+# share once, under a lock. Each target's output is printed whole when it ends.
 test-fuzz:
 	@if [ ! -f $(FUZZ_SCRIPT) ] || [ -z "$(FUZZ_TARGETS)" ]; then \
 	    echo "fuzz: no $(FUZZ_SCRIPT) or no Fuzz/ targets, skipping"; \
 	else \
-	    for target in $(FUZZ_TARGETS); do bash $(FUZZ_SCRIPT) "$$target" $(TEST_FUZZ_SECONDS); done; \
+	    $(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(addprefix test-fuzz-,$(FUZZ_TARGETS)); \
 	fi
+
+# One target's bounded run: `make test-fuzz-FuzzChunked`.
+test-fuzz-%:
+	bash $(FUZZ_SCRIPT) $* $(TEST_FUZZ_SECONDS)
 
 ## fuzz: longer runs of every fuzz target (FUZZ_SECONDS each).
 fuzz: build-deps
