@@ -323,6 +323,12 @@ class Daemon:
                       if path.name.startswith(TEMP_FILE_PREFIX))
 
 
+def pytest_collection_modifyitems(items):
+    """pytest-xdist hands the files to its workers in collection order: the files marked
+    `long` go first, so a run does not end with one worker alone on one of them."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture
 def daemon_factory(tmp_path):
     """Start daemons with extra flags: `daemon_factory("--max-upload-size", "1K")` (or
