@@ -42,11 +42,17 @@ BUILD_PACKAGES := libsystemd-dev zlib1g-dev libqrencode-dev libcurl4-openssl-dev
 # prometheus: promtool checks GET /metrics (test_metrics.py); Debian ships promtool in no smaller
 # package (96 MB installed; on a host booted with systemd it also enables prometheus.service).
 TEST_PACKAGES := curl wget unzip dpkg-dev debootstrap systemd-container chromium libarchive-tools strace libnss3-tools testssl.sh openssl iproute2 rclone prometheus haproxy bindfs fuse3
+# What `swift test` needs besides the build packages (so `make unit-test` installs no more):
+# openssl, the outside witness of the certificates FiledropIOTests make.
+UNIT_TEST_PACKAGES := openssl
+# pytest-xdist workers for the end-to-end tests: one per core (nproc counts only the cores
+# this process may use). Tests marked serial in Tests/EndToEnd run after them, alone.
+TEST_JOBS ?= $(shell nproc)
 FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
 
-.PHONY: deps build-deps test-deps test-packages build check-hot-text run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
+.PHONY: deps build-deps test-deps test-packages unit-test-packages build check-hot-text run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
 
 ## deps: everything the build and the tests need, each package installed only when missing.
 deps: build-deps test-deps
@@ -57,6 +63,9 @@ build-deps:
 
 ## test-deps: the test packages and the Python test environment.
 test-deps: test-packages $(VENV_STAMP)
+
+unit-test-packages:
+	@$(call install-missing,$(UNIT_TEST_PACKAGES))
 
 # python3-venv too while Python cannot make a virtual environment.
 test-packages:
@@ -102,15 +111,18 @@ test: deps build check-hot-text unit-test integration-test systemd-test test-fuz
 check-hot-text: build
 	scripts/check-hot-text.sh $(BIN)
 
-# Runs after `build`: the URLSession tests (Tests/URLSessionTests) start the release binary.
+# Needs `build`: the URLSession tests (Tests/URLSessionTests) start the release binary.
 # Two processes: some unit suites swap file descriptors 3-5 to test socket activation,
 # which must never race with the URLSession suites that start daemons.
-unit-test: build-deps test-deps
+unit-test: build unit-test-packages
 	$(SWIFT) test --skip URLSessionTests
 	FILEDROP_BIN=$(abspath $(BIN)) $(SWIFT) test --filter URLSessionTests
 
+# Two runs: the tests that may run side by side, spread over TEST_JOBS workers a file at a
+# time (a module's browser and fixtures are made once), then those marked serial, alone.
 integration-test: test-deps build
-	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd
+	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd -m 'not serial' -n $(TEST_JOBS) --dist loadfile
+	FILEDROP_BIN=$(abspath $(BIN)) $(VENV)/bin/python -m pytest Tests/EndToEnd -m serial
 
 ## bench: filedrop against nginx, lighttpd, copyparty and uploadserver (figures, never a test)
 # The browser row (bench/browser_upload.py) needs Playwright and tuspy from the test environment.
@@ -133,12 +145,18 @@ systemd-test: deb
 	Tests/Systemd/run.sh
 
 # A bounded run of each fuzz target; skipped until the fuzz script and targets exist.
+# TEST_JOBS at a time: a libFuzzer run takes one core, and fuzz.sh builds what the targets
+# share once, under a lock. Each target's output is printed whole when it ends.
 test-fuzz:
 	@if [ ! -f $(FUZZ_SCRIPT) ] || [ -z "$(FUZZ_TARGETS)" ]; then \
 	    echo "fuzz: no $(FUZZ_SCRIPT) or no Fuzz/ targets, skipping"; \
 	else \
-	    for target in $(FUZZ_TARGETS); do bash $(FUZZ_SCRIPT) "$$target" $(TEST_FUZZ_SECONDS); done; \
+	    $(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target $(addprefix test-fuzz-,$(FUZZ_TARGETS)); \
 	fi
+
+# One target's bounded run: `make test-fuzz-FuzzChunked`.
+test-fuzz-%:
+	bash $(FUZZ_SCRIPT) $* $(TEST_FUZZ_SECONDS)
 
 ## fuzz: longer runs of every fuzz target (FUZZ_SECONDS each).
 fuzz: build-deps

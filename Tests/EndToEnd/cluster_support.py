@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import requests
 
-from conftest import TEMP_FILE_PREFIX, Daemon
+from conftest import TEMP_FILE_PREFIX, Daemon, free_fixed_port
 from haproxy_config import haproxy_config
 
 HAPROXY_BIN = shutil.which("haproxy") or "/usr/sbin/haproxy"
@@ -36,12 +36,6 @@ STATE_TIMEOUT = 15.0
 # Behind HAProxy every request comes from 127.0.0.1, so the daemons' per-client limits see
 # all the test's clients as one (docs/deployment.md says so for operators).
 DAEMON_ARGS = ["--max-uploads-per-client", "64", "--tus-max-per-client", "200", "--max-connections-per-client", "1024"]
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class ClusterDaemon(Daemon):
@@ -71,7 +65,7 @@ class HAProxy:
 
     def __init__(self, workdir: Path, daemon_ports: list[int]):
         self.workdir = workdir
-        self.port = free_port()
+        self.port = free_fixed_port()
         self.stats_socket = Path(workdir) / "haproxy.sock"
         self.config = Path(workdir) / "haproxy.cfg"
         self.config.write_text(haproxy_config(self.port, daemon_ports, self.stats_socket))

@@ -10,6 +10,7 @@ exited 0, said STOPPING=1, left no temp file and leaked no file descriptor.
 from __future__ import annotations
 
 import os
+import random
 import re
 import shutil
 import signal
@@ -46,6 +47,33 @@ AWKWARD_FILES: dict[str, bytes] = {
 }
 REFUSED_NAMES = {"file\n1.txt", "..txt"}
 SERVED_FILES = {name: content for name, content in AWKWARD_FILES.items() if name not in REFUSED_NAMES}
+
+
+def free_fixed_port(addresses: tuple[tuple[int, str], ...] = ((socket.AF_INET, "127.0.0.1"),)) -> int:
+    """A port free on every (family, host) in `addresses`, for a program that cannot bind
+    port 0 and say which port it got (HAProxy, `make serve`). It comes from below the
+    kernel's ephemeral range, where port-0 binds and outgoing connections never land, so no
+    test running beside this one takes it before the program binds it; each pytest-xdist
+    worker looks in a slice of its own, so neither does another worker."""
+    ephemeral_start = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    worker = int(os.environ.get("PYTEST_XDIST_WORKER", "gw0").removeprefix("gw"))
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    low = 10000 if ephemeral_start > 10000 + 100 * workers else 1024
+    width = (ephemeral_start - low) // workers
+    start = low + worker * width
+    offset = random.randrange(width)
+    for step in range(width):
+        port = start + (offset + step) % width
+        try:
+            for family, host in addresses:
+                with socket.socket(family, socket.SOCK_STREAM) as probe:
+                    if family == socket.AF_INET6:
+                        probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+                    probe.bind((host, port))
+        except OSError:
+            continue
+        return port
+    raise AssertionError(f"no free port in {start}-{start + width - 1} on {addresses}")
 
 
 def parse_notification(datagram: bytes) -> dict[str, str]:
@@ -306,6 +334,12 @@ class Daemon:
     def temp_files(self) -> list[str]:
         return sorted(str(path.relative_to(self.save_dir)) for path in self.save_dir.rglob("*")
                       if path.name.startswith(TEMP_FILE_PREFIX))
+
+
+def pytest_collection_modifyitems(items):
+    """pytest-xdist hands the files to its workers in collection order: the files marked
+    `long` go first, so a run does not end with one worker alone on one of them."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
 @pytest.fixture

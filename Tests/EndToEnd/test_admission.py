@@ -12,6 +12,12 @@ import errno
 import socket
 import time
 
+import pytest
+
+# Serial (run alone after the others, see pytest.ini): a fresh client must be answered
+# within a second next to 170 slow readers.
+pytestmark = pytest.mark.serial
+
 BIG_FILE_SIZE = 8 << 20
 SLOW_GET = b"GET /files/big.bin HTTP/1.1\r\nHost: localhost\r\n\r\n"
 PLAIN_GET = b"GET /files/plain.txt HTTP/1.1\r\nHost: localhost\r\n\r\n"

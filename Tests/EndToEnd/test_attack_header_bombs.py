@@ -15,6 +15,10 @@ import pytest
 from attack_support import BOUNDARY, LegitClient
 from http_raw import build_request, chunked
 
+# Serial (run alone after the others, see pytest.ini): the daemon's resident memory is
+# measured, and a flood of tiny chunks must be handled within a bound.
+pytestmark = pytest.mark.serial
+
 MEMORY_GROWTH_LIMIT = 48 << 20
 # ConnectionConfiguration.lingerTimeout: how long input is drained after an error response.
 LINGER = 5.0

@@ -11,8 +11,14 @@ import select
 import socket
 import time
 
+import pytest
+
 from attack_support import LegitClient
 from http_raw import build_request
+
+# Serial (run alone after the others, see pytest.ini): honest requests must be answered
+# within a bound next to the slow heads, and each timeout is checked from both sides.
+pytestmark = pytest.mark.serial
 
 HEAD_TIMEOUT = 3.0
 BODY_TIMEOUT = 2.0

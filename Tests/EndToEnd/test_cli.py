@@ -21,6 +21,9 @@ import pytest
 
 from conftest import FILEDROP_BIN
 
+# Long (a minute or more in all): started first when the tests run in parallel (conftest.py).
+pytestmark = pytest.mark.long
+
 GIB = 1 << 30
 # Issue 9: the client's peak RSS stays under 32 MiB for a 1 GiB send or get (VmHWM:
 # file-backed and anonymous pages together, see `run`). The release client is linked

@@ -9,7 +9,13 @@ import signal
 import socket
 import time
 
+import pytest
+
 from http_raw import build_request
+
+# Serial (run alone after the others, see pytest.ini): a new connection must be refused
+# within REFUSAL_BOUND of STOPPING=1.
+pytestmark = pytest.mark.serial
 
 REFUSAL_BOUND = 0.1
 SIZE = 256 * 1024

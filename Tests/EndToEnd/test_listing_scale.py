@@ -122,6 +122,8 @@ def test_a_page_says_304_until_anything_in_the_folder_changes(big):
     assert fetch(f"{big.url}/files/big/?format=json&limit=100", headers={"If-None-Match": etag}).status == 200
 
 
+# Serial (see pytest.ini): strace stops the daemon at every traced call.
+@pytest.mark.serial
 @pytest.mark.skipif(shutil.which("strace") is None, reason="strace is installed by `make deps`")
 def test_the_directory_walk_and_the_rows_are_made_on_workers(big, tmp_path):
     names = thread_names(big.pid)

@@ -35,6 +35,9 @@ from localsend_lan import (RECEIVER_ADDRESS, LocalSendd, delete_lan, json_lines,
                            require_root_and_tools)
 from tls_support import file_sha256
 
+# Long (a minute or more in all): started first when the tests run in parallel (conftest.py).
+pytestmark = pytest.mark.long
+
 LOCALSEND_PORT = 53317
 BIG = 500 * 1024 * 1024
 # How long a scan waits for answers: the daemon answers within a main-loop wakeup.

@@ -4,25 +4,11 @@ step (what `make run` does after building) on a free port, on both wildcard addr
 
 import socket
 
-from conftest import FILEDROP_BIN, REPO, Daemon
+from conftest import FILEDROP_BIN, REPO, Daemon, free_fixed_port
 from http_raw import fetch
 
-
-def free_dual_stack_port() -> int:
-    """A port free on both 0.0.0.0 and [::], as `make run` listens on both (dual-stack)."""
-    for _ in range(20):
-        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as v4:
-            v4.bind(("0.0.0.0", 0))
-            port = v4.getsockname()[1]
-            with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as v6:
-                v6.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
-                try:
-                    v6.bind(("::", port))
-                except OSError:
-                    continue
-                return port
-    raise AssertionError("no free port on both address families")
-
+# `make run` listens on both wildcard addresses (dual-stack), so the port must be free on both.
+BOTH_WILDCARDS = ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::"))
 
 class MakeServeDaemon(Daemon):
     """The daemon as `make serve` starts it; make stays the parent, the daemon is its child."""
@@ -43,7 +29,7 @@ class MakeServeDaemon(Daemon):
 
 
 def test_make_serve_serves_the_page_on_both_address_families(tmp_path):
-    port = free_dual_stack_port()
+    port = free_fixed_port(BOTH_WILDCARDS)
     daemon = MakeServeDaemon(tmp_path, port)
     try:
         daemon.start()
@@ -63,7 +49,7 @@ def test_make_serve_serves_the_page_on_both_address_families(tmp_path):
 
 
 def test_make_serve_prints_where_to_open_the_page(tmp_path):
-    port = free_dual_stack_port()
+    port = free_fixed_port(BOTH_WILDCARDS)
     daemon = MakeServeDaemon(tmp_path, port)
     try:
         daemon.start()

@@ -9,7 +9,13 @@ import selectors
 import socket
 import time
 
+import pytest
+
 from http_raw import build_request
+
+# Serial (run alone after the others, see pytest.ini): a thousand connections, and a
+# normal request must not starve next to them.
+pytestmark = pytest.mark.serial
 
 SLOW_CONNECTIONS = 1000
 HEAD_TIMEOUT = 5.0

@@ -44,7 +44,8 @@ WEAK_CIPHER_CATEGORIES = ["cipherlist_NULL", "cipherlist_aNULL", "cipherlist_EXP
                           "cipherlist_3DES_IDEA", "cipherlist_AVERAGE"]
 
 # The module's first test waits for the whole audit in its setup.
-pytestmark = pytest.mark.timeout(AUDIT_SECONDS + 60)
+# Long: started first when the tests run in parallel (conftest.py).
+pytestmark = [pytest.mark.timeout(AUDIT_SECONDS + 60), pytest.mark.long]
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,9 @@ from page_support import cut_patches_from
 from tcp_cutter import CuttingProxy
 from tls_support import file_sha256
 
+# Long (a minute or more in all): started first when the tests run in parallel (conftest.py).
+pytestmark = pytest.mark.long
+
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 
