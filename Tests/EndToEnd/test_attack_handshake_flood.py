@@ -23,6 +23,9 @@ import pytest
 
 from tls_support import https_fetch, rss_kib, wait_until
 
+# Serial: it holds 6,400 connections and measures the daemon's RSS after them.
+pytestmark = pytest.mark.serial
+
 ADDRESSES = [f"127.0.{subnet}.{host}" for subnet in (0, 1) for host in range(2, 52)]
 PER_ADDRESS = 64
 HEAD_TIMEOUT = "30s"

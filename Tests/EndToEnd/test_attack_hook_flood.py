@@ -11,6 +11,7 @@ Every wait is bounded; the receiver listens on loopback only.
 
 from __future__ import annotations
 
+import pytest
 import http.client
 import http.server
 import json
@@ -24,6 +25,8 @@ from pathlib import Path
 
 from attack_support import multipart
 from conftest import Daemon
+
+pytestmark = pytest.mark.long
 
 FILES = 2000
 FORMS = 4
