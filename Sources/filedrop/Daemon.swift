@@ -40,9 +40,7 @@ final class Daemon {
     /// web root holds a descriptor, a change watch and its thread.
     private var webRoot: PosixStorage?
     /// The page built into the binary, served unless web-root names a folder.
-    private let builtInWebRoot = BuiltInWebRoot(files: EmbeddedWeb.files.map {
-        BuiltInWebRoot.File(name: $0.name, modifiedSeconds: $0.modifiedSeconds, base64: $0.base64)
-    })
+    private let builtInWebRoot = BuiltInWebRoot(files: EmbeddedWeb.files.map { ($0.name, $0.modifiedSeconds, $0.base64) })
     private var tusUploads: TusUploads?
     private var lastTusSweep: UInt64 = 0
     private var lastFreeSpaceReading: UInt64 = 0

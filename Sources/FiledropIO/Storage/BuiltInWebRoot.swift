@@ -6,19 +6,9 @@ import Synchronization
 /// it is asked for and kept (the page is a few hundred KiB, and only what browsers fetch is
 /// ever decoded).
 public final class BuiltInWebRoot: Storage, Sendable {
-    /// One file as the build recorded it.
-    public struct File: Sendable {
-        public let name: String
-        public let modifiedSeconds: Int64
-        /// Base64 (RFC 4648 §4) of the bytes, in the binary's read-only data until asked for.
-        public let base64: StaticString
-
-        public init(name: String, modifiedSeconds: Int64, base64: StaticString) {
-            self.name = name
-            self.modifiedSeconds = modifiedSeconds
-            self.base64 = base64
-        }
-    }
+    /// One file as the build recorded it: its name, when it last changed, and its bytes as
+    /// base64 (RFC 4648 §4), in the binary's read-only data until asked for.
+    public typealias File = (name: String, modifiedSeconds: Int64, base64: StaticString)
 
     private struct Decoded: Sendable {
         let contents: FileContents
