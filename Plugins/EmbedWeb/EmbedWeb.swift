@@ -15,7 +15,7 @@ struct EmbedWeb: BuildToolPlugin {
         let output = context.pluginWorkDirectoryURL.appending(path: "EmbeddedWeb+Files.swift")
         return [
             .buildCommand(
-                displayName: "Embedding web/ (\(names.count) files)",
+                displayName: "Embedding the page: \(names.count) files of the web folder",
                 executable: try context.tool(named: "EmbedWebTool").url,
                 arguments: [output.path] + inputs.map(\.path),
                 inputFiles: inputs,
