@@ -313,7 +313,12 @@ check "dbus-broker is not installed" in_container 10 sh -c '! dpkg-query -W dbus
 EARLIER_DROPIN=/etc/systemd/system/filedrop.service.d/earlier-package.conf
 check "a drop-in runs the first install as earlier packages did (DynamicUser=yes)" in_container 10 sh -c \
     "mkdir -p ${EARLIER_DROPIN%/*} && printf '[Service]\nDynamicUser=yes\nUser=filedrop-dynamic\nGroup=filedrop-dynamic\n' > $EARLIER_DROPIN"
-check "dpkg -i installs the package" in_container 120 dpkg -i /root/filedrop.deb
+INSTALL_OUTPUT=$(in_container 120 dpkg -i /root/filedrop.deb 2>&1) && installed=yes || installed=no
+check_equal "dpkg -i installs the package" yes "$installed"
+# deb-systemd-invoke refuses to start a disabled unit with "... is a disabled or a static
+# unit": the sockets are enabled before they are started, so nothing says that.
+check "dpkg -i says nothing of a disabled or static unit" sh -c '! printf "%s" "$1" | grep -q "static unit"' _ "$INSTALL_OUTPUT"
+check "dpkg -i tells how to read uploads without sudo" sh -c 'printf "%s" "$1" | grep -q "usermod -aG filedrop"' _ "$INSTALL_OUTPUT"
 check "the package made the system user filedrop (nologin, uid below 1000)" in_container 10 sh -c \
     'getent passwd filedrop | awk -F: '"'"'$3 < 1000 && $7 ~ /nologin$/ { ok = 1 } END { exit !ok }'"'"
 check "filedrop.service is enabled by the package" property_is filedrop.service UnitFileState enabled
