@@ -118,6 +118,7 @@ if fuzzing {
     targets.append(.executableTarget(name: "FuzzRequestText", dependencies: ["FiledropCore"], path: "Fuzz/FuzzRequestText"))
     targets.append(.executableTarget(name: "FuzzCatalogue", dependencies: ["FiledropCore"], path: "Fuzz/FuzzCatalogue"))
     targets.append(.executableTarget(name: "FuzzLocalSend", dependencies: ["FiledropCore"], path: "Fuzz/FuzzLocalSend"))
+    targets.append(.executableTarget(name: "FuzzControl", dependencies: ["FiledropCore"], path: "Fuzz/FuzzControl"))
 }
 
 let package = Package(

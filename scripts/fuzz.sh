@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds a libFuzzer target and runs it.
 #
-#   scripts/fuzz.sh <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText|FuzzConnection|FuzzCatalogue|FuzzLocalSend> <seconds> [libFuzzer flags, e.g. -runs=1000000]
+#   scripts/fuzz.sh <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText|FuzzConnection|FuzzCatalogue|FuzzLocalSend|FuzzControl> <seconds> [libFuzzer flags, e.g. -runs=1000000]
 #
 # swiftc builds FiledropCore and the entry point directly with -sanitize=fuzzer,address
 # (SwiftPM's `swift build -sanitize=fuzzer` does not link a libFuzzer main for an executable
@@ -16,7 +16,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText|FuzzConnection|FuzzCatalogue|FuzzLocalSend> <seconds> [libFuzzer flags...]" >&2
+    echo "usage: $0 <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText|FuzzConnection|FuzzCatalogue|FuzzLocalSend|FuzzControl> <seconds> [libFuzzer flags...]" >&2
     exit 2
 }
 [ $# -ge 2 ] || usage
@@ -32,6 +32,7 @@ case $target in
     FuzzConnection) seeds=connection ;;
     FuzzCatalogue) seeds=catalogue ;;
     FuzzLocalSend) seeds=localsend ;;
+    FuzzControl) seeds=control ;;
     *) usage ;;
 esac
 # Sources a target shares with the unit tests, compiled in beside its entry point.
