@@ -1,5 +1,5 @@
-/// The page and its assets from the web root (`web/` in development,
-/// `/usr/share/filedrop/web` when installed). Only plain files directly in the web root are
+/// The page and its assets from the web root (the page built into the binary, or the
+/// folder `web-root` names). Only plain files directly in the web root are
 /// served; the page's own CSP allows nothing from elsewhere and no inline script.
 enum StaticSite {
     /// `requestedName`: the path without its `/` (`Route.page`).
