@@ -63,21 +63,12 @@ public final class BuiltInWebRoot: Storage, Sendable {
         // The ETag is made of the inode, size and time: a digest of the bytes stands in for
         // the inode, so every daemon built from the same page gives the same ETags.
         let metadata = FileMetadata(name: name, kind: .file, size: UInt64(bytes.count),
-                                    modified: file.modifiedSeconds * 1_000_000_000, inode: Self.digest(bytes))
+                                    modified: file.modifiedSeconds * 1_000_000_000, inode: bytes.withUnsafeBytes(FNV1a.hash))
         let entry = Decoded(contents: FileContents(bytes), metadata: metadata)
         return decoded.withLock { known in
             if let first = known[name] { return first }
             known[name] = entry
             return entry
         }
-    }
-
-    /// FNV-1a, 64 bits.
-    private static func digest(_ bytes: [UInt8]) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
-        }
-        return hash
     }
 }

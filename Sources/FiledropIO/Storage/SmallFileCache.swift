@@ -171,11 +171,7 @@ final class SmallFileCache: Sendable {
     /// FNV-1a of the name's bytes: a slot for it, and a first test before its bytes. On the
     /// contiguous bytes (`withUTF8Bytes`): stepping through a UTF8View costs several times more.
     private static func digest(of name: String) -> UInt64 {
-        name.withUTF8Bytes { bytes in
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            return hash
-        }
+        name.withUTF8Bytes(FNV1a.hash)
     }
 
     private static func same(_ a: timespec, _ b: timespec) -> Bool {
