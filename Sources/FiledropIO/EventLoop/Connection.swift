@@ -18,7 +18,7 @@ import Glibc
 /// checks of that cost about 25 calls and 1.5k instructions per small request.
 final class Connection: EventHandler, @unchecked Sendable {
     let descriptor: Int32
-    private let peer: String
+    let peer: String
     @exclusivity(unchecked) var machine: ConnectionStateMachine
     @exclusivity(unchecked) var inbound = ByteBuffer()
     @exclusivity(unchecked) private var writer = OutboundWriter()
@@ -29,7 +29,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// HTTPS port: answered in clear with a 400 naming the HTTPS URL, then closed).
     var tls: TLSSession?
     /// True on the HTTPS port until the handshake is done; no HTTP byte is read before.
-    private var handshaking: Bool
+    var handshaking: Bool
     /// The handshake counts against head-timeout: a client that never finishes it is closed.
     private let handshakeDeadline: UInt64
     private let configuration: ConnectionConfiguration
@@ -37,7 +37,7 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// The app, asked for what answers plain HTTP on the HTTPS port (`answerPlainRequest`).
     private let responder: any HTTPResponder
     let limits: HTTPLimits
-    private let log: any LogSink
+    let log: any LogSink
     /// Where finished requests are logged (`access-log`), through this loop's shard.
     private let accessLog: AccessLogQueue?
     /// The loop the connection lives on: its shard of `accessLog`.
@@ -50,9 +50,9 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// The connection's slot in the server's table (`ConnectionSlots`).
     let slot: ConnectionSlots.ID
     /// How far the table has been told this connection got; told once per stage.
-    private var reportedStage: ConnectionSlots.Stage
+    var reportedStage: ConnectionSlots.Stage
     /// Tells the table the connection got further (`reportedStage` changed).
-    private let onAdvance: (Connection) -> Void
+    let onAdvance: (Connection) -> Void
     /// When the request being served began (the wakeup that read its first byte), for the
     /// access log. Its end is read from the clock itself, and only when the line is logged.
     var requestStart: UInt64 = 0
@@ -318,37 +318,6 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// Closes the connection if it is idle between requests (see `idleKeepAliveSince`).
     func closeIfIdle(loop: EventLoop) {
         if idleKeepAliveSince != nil { close(loop: loop) }
-    }
-
-    // MARK: - Slots
-
-    /// Tells the table once the first request's head has arrived whole: from then on the
-    /// connection is never evicted for a newcomer. Cheap enough for every read and action.
-    func noteProgress() {
-        guard reportedStage != .committed, !handshaking, !machine.isIdle, !machine.isReadingHead else { return }
-        advance(to: .committed)
-    }
-
-    private func advance(to stage: ConnectionSlots.Stage) {
-        guard stage > reportedStage else { return }
-        reportedStage = stage
-        onAdvance(self)
-    }
-
-    /// How far the connection got, as last told to the table.
-    var stage: ConnectionSlots.Stage { reportedStage }
-
-    /// Closes the connection to make room for a newcomer while every slot is taken, unless
-    /// its first head has arrived meanwhile (then it is served, and the table told so). Nothing
-    /// of a request has arrived whole, so there is nothing to answer.
-    func evict(loop: EventLoop) {
-        guard isOpen else { return }
-        noteProgress()
-        guard reportedStage != .committed else { return }
-        log.log(LogEvent(level: .debug, message: "closed a connection from \(peer) to make room: every slot was taken",
-                         fields: [("client", peer)]))
-        machine.connectionFailed()
-        close(loop: loop)
     }
 
     /// The drain deadline passed: an upload still arriving is answered 503 (its file
