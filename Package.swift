@@ -70,13 +70,21 @@ var targets: [Target] = [
     .systemLibrary(name: "CAvahi"),
     // Linux calls the Glibc module hides (accept4, renameat2, O_TMPFILE): header only.
     .systemLibrary(name: "CLinux"),
-    // Pure Swift: parsers, policies and state machines. No Glibc, no C modules.
-    .target(name: "FiledropCore", swiftSettings: daemonSwiftSettings),
-    // Sockets, epoll, files: everything that makes a system call.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "CZlib", "CLinux", "CQREncode", "CCrypto", "CCrypt", "CSSL", "CAvahi"],
+    // The layers, each depending only on those above it (README, "Layout"):
+    // The HTTP/1.1 engine: parsing, framing, the connection state machine, responses. Pure
+    // Swift, depends on no other filedrop target and knows nothing of the application.
+    .target(name: "FiledropHTTP", swiftSettings: daemonSwiftSettings),
+    // The server: epoll loops, connections, TLS sessions, workers. Knows the engine, not the app.
+    .target(name: "FiledropServer", dependencies: ["FiledropHTTP", "CLinux", "CSSL", "CCrypto"], swiftSettings: daemonSwiftSettings),
+    // The application: routes, access, and one folder per feature. Pure Swift: no Glibc, no
+    // C modules; it reaches the system only through protocols the adapters implement.
+    .target(name: "FiledropCore", dependencies: ["FiledropHTTP"], swiftSettings: daemonSwiftSettings),
+    // The POSIX adapters: storage, hashing, hooks, certificates, Avahi, the control socket.
+    .target(name: "FiledropIO", dependencies: ["FiledropCore", "FiledropHTTP", "FiledropServer", "CZlib", "CLinux", "CQREncode",
+                                               "CCrypto", "CCrypt", "CSSL", "CAvahi"],
             swiftSettings: daemonSwiftSettings),
     // sd_notify, socket activation, journald.
-    .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "CSystemd"], swiftSettings: daemonSwiftSettings),
+    .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "FiledropHTTP", "CSystemd"], swiftSettings: daemonSwiftSettings),
     // A client for Swift apps and the `filedrop send/get/ls` commands: Foundation only
     // (URLSession; FoundationNetworking on Linux), so it builds for iOS and macOS too.
     .target(name: "FiledropClient"),
@@ -86,7 +94,7 @@ var targets: [Target] = [
     .executableTarget(name: "EmbedWebTool"),
     .executableTarget(
         name: "filedrop",
-        dependencies: ["FiledropCore", "FiledropIO", "FiledropSystemd", "FiledropWeb", "CLinux"],
+        dependencies: ["FiledropHTTP", "FiledropServer", "FiledropCore", "FiledropIO", "FiledropSystemd", "FiledropWeb", "CLinux"],
         exclude: ["hot-text.order", "static-libstdc++"],
         swiftSettings: daemonSwiftSettings,
         linkerSettings: [.unsafeFlags(daemonReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
@@ -94,14 +102,16 @@ var targets: [Target] = [
     // Test support, no tests of its own: the in-memory server (app + connection state machine +
     // InMemoryStorage). A test target, so `swift build` never compiles it and no product links
     // it; it may `@testable import` the core (a plain target could not in a release build).
-    .testTarget(name: "FiledropTesting", dependencies: ["FiledropCore"]),
-    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropCore", "FiledropTesting"], exclude: ["Fixtures"]),
-    .testTarget(name: "FiledropIOTests", dependencies: ["FiledropCore", "FiledropIO", "FiledropTesting"]),
-    .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropCore"]),
+    .testTarget(name: "FiledropTesting", dependencies: ["FiledropHTTP", "FiledropCore"]),
+    // The engine alone, with a toy application: no other filedrop target.
+    .testTarget(name: "FiledropHTTPTests", dependencies: ["FiledropHTTP"]),
+    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropHTTP", "FiledropCore", "FiledropTesting"], exclude: ["Fixtures"]),
+    .testTarget(name: "FiledropIOTests", dependencies: ["FiledropHTTP", "FiledropServer", "FiledropCore", "FiledropIO", "FiledropTesting"]),
+    .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropHTTP", "FiledropCore"]),
     // `filedrop send|get|ls`, exec'ed by `filedrop`: the daemon stays free of Foundation.
     .executableTarget(
         name: "filedrop-client",
-        dependencies: ["FiledropClient", "FiledropCore", "CLinux", "CSSL"],
+        dependencies: ["FiledropClient", "FiledropHTTP", "FiledropCore", "CLinux", "CSSL"],
         linkerSettings: [.unsafeFlags(clientReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
     ),
     .testTarget(name: "FiledropClientTests", dependencies: ["FiledropClient"]),
@@ -111,14 +121,14 @@ var targets: [Target] = [
 ]
 
 if fuzzing {
-    targets.append(.executableTarget(name: "FuzzHTTPHead", dependencies: ["FiledropCore"], path: "Fuzz/FuzzHTTPHead"))
-    targets.append(.executableTarget(name: "FuzzChunked", dependencies: ["FiledropCore"], path: "Fuzz/FuzzChunked"))
-    targets.append(.executableTarget(name: "FuzzMultipart", dependencies: ["FiledropCore"], path: "Fuzz/FuzzMultipart"))
-    targets.append(.executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropCore"], path: "Fuzz/FuzzConfigFile"))
-    targets.append(.executableTarget(name: "FuzzRequestText", dependencies: ["FiledropCore"], path: "Fuzz/FuzzRequestText"))
-    targets.append(.executableTarget(name: "FuzzCatalogue", dependencies: ["FiledropCore"], path: "Fuzz/FuzzCatalogue"))
-    targets.append(.executableTarget(name: "FuzzLocalSend", dependencies: ["FiledropCore"], path: "Fuzz/FuzzLocalSend"))
-    targets.append(.executableTarget(name: "FuzzControl", dependencies: ["FiledropCore"], path: "Fuzz/FuzzControl"))
+    targets.append(.executableTarget(name: "FuzzHTTPHead", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzHTTPHead"))
+    targets.append(.executableTarget(name: "FuzzChunked", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzChunked"))
+    targets.append(.executableTarget(name: "FuzzMultipart", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzMultipart"))
+    targets.append(.executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzConfigFile"))
+    targets.append(.executableTarget(name: "FuzzRequestText", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzRequestText"))
+    targets.append(.executableTarget(name: "FuzzCatalogue", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzCatalogue"))
+    targets.append(.executableTarget(name: "FuzzLocalSend", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzLocalSend"))
+    targets.append(.executableTarget(name: "FuzzControl", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzControl"))
 }
 
 let package = Package(

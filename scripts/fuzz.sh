@@ -3,7 +3,7 @@
 #
 #   scripts/fuzz.sh <FuzzHTTPHead|FuzzChunked|FuzzMultipart|FuzzConfigFile|FuzzRequestText|FuzzConnection|FuzzCatalogue|FuzzLocalSend|FuzzControl> <seconds> [libFuzzer flags, e.g. -runs=1000000]
 #
-# swiftc builds FiledropCore and the entry point directly with -sanitize=fuzzer,address
+# swiftc builds FiledropHTTP, FiledropCore and the entry point directly with -sanitize=fuzzer,address
 # (SwiftPM's `swift build -sanitize=fuzzer` does not link a libFuzzer main for an executable
 # target). Outputs, the working corpus and crash artifacts go under .build/fuzz/<target>/;
 # the checked-in seeds in Fuzz/corpus/<name>/ are only read. Exits non-zero on a crash.
@@ -52,9 +52,12 @@ mkdir -p "$build/lib" "$out/$target/corpus"
 
 flags=(-sanitize="$sanitizers" -parse-as-library -O -g)
 [ "$sanitizers" = fuzzer ] && flags+=(-assert-config Debug)
-# -enable-testing: a target may `@testable import` the core to reach internal parsers (tus).
+# -enable-testing: a target may `@testable import` the engine or the application to reach
+# internal parsers (tus).
 library_flags=(-enable-testing)
+mapfile -t engine < <(find Sources/FiledropHTTP -name '*.swift' | sort)
 mapfile -t core < <(find Sources/FiledropCore -name '*.swift' | sort)
+engine_library=$build/lib/libFiledropHTTP.a
 library=$build/lib/libFiledropCore.a
 binary=$build/$target
 
@@ -66,18 +69,23 @@ stale() {
     [ -n "$(find "$@" -newer "$product" -print -quit)" ]
 }
 
-# One instrumented FiledropCore serves every target: build it only when a source changed,
-# and under a lock so targets started side by side never write the library at once.
+# One instrumented engine and application serve every target: each is built only when a
+# source changed, and under a lock so targets started side by side never write them at once.
 {
     flock 9
-    if stale "$library" "${core[@]}" "$0"; then
+    if stale "$engine_library" "${engine[@]}" "$0"; then
+        echo "building FiledropHTTP with -sanitize=$sanitizers..." >&2
+        swiftc "${flags[@]}" "${library_flags[@]}" -module-name FiledropHTTP -emit-module -emit-module-path "$build/lib/FiledropHTTP.swiftmodule" \
+            -emit-library -static -o "$engine_library" "${engine[@]}"
+    fi
+    if stale "$library" "$engine_library" "${core[@]}" "$0"; then
         echo "building FiledropCore with -sanitize=$sanitizers..." >&2
-        swiftc "${flags[@]}" "${library_flags[@]}" -module-name FiledropCore -emit-module -emit-module-path "$build/lib/FiledropCore.swiftmodule" \
+        swiftc "${flags[@]}" "${library_flags[@]}" -module-name FiledropCore -I "$build/lib" -emit-module -emit-module-path "$build/lib/FiledropCore.swiftmodule" \
             -emit-library -static -o "$library" "${core[@]}"
     fi
     if stale "$binary" "$library" "Fuzz/$target/main.swift" "${shared[@]}"; then
         echo "building $target..." >&2
-        swiftc "${flags[@]}" -module-name "$target" -I "$build/lib" -L "$build/lib" -lFiledropCore \
+        swiftc "${flags[@]}" -module-name "$target" -I "$build/lib" -L "$build/lib" -lFiledropCore -lFiledropHTTP \
             "Fuzz/$target/main.swift" "${shared[@]}" -o "$binary"
     fi
 } 9>"$build/lib/.lock"

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// libFuzzer entry for `BodyDecoder` with chunked framing (built by `scripts/fuzz.sh FuzzChunked`).
 /// The first input byte picks where the rest is split; decoding the whole buffer and the two

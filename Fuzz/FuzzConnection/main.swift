@@ -1,4 +1,5 @@
 @testable import FiledropCore
+import FiledropHTTP
 
 /// libFuzzer entry for `ConnectionStateMachine` with blocking work (built by
 /// `scripts/fuzz.sh FuzzConnection`). The first input byte sets how often a body consumer

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// libFuzzer entry for `HTTPHeadParser` (built by `scripts/fuzz.sh FuzzHTTPHead`).
 /// The first input byte picks where the rest is split; the parser must give the same answer

@@ -1,4 +1,5 @@
 @testable import FiledropCore
+import FiledropHTTP
 
 /// libFuzzer entry for `MultipartParser` (built by `scripts/fuzz.sh FuzzMultipart`).
 /// The boundary is fixed (`XyZ-42`, short so random inputs reach it); the first input byte

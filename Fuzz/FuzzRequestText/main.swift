@@ -1,4 +1,5 @@
 @testable import FiledropCore
+import FiledropHTTP
 
 /// libFuzzer entry for the text a request carries into names, ranges and access decisions
 /// (built by `scripts/fuzz.sh FuzzRequestText`). The first byte picks a file size for the

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// The text of an access-log record, written straight into a line's bytes: the same text
 /// `LogLineFormat.body(record.event)` gives, without a String per field or an escaping pass.

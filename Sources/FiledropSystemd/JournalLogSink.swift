@@ -1,5 +1,6 @@
 import CSystemd
 import FiledropCore
+import FiledropHTTP
 import Glibc
 
 /// Structured entries sent straight to journald (sd_journal_sendv(3)): MESSAGE, PRIORITY,
@@ -55,7 +56,7 @@ public struct JournalLogSink: LogSink {
             ("PRIORITY", "\(event.level.rawValue)"),
             ("SYSLOG_IDENTIFIER", "filedrop"),
         ]
-        if let id = messageID(for: event.kind) {
+        if let id = event.kind.messageID {
             fields.append(("MESSAGE_ID", id))
         }
         for field in event.fields {
@@ -75,23 +76,5 @@ public struct JournalLogSink: LogSink {
             }
         }
         return String(("FILEDROP_" + String(suffix)).prefix(64))
-    }
-
-    /// Fixed 128-bit ids (generated once, as systemd's catalog ids are), so an event kind
-    /// can be found with `journalctl MESSAGE_ID=...` across versions. General messages have none.
-    static func messageID(for kind: LogEventKind) -> String? {
-        switch kind {
-        case .request: "157b3cc65e9d4919a26447f9e6463562"
-        case .requestsNotLogged: "6f7589cf8da24f63ba6d2e4f67a8b697"
-        case .started: "35c6d7a76943405cbbdbc8dd6c3d481f"
-        case .stopping: "dc7644fa89ec4ac28566fedcf564a5f6"
-        case .reloaded: "06f6529d2d444ccaaa7a497d2670042a"
-        case .uploadStarted: "a4eb3933a80a433e8bcb6c31e19465ad"
-        case .uploadFinished: "2a513c64b70849ae9cba2de06aeadce0"
-        case .uploadFailed: "82e77480c00442998efbc80ddce130f3"
-        case .uploadRefused: "5d0f6e2b9c3a4e71b8a64f1d2c7e9a03"
-        case .configInvalid: "9bd794280b8d489f82743a8e8ce8f51c"
-        case .general: nil
-        }
     }
 }

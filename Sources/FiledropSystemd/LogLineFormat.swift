@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 import Glibc
 import Synchronization
 

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 import Glibc
 
 /// Picks where log events go, following systemd.exec(5): if JOURNAL_STREAM names the

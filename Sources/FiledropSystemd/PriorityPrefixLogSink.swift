@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// Lines for stderr when it is connected to the journal: each starts with the syslog
 /// priority as `<6>`, which journald reads as the entry's PRIORITY (sd-daemon(3)).

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// Readable lines for a terminal or a plain file:
 /// `2026-11-30 07:00:00 info    upload finished file=a.txt size=12 client=127.0.0.1`.

@@ -1,5 +1,7 @@
 import FiledropCore
+import FiledropHTTP
 import FiledropIO
+import FiledropServer
 import FiledropSystemd
 import FiledropWeb
 import Glibc

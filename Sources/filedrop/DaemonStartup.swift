@@ -1,6 +1,8 @@
 import CLinux
 import FiledropCore
+import FiledropHTTP
 import FiledropIO
+import FiledropServer
 import FiledropSystemd
 import Glibc
 
@@ -153,8 +155,7 @@ enum DaemonStartup {
         server.connection.idleTimeout = nanoseconds(configuration.idleTimeout)
         server.connection.writeTimeout = nanoseconds(configuration.bodyTimeout)
         server.connection.minSendRate = configuration.minSendRate
-        server.connection.accessLog = accessLog
-        server.connection.metrics = metrics
+        server.observer = RequestRecorder(metrics: metrics, accessLog: accessLog)
         return server
     }
 }

@@ -1,5 +1,7 @@
 import FiledropCore
+import FiledropHTTP
 import FiledropIO
+import FiledropServer
 
 /// The daemon's DNS-SD announcement: works out what to announce for the sockets it serves
 /// (`DiscoveryPlan`) and hands it to Avahi's thread (`AvahiPublisher`). `update` and

@@ -1,4 +1,5 @@
 import FiledropIO
+import FiledropServer
 
 /// The URLs a person on the LAN can open: a wildcard listener is reachable on every
 /// address of the machine, a specific one only on its own.

@@ -1,4 +1,5 @@
 import FiledropIO
+import FiledropServer
 import FiledropSystemd
 import Synchronization
 

@@ -1,5 +1,7 @@
 import FiledropCore
+import FiledropHTTP
 import FiledropIO
+import FiledropServer
 import Synchronization
 
 /// The application the server calls, swappable on SIGHUP: requests already running keep
@@ -21,8 +23,8 @@ final class ReloadableResponder: PerLoopResponder {
             self.generation = generation
         }
 
-        func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision {
-            app.route(head, context: context, kind: &kind)
+        func route(_ head: RequestHead, context: RequestContext, label: inout RequestLabel) -> RouteDecision {
+            app.route(head, context: context, label: &label)
         }
     }
 
@@ -47,8 +49,12 @@ final class ReloadableResponder: PerLoopResponder {
 
     /// Through the box's `let`: reading `app` out first would copy the struct (a retain per field).
     func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
-        var kind = RequestKind.other
-        return current.withLock { $0 }.route(head, context: context, kind: &kind)
+        var label = RequestLabel.unlabelled
+        return current.withLock { $0 }.route(head, context: context, label: &label)
+    }
+
+    func response(for error: HTTPError, format: ResponseFormat) -> Response {
+        current.withLock { $0 }.app.response(for: error, format: format)
     }
 
     func plainRequestOnTLSPort(port: UInt16) -> any HTTPResponder {
@@ -71,15 +77,19 @@ final class ReloadableResponder: PerLoopResponder {
         }
 
         func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
-            var kind = RequestKind.other
-            return route(head, context: context, kind: &kind)
+            var label = RequestLabel.unlabelled
+            return route(head, context: context, label: &label)
         }
 
-        func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision {
+        func route(_ head: RequestHead, context: RequestContext, label: inout RequestLabel) -> RouteDecision {
             if source.generation.load(ordering: .acquiring) != box.generation {
                 box = Self.ownCopy(of: source.current.withLock { $0 })
             }
-            return box.route(head, context: context, kind: &kind)
+            return box.route(head, context: context, label: &label)
+        }
+
+        func response(for error: HTTPError, format: ResponseFormat) -> Response {
+            box.app.response(for: error, format: format)
         }
 
         func plainRequestOnTLSPort(port: UInt16) -> any HTTPResponder {

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// The daemon's STATUS= line for systemd (`systemctl status` shows it): where it listens,
 /// the uploads under way, what arrived since the start, a LocalSend session, free space, the

@@ -1,5 +1,6 @@
 import FiledropCore
 import FiledropIO
+import FiledropServer
 import Glibc
 
 /// The daemon's side of HTTPS: where the certificate comes from, made into the context new

@@ -1,7 +1,8 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
+@testable import FiledropTesting
 import Synchronization
 import Testing
-@testable import FiledropCore
-@testable import FiledropTesting
 
 /// A verifier whose password is "secret", counting how often it is asked (the real one is slow).
 final class FakeVerifier: PasswordVerifier {

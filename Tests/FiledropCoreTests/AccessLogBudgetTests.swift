@@ -1,4 +1,5 @@
 import FiledropCore
+@testable import FiledropHTTP
 import Testing
 
 /// The access log's budget: the rate setting, the per-interval allowance the loops draw

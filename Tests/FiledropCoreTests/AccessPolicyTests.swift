@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// AccessPolicy's table, over `Route`: who needs the password for what, in every mode.
 @Suite struct AccessPolicyTests {

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 @Suite struct BodyDecoderTests {
     private typealias Decoded = ThreeWayFeeding.DecodedBody

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// The per-request formatting done on bytes must give exactly what the String versions gave.
 @Suite struct ByteFormattingTests {

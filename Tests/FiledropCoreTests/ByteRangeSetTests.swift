@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// Multi-range clean-up (RFC 9110 §14.2): sorted, overlaps and near neighbours merged, so no
 /// request makes us send a byte twice.

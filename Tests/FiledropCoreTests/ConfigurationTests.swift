@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// Runs the loader with everything injected; `files` is the whole visible file system.
 private func load(

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// The connection state machine driven in memory: bytes in, actions out, time injected.
 @Suite struct ConnectionStateMachineTests {

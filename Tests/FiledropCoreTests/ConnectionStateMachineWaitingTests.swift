@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// The machine while blocking work is out (swift-nio's NIOThreadPool hand-over, driven in
 /// memory): it stops reading, keeps what a paused consumer did not take, finishes what must

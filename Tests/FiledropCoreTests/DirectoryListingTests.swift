@@ -1,6 +1,7 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
 import Foundation
 import Testing
-@testable import FiledropCore
 
 /// Listings: every name escaped in HTML, JSON that parses back to the same names, the
 /// sort orders, and the shape `web/app.js` reads.

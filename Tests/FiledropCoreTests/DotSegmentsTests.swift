@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// RFC 3986 §5.2.4 for `.` segments (RFC 9110 §4.2.3); `..` and `%2e` are never resolved.
 @Suite struct DotSegmentsTests {

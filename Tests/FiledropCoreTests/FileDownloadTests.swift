@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// Downloads answered with the headers kept per file version: the same status and fields as
 /// those built field by field, the same bytes on the wire, and the ready bytes only where no

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// The cache hands out values only for the very version of the file they were built from.
 @Suite struct FileHeaderCacheTests {

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 @Suite struct FileNamePolicyTests {
     let policy = FileNamePolicy()

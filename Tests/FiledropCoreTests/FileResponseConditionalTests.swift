@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// RFC 9110 §13 validators against a file whose ETag is `"abc"` and whose Last-Modified is
 /// 1,700,000,000 s: If-Match and If-Unmodified-Since (412 when false), If-None-Match and

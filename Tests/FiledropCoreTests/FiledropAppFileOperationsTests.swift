@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// The page's file operations, in memory: rename (WebDAV MOVE), new folder (MKCOL) and the
 /// multi-select ZIP, each allowed, refused by the mode, by the Origin check and by the name

@@ -1,7 +1,8 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
+@testable import FiledropTesting
 import Synchronization
 import Testing
-@testable import FiledropCore
-@testable import FiledropTesting
 
 /// What the page learns about HTTPS (`/config.json`, the QR code), the connection telling the
 /// app a request came over TLS, and that with HTTPS off nothing changes.

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// The upload routes against in-memory storage: the policy (names, limits, collisions,
 /// atomicity) without a disk or a socket. The integration tests repeat the important ones live.

@@ -1,7 +1,8 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
+@testable import FiledropTesting
 import Foundation
 import Testing
-@testable import FiledropCore
-@testable import FiledropTesting
 
 /// The server's JSON answers are byte for byte the golden files in `Tests/Fixtures/json`,
 /// which the client's and the page's tests decode too: the wire format is declared there once.

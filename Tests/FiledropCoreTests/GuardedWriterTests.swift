@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// Form parts, PUT bodies and tus PATCHes write through the one `GuardedWriter`: the same
 /// refusal at the same point for every kind, whether free space is short before the file

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 @Suite struct HTTPHeadParserTests {
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }

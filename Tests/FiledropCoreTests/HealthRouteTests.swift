@@ -1,7 +1,8 @@
-import Testing
-import Synchronization
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Synchronization
+import Testing
 
 /// `/healthz` through the app, in memory: open to a balancer in every mode, 503 with a sentence
 /// while uploads cannot be created, and one probe per `SaveDirectoryHealth.maxAge`.

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// DNS rebinding: only IP literals, localhost and configured names are served.
 @Suite struct HostValidatorTests {

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// `Accept-Language` (RFC 9110 §12.5.4) by RFC 4647 lookup, the `filedrop-lang` cookie over it,
 /// and English for everything else.

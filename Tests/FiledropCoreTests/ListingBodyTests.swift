@@ -1,6 +1,7 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
 import Foundation
 import Testing
-@testable import FiledropCore
 
 /// A big folder's listing is streamed in chunks and is, joined up, the same document a
 /// small one would be: complete, sorted, names escaped; a small one keeps its Content-Length.

@@ -1,6 +1,7 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
 import Foundation
 import Testing
-@testable import FiledropCore
 
 /// `?format=json&limit=N&after=CURSOR`: pages that join up to the whole listing, a cursor at
 /// a page boundary, names that sort at the boundary, a cursor naming a deleted entry, limits.

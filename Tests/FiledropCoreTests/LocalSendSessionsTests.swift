@@ -1,4 +1,5 @@
 @testable import FiledropCore
+@testable import FiledropHTTP
 import Testing
 
 /// The session machine of LocalSend protocol v2.1 §4: time passes as numbers, nothing sleeps.

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// `/metrics` through the app and the connection state machine, in memory: who may read it
 /// (`metrics-access`), and the kind and refusal each request is counted with.
@@ -86,8 +87,8 @@ import Testing
         var driver = ConnectionDriver(responder: server.app, context: Self.loopback)
         driver.receive(request + "\r\nHost: localhost\r\n\r\n" + (readBody ? "hi" : ""))
         let answered = try #require(driver.answered.first)
-        #expect(answered.kind == kind)
-        #expect(answered.refusal == refusal, "\(driver.sent)")
+        #expect(RequestKind(label: answered.label) == kind)
+        #expect(answered.refusal.flatMap(RefusalReason.init(label:)) == refusal, "\(driver.sent)")
         #expect(answered.readBody == readBody)
     }
 
@@ -96,8 +97,8 @@ import Testing
         var driver = ConnectionDriver(responder: Self.server().app, context: Self.loopback)
         driver.receive("GET / HTTP/1.1\r\nBad header\r\n\r\n")
         let answered = try #require(driver.answered.first)
-        #expect(answered.kind == .other)
-        #expect(answered.refusal == .malformedRequest)
+        #expect(answered.label == .unlabelled)
+        #expect(answered.refusal.flatMap(RefusalReason.init(label:)) == .malformedRequest)
     }
 
     @Test func readOnlyRefusalHasItsOwnReason() {

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// multipart/byteranges framing (RFC 9110 §14.6, RFC 2046 §5.1.1): part headers as bytes,
 /// contents as file regions, and an exact length ahead.

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// A part as the upload handler would see it: its head and every payload byte.
 struct ReceivedPart: Equatable {

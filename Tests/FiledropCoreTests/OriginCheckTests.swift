@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// Cross-site request forgery: state-changing requests from other websites are refused;
 /// our own page and non-browser clients pass.

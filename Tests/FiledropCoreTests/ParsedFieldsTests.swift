@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// A parsed head's fields stay bytes (`FieldBytes`) until read: every way of reading them
 /// must give what Strings made at parse time gave.

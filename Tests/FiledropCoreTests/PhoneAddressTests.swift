@@ -1,7 +1,8 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
+@testable import FiledropTesting
 import Synchronization
 import Testing
-@testable import FiledropCore
-@testable import FiledropTesting
 
 /// The address the QR code and the page's link give a phone, what `/config.json` says about
 /// it, and the no-script result page's address reopened.

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// The plain-HTTP port while HTTPS is on: redirects for reading, refusals for anything that
 /// would send a password or a file, the trust routes served as usual.

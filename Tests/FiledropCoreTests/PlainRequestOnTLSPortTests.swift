@@ -1,4 +1,5 @@
 @testable import FiledropCore
+@testable import FiledropHTTP
 import Testing
 
 /// Plain HTTP sent to the HTTPS port: a 400 naming the HTTPS URL, echoing only what is safe.

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// The refusals' detail sentences on a browser's page: each sentence the code writes is found
 /// among the English catalogue's `refusal.` templates and shown in the reader's language,

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// `mayHaveConditionalOrRange` may say yes too often, never no when a lookup would find something.
 @Suite struct RequestHeadConditionalsTests {

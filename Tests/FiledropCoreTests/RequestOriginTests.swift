@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// The origin a request was sent to, for absolute URLs such as tus's Location: the scheme it
 /// came over, the host and port as the client wrote them, IPv6 in brackets.

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// With allow-hidden, a stored `.tus` folder would be shadowed by the tus upload URLs
 /// (`/files/.tus/<id>`), so `.tus` is a reserved name: no upload can make it, no listing

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// `Route`: every route, every method, and the odd paths (dot segments already removed by
 /// `RequestHead`, percent escapes kept for `FileNamePolicy`, the tus URLs next to the files).

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// Every response carries the defensive headers; a handler's own policy is not doubled.
 @Suite struct SecurityHeadersTests {

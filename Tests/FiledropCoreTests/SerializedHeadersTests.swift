@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// A response carrying its headers serialized ahead goes on the wire byte for byte as it would
 /// without them, and loses them as soon as its headers change.

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// The page's own files: what `Accept-Ranges: bytes` promises holds (206, 416, If-Range),
 /// and every variant of a compressible file names Accept-Encoding in Vary.

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// The storage policy's decisions on their own: free space, the size limit, where the
 /// mid-body checks fall, the one durability switch, collisions.

@@ -1,5 +1,6 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
+import Testing
 
 /// Feeds a parser the same bytes three ways - whole, one byte at a time, and split in two at
 /// every offset - and requires the same outcome from each (swift-nio's

@@ -1,6 +1,7 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
 import Foundation
 import Testing
-@testable import FiledropCore
 
 /// `/ca.crt`, `/ca.mobileconfig` and `/trust`: what each serves with filedrop's own CA, with
 /// the operator's certificate, and with HTTPS off.

@@ -1,7 +1,8 @@
+@testable import FiledropCore
+@testable import FiledropHTTP
+@testable import FiledropTesting
 import Synchronization
 import Testing
-@testable import FiledropCore
-@testable import FiledropTesting
 
 /// What a tus upload is once every byte is in: published before the 204 that says so, kept
 /// (and published by a retry, a HEAD or the next start) when saving fails for a reason that

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// The tus protocol against in-memory storage and a hand-moved clock: creation, offsets,
 /// the write lock, checksums, termination, expiry, limits one over, recovery after restart.

@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// `tus-max-pending` with requests in flight: the room a request is granted is reserved
 /// under one lock (the registry's) before the next request is checked, so two deferred-length

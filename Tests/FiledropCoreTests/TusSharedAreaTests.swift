@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// Several daemons on one save directory (issue 20): two `TusUploads` and apps over one
 /// partial-upload area, as two processes over one folder. The area is the truth; what one

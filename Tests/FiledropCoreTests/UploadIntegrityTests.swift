@@ -1,6 +1,7 @@
-import Testing
 @testable import FiledropCore
+@testable import FiledropHTTP
 @testable import FiledropTesting
+import Testing
 
 /// Issue 21 in memory, with `ByteSumHashing` standing in for libcrypto: every kind of upload
 /// records its hash with the file and reports it; a client's wrong digest publishes nothing;

@@ -1,7 +1,8 @@
 import CLinux
+@testable import FiledropIO
+@testable import FiledropServer
 import Glibc
 import Testing
-@testable import FiledropIO
 
 /// The kernel's address announcements reach `onChange` through an event loop, once per
 /// wakeup, in a network namespace of the test's own (the socket watches the namespace of the

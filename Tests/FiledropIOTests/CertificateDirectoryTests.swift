@@ -1,7 +1,8 @@
+@testable import FiledropIO
+@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
-@testable import FiledropIO
 
 /// tls-dir's files are published whole, with their mode from the first byte, and never
 /// replace a CA file behind another daemon's back.

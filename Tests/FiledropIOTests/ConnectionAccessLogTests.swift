@@ -1,7 +1,9 @@
 import FiledropCore
+import FiledropHTTP
+@testable import FiledropIO
+@testable import FiledropServer
 import Glibc
 import Testing
-@testable import FiledropIO
 
 /// A download the client does not take whole is still in the access log, marked cut, with
 /// the bytes that went out: a live server on 127.0.0.1, a real client socket.
@@ -37,7 +39,7 @@ import Testing
         let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
         var configuration = ServerConfiguration()
         configuration.threads = 1
-        configuration.connection.accessLog = log.queue
+        configuration.observer = RequestRecorder(metrics: nil, accessLog: log.queue)
         configure(&configuration.connection)
         let server = try HTTPServer(listeners: [listener], configuration: configuration, responder: BigResponse(), log: log)
         let thread = startNamedThread("test-server") { server.run() }

@@ -1,7 +1,9 @@
 import FiledropCore
+import FiledropHTTP
+@testable import FiledropIO
+@testable import FiledropServer
 import Glibc
 import Testing
-@testable import FiledropIO
 
 /// A new request is read into the loop's scratch, and what the request leaves behind (the
 /// next pipelined request, a head cut short) moves to the connection's own buffer: requests
@@ -20,7 +22,6 @@ import Testing
         let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
         var configuration = ServerConfiguration()
         configuration.threads = 1
-        configuration.connection.accessLog = nil
         let log = ConnectionAccessLogTests.Records()
         let server = try HTTPServer(listeners: [listener], configuration: configuration, responder: EchoTarget(), log: log)
         let thread = startNamedThread("test-server") { server.run() }

@@ -1,7 +1,8 @@
 import CLinux
+@testable import FiledropIO
+@testable import FiledropServer
 import Glibc
 import Testing
-@testable import FiledropIO
 
 /// Events reach their handler through the registration's address in epoll_event.data; a
 /// handler unregistered while a batch is dispatched gets none of the batch's remaining events,

@@ -1,6 +1,7 @@
+@testable import FiledropIO
+@testable import FiledropServer
 import Glibc
 import Testing
-@testable import FiledropIO
 
 @Suite("FileDescriptor")
 struct FileDescriptorTests {

@@ -1,7 +1,8 @@
+@testable import FiledropIO
+@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
-@testable import FiledropIO
 
 /// Server certificates from the local CA, checked by `openssl verify` for real: they verify
 /// for every name and address they were issued for and for no other.

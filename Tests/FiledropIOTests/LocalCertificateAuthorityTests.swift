@@ -1,7 +1,8 @@
+@testable import FiledropIO
+@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
-@testable import FiledropIO
 
 /// The CA of `tls = auto`: made once with the right files and modes, loaded again with the
 /// same identity (as the openssl tool sees it), and refused, naming the file, when damaged.

@@ -1,9 +1,11 @@
+@testable import FiledropCore
+import FiledropHTTP
+@testable import FiledropIO
+@testable import FiledropServer
 import Foundation
 import Glibc
 import Synchronization
 import Testing
-@testable import FiledropCore
-@testable import FiledropIO
 
 /// The on-disk queue of hook runs and webhook notices: kept in order, claimed by one queue
 /// at a time (as by daemons sharing a save directory), resumed by a new queue on the same

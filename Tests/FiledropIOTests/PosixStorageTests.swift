@@ -1,9 +1,10 @@
+@testable import FiledropCore
+@testable import FiledropIO
+@testable import FiledropServer
+@testable import FiledropTesting
 import Foundation
 import Glibc
 import Testing
-@testable import FiledropCore
-@testable import FiledropTesting
-@testable import FiledropIO
 
 /// Awkward names that must survive the round trip byte for byte.
 let awkwardNames = ["file\n1.txt", "😀.bin", "quote\"d 'name'.txt", "a%20b.txt", "  spaced out  ", "tab\there", "Ünïcödé.txt"]

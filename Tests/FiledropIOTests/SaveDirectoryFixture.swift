@@ -1,8 +1,9 @@
+@testable import FiledropCore
+@testable import FiledropIO
+@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
-@testable import FiledropCore
-@testable import FiledropIO
 
 /// A fresh save directory under /tmp for one test, removed (and unmounted, if a tmpfs was
 /// mounted on it) when the fixture goes away.

@@ -1,6 +1,7 @@
+@testable import FiledropIO
+@testable import FiledropServer
 import Glibc
 import Testing
-@testable import FiledropIO
 
 /// The client's address as logs, limits and the access rules see it: written by hand for
 /// IPv4 (and IPv4-mapped IPv6, what a dual-stack `[::]` listener accepts from IPv4 clients),

@@ -1,8 +1,9 @@
+@testable import FiledropCore
+@testable import FiledropIO
+@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
-@testable import FiledropCore
-@testable import FiledropIO
 
 /// Full and read-only file systems, on a small tmpfs mounted for the test. Needs root and
 /// mount(2); skipped with a note where `mount -t tmpfs` is not permitted.

@@ -1,7 +1,8 @@
+@testable import FiledropIO
+@testable import FiledropServer
 import Foundation
 import Glibc
 import Synchronization
-@testable import FiledropIO
 
 /// A network namespace of the test's own (`ip netns add`), its loopback up, deleted when the
 /// value goes away: addresses change there without touching the machine's real interfaces.

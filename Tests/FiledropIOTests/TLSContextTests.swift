@@ -1,4 +1,5 @@
 @testable import FiledropIO
+@testable import FiledropServer
 import Foundation
 import Testing
 

@@ -1,8 +1,10 @@
 import FiledropCore
+import FiledropHTTP
+@testable import FiledropIO
+@testable import FiledropServer
 import Glibc
 import Synchronization
 import Testing
-@testable import FiledropIO
 
 /// The pool the loops hand blocking work to: completions come back on the submitting loop
 /// in the order the work finished, work nobody waits for is skipped, and the queue of such

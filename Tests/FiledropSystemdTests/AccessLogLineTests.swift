@@ -1,6 +1,7 @@
 import FiledropCore
-import Testing
+import FiledropHTTP
 @testable import FiledropSystemd
+import Testing
 
 /// The text sinks format access-log records straight into bytes; the line must be exactly
 /// what logging `record.event` through the general path writes, whatever the record holds.

@@ -1,7 +1,8 @@
 import FiledropCore
+import FiledropHTTP
+@testable import FiledropSystemd
 import Glibc
 import Testing
-@testable import FiledropSystemd
 
 extension ProcessStateTests {
     /// The journald path end to end. Where no journald runs (a container), the test plays

@@ -1,8 +1,9 @@
 import Dispatch
 import FiledropCore
+import FiledropHTTP
+@testable import FiledropSystemd
 import Glibc
 import Testing
-@testable import FiledropSystemd
 
 @Suite struct LogSinkTests {
     static let upload = LogEvent(level: .info, kind: .uploadFinished, message: "upload finished",
@@ -128,11 +129,11 @@ import Testing
     @Test func messageIDsAreDistinct128BitIDs() {
         let kinds: [LogEventKind] = [.request, .started, .stopping, .reloaded, .uploadStarted, .uploadFinished, .uploadFailed, .uploadRefused,
                                       .configInvalid, .requestsNotLogged]
-        let ids = kinds.compactMap(JournalLogSink.messageID(for:))
+        let ids = kinds.compactMap(\.messageID)
         #expect(ids.count == kinds.count)
         #expect(Set(ids).count == ids.count)
         #expect(ids.allSatisfy { $0.count == 32 && $0.allSatisfy { "0123456789abcdef".contains($0) } })
-        #expect(JournalLogSink.messageID(for: .general) == nil)
+        #expect(LogEventKind.general.messageID == nil)
     }
 
     @Test func chooserPicksTextWithoutJournalStream() throws {

@@ -1,4 +1,5 @@
 @testable import FiledropCore
+@testable import FiledropHTTP
 
 /// Plays the I/O layer for a `ConnectionStateMachine` in memory: keeps a receive buffer as
 /// `Connection` does, carries out every action, and records what was sent. Blocking work runs

@@ -1,4 +1,5 @@
 @testable import FiledropCore
+@testable import FiledropHTTP
 
 /// filedrop's app on `InMemoryStorage`, served without a socket (hummingbird's `.router` mode
 /// next to `.live`): a request either goes through the route and its body consumer directly

@@ -1,4 +1,5 @@
 @testable import FiledropCore
+@testable import FiledropHTTP
 
 /// A body consumer that pauses for "write-back" after every `pauseEvery` bytes and publishes
 /// in blocking work at the end, checking the `RequestBodyConsumer` contract as it goes: no

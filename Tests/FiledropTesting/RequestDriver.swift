@@ -1,4 +1,5 @@
 @testable import FiledropCore
+@testable import FiledropHTTP
 
 /// Plays the connection for an app in memory: routes a head, feeds the body in `pieces`,
 /// runs any blocking work inline (where a live server hands it to a worker), and returns the

@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// Every access decision filedrop makes about a request, from its head alone, before any

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Which requests need the password, by access mode (`access`):
 ///
 /// ```

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Accepts a request only when it names this server: an IP literal, `localhost`, or one of
 /// the configured names. This defeats DNS rebinding, where a website the user visits makes
 /// its own name resolve to the LAN address of the daemon: the browser then sends

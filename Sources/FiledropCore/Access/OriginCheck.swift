@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Refuses state-changing requests that a browser sends on behalf of another website
 /// (cross-site request forgery): a page elsewhere can make the browser POST a form or a
 /// `no-cors` fetch to the daemon without reading the answer, and that alone would store,

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// One request's claim on its client's upload slots and hourly quota (`UploadCounters`).
 /// A route takes it with `admit()` right before the upload's first side effect - a temp
 /// file, a tus record, an "upload started" line - so a 429 leaves nothing behind; `settle`

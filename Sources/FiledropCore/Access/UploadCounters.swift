@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// Uploads in progress and bytes received per client, so that one machine on the LAN can

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Builds the response for one opened file: validators (strong ETag, Last-Modified),
 /// conditional requests (RFC 9110 §13) and the body as a sendfile region.
 public enum FileResponse {

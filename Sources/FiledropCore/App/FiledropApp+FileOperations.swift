@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Renaming (WebDAV MOVE), new folders (WebDAV MKCOL) and the multi-select ZIP download: the
 /// page's file operations, each an ordinary request curl can make too. Access (`AccessPolicy`)
 /// and the Origin check have passed before any of these runs; the file-system work itself

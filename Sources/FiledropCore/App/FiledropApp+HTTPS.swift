@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// What the app says about HTTPS: the trust routes, the page's own address for the QR code,
 /// and the `https` part of `/config.json` the page's footer is made from. The plain-HTTP
 /// port's redirects and refusals are `PlainHTTPGate`'s.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 extension FiledropApp {
     /// `GET /healthz`: `200 ok` while the save directory takes uploads (in `read-only` mode:
     /// while it can be read), else 503 with why: the refusal an upload would get now.

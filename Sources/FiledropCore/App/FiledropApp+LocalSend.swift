@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The LocalSend receiver's endpoints (`LocalSendRoute`; LocalSend protocol v2.1 §3.2, §4,
 /// §6.1). Uploads go through `UploadStore` as every other upload does: the file-name policy
 /// (a `fileName` with folders, "album/a.jpg", makes the folders as `?name=` does; `..`, an

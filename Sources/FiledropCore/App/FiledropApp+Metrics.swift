@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 extension FiledropApp {
     /// `GET /metrics`. Free space (statvfs), `/proc/self` and every tus upload's lock are
     /// read by a worker, which renders the page too: the loop only sends it.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// filedrop's routes (the table is `Route`'s). Decides from the head alone whether a request
 /// may proceed, so limits and refusals go out before the body is read (and instead of
 /// `100 Continue`): the head is parsed into a `Route` once, access is decided over it, and
@@ -72,17 +74,24 @@ public struct FiledropApp: HTTPResponder {
     }
 
     public func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
-        var kind = RequestKind.other
-        return route(head, context: context, kind: &kind)
+        var label = RequestLabel.unlabelled
+        return route(head, context: context, label: &label)
     }
 
-    public func route(_ head: RequestHead, context: RequestContext, kind: inout RequestKind) -> RouteDecision {
+    /// Labelled with its `RequestKind`, the route label of the request-duration histogram.
+    public func route(_ head: RequestHead, context: RequestContext, label: inout RequestLabel) -> RouteDecision {
         let route = Route(head, servesTus: tusUploads != nil)
-        kind = route.requestKind(head)
+        label = route.requestKind(head).label
         let compression = ResponseCompression(compressor: compressor, head: head)
         return compressed(deciding(head) { () throws(HTTPError) in
             try dispatch(head, route: route, context: context, compression: compression)
         }, compression)
+    }
+
+    /// The connection's own errors (a malformed head, a timeout), in the client's format; in
+    /// English, as they may come before a head says who reads them.
+    public func response(for error: HTTPError, format: ResponseFormat) -> Response {
+        .error(error, format: format)
     }
 
     /// gzip (and its Vary) where it applies, also to a decision reached after blocking work.

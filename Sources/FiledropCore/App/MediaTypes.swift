@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Content types by file extension: the built-in table (no /etc/mime.types dependency, so
 /// the answer is the same on every machine).
 public enum MediaTypes {

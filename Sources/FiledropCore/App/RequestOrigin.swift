@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The origin (`scheme://host[:port]`) a request was sent to, as the client named it: the
 /// scheme it came over and its `Host`, or the authority of an absolute-form target (RFC 9112
 /// §3.2.2). For URLs handed back to be followed as they are, such as tus's `Location`: RFC

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The page and its assets from the web root (the page built into the binary, or the
 /// folder `web-root` names). Only plain files directly in the web root are
 /// served; the page's own CSP allows nothing from elsewhere and no inline script.

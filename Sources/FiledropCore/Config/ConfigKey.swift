@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// One documented setting. `ConfigKey.all` is the single table behind the command-line
 /// flags, the `FILEDROP_*` environment variables, the config file keys, `--help` and
 /// validation, so they cannot drift apart.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Everything an operator can set, after flags, `FILEDROP_*` environment, the config file
 /// and defaults have been merged (in that order of precedence) by `ConfigurationLoader`.
 /// `ConfigKey.all` documents each member.

@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// Where the event loops leave finished requests for the access log, so that no loop ever

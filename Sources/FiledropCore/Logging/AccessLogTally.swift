@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Requests left out of the access log in one interval, counted by method and status, for
 /// the summary line that stands in for them:
 /// `12,345 requests not logged in the last 10 s: 12,300 GET 200, 45 GET 404`.

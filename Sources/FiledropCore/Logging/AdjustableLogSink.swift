@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// A sink whose least logged level can change while the daemon runs (`log-level` on

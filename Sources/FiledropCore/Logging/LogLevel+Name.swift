@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 extension LogLevel: CaseIterable {
     public static let allCases: [LogLevel] = [.error, .warning, .notice, .info, .debug]
 

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Why a request was answered with an error (or a connection refused before any request):
 /// the `reason` label of `filedrop_refusals_total`, each with its fixed status code (the
 /// `code` label). A fixed set, so a flood of odd requests cannot grow the series.

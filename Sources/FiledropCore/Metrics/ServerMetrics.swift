@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// The daemon's counters for `GET /metrics`, shared by every event loop and kept across

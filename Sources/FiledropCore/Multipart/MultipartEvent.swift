@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// One step of `MultipartParser.parse`: how many of the offered bytes it took, and what it
 /// found. Offer the rest (`bytes[consumed...]`) again until the event is `.needMore`.
 public struct MultipartStep: Equatable, Sendable {

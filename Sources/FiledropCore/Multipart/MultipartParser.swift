@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// A streaming multipart/form-data parser (RFC 7578, RFC 2046 §5.1).
 ///
 /// Fully incremental: every call consumes the bytes it can and the parser keeps what it

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Parses the header section of one multipart part: `name: value` lines separated by CRLF
 /// (RFC 2046 §5.1.1, RFC 7578 §4.8), then the `Content-Disposition` parameters.
 enum PartHeadParser {

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The part of a `/files/...` URL after the prefix -> a checked `StoragePath`.
 ///
 /// Every download and upload URL comes through here, so the usual one (printable ASCII

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The one place that decides which names may exist below the save directory.
 ///
 /// Two kinds of input: a client's *file name* (the `filename` of an upload) is repaired

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The one writer of upload bytes: form parts, PUT bodies and tus PATCHes all write through
 /// it, so `StoragePolicy` holds the same way at the same points for every kind:
 ///

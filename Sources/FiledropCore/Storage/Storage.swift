@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// What the core needs from the file system below the save directory: mechanism only, the
 /// policy (names, limits, free space, collisions, durability) is `StoragePolicy`'s.
 /// `FiledropIO.PosixStorage` implements it with openat/O_NOFOLLOW so nothing ever resolves

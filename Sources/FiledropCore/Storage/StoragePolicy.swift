@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The storage policy, in one place: which names are stored, how large a file may be, how
 /// much free space must stay, what a name collision does, and whether a stored file must
 /// survive a crash. Every upload kind (form part, PUT body, tus PATCH) is held to it at the

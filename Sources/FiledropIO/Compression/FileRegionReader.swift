@@ -1,4 +1,6 @@
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 
 /// Reads a file region front to back with pread(2) into one reused buffer, for bodies that

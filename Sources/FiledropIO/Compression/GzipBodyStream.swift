@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// A generated body that is itself streamed (a listing of a big folder) gzip-compressed as
 /// the connection pulls it: one deflate stream over the source's chunks, so memory stays at

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// A file region gzip-compressed as the connection pulls it: one read buffer and one
 /// deflate stream, whatever the file size. Length unknown ahead, so the body goes chunked.

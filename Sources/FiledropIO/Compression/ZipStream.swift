@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 
 /// A ZIP archive of a folder, produced while the client reads it: a depth-first walk over
 /// `Storage.list` (so symlinks and hidden or temporary files stay out exactly as in the

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropHTTP
 import Synchronization
 
 /// The core's `ContentCompressor` on zlib: gzip for responses (whole, cached or streamed)

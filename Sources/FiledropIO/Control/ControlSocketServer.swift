@@ -1,5 +1,7 @@
 import CLinux
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 
 /// The daemon's control socket (`control-socket`): a Unix stream socket served by a thread

@@ -1,3 +1,4 @@
+import FiledropServer
 import Glibc
 
 /// The threads (`sha256-N`) that hash uploads, apart from the event loops and the worker

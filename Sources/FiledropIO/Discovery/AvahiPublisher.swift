@@ -1,6 +1,7 @@
 import CAvahi
 import CLinux
 import FiledropCore
+import FiledropHTTP
 import Glibc
 import Synchronization
 

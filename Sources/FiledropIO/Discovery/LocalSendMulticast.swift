@@ -1,4 +1,6 @@
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 
 /// LocalSend's multicast discovery on the main loop (LocalSend protocol v2.1 §3.1): one
@@ -11,7 +13,7 @@ import Glibc
 /// announcement goes out on each interface in turn (IP_MULTICAST_IF). `interfacesChanged`
 /// joins the new ones and announces again.
 public final class LocalSendMulticast: EventHandler {
-    let descriptor: Int32
+    public let descriptor: Int32
     private let group: MulticastGroup
     private let log: any LogSink
     private let clock: () -> UInt64
@@ -106,7 +108,7 @@ public final class LocalSendMulticast: EventHandler {
     /// The totals so far.
     public var counters: LocalSendDiscovery.Counters { discovery.counters }
 
-    func handle(events: UInt32, loop: EventLoop) {
+    public func handle(events: UInt32, loop: EventLoop) {
         for _ in 0..<Self.readsPerWakeup {
             var source = sockaddr_in()
             var sourceLength = socklen_t(MemoryLayout<sockaddr_in>.size)

@@ -1,4 +1,6 @@
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 
 /// The event stream's one queue and its one delivery thread (`events`): `UploadMonitor`

@@ -1,5 +1,6 @@
 import CLinux
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// One run of the on-upload hook: `posix_spawn` with argv = [program] (no shell, so a file

@@ -1,4 +1,6 @@
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 
 /// The on-upload hook: every finished file becomes one run of `program` (README "Events").

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// The files of one queue of pending runs: `<save>/.filedrop-hooks/` (or `-webhooks`), one

@@ -1,4 +1,6 @@
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 
 /// The runs still owed to the on-upload hook or the webhook (README "Events"): every finished

@@ -1,4 +1,6 @@
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 
 /// notify-url: one POST per finished file, from a thread of its own (`webhook`), retried

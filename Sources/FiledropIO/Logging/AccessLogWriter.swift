@@ -1,5 +1,7 @@
 import CLinux
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 import Synchronization
 

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 extension InterfaceAddresses {

@@ -1,3 +1,4 @@
+import FiledropServer
 import Glibc
 
 /// The machine's own addresses, to tell a person which URLs reach the daemon from the LAN

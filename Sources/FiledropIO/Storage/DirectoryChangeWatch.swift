@@ -1,4 +1,5 @@
 import CLinux
+import FiledropServer
 import Glibc
 import Synchronization
 

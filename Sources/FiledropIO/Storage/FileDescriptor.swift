@@ -1,4 +1,6 @@
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 import Synchronization
 

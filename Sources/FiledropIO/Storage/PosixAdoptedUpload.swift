@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// A complete partial file handed to the storage policy: `publish` moves it from the tus

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// A partial file open (O_APPEND) for one PATCH.

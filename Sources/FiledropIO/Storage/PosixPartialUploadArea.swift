@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// Resumable uploads on disk: `<save>/.filedrop-tus/<id>.part` holds the bytes received so

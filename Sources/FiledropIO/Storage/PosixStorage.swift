@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// The save directory on a real file system: mechanism only (the core's `StoragePolicy`

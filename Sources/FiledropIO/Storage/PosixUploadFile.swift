@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// An upload streaming into a file nobody can see yet (GCDWebServer and dufs do the same:

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// Renames `sourceName` in `sourceDirectory` to `destinationName` in `destinationDirectory`

@@ -1,5 +1,6 @@
 import CLinux
 import FiledropCore
+import FiledropServer
 import Glibc
 import Synchronization
 

@@ -1,4 +1,6 @@
 import FiledropCore
+import FiledropHTTP
+import FiledropServer
 import Glibc
 import Synchronization
 
@@ -188,8 +190,10 @@ final class FileContents: OpenFileHandle, Sendable {
         self.bytes = bytes
     }
 
-    /// There is no descriptor: every reader of a region checks for `FileContents` first.
+    /// There is no descriptor: every reader of a region checks `bytesInMemory` first.
     var descriptor: Int32 { -1 }
+
+    var bytesInMemory: [UInt8]? { bytes }
 
     /// The bytes of `region`, a region of this file.
     func bytes(of region: FileRegion) -> ArraySlice<UInt8> {

@@ -1,4 +1,5 @@
 import FiledropCore
+import FiledropServer
 import Glibc
 
 /// Early write-back of a durable upload's bytes, shared by the invisible file of a form or

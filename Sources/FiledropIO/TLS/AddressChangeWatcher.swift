@@ -1,4 +1,5 @@
 import CLinux
+import FiledropServer
 import Glibc
 
 /// Hears the kernel announce an address added to or removed from an interface (DHCP, another

@@ -1,4 +1,5 @@
 import CCrypto
+import FiledropServer
 import Glibc
 
 /// The fields of one X.509 v3 certificate, and `sign`, which turns them into a signed

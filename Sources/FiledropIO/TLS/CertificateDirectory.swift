@@ -1,3 +1,4 @@
+import FiledropServer
 import Glibc
 
 /// The `tls-dir` of `tls = auto` and its files: `ca.key` (0600, never served), `ca.crt`

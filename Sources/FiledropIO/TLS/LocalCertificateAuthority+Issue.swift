@@ -1,4 +1,5 @@
 import CCrypto
+import FiledropServer
 
 extension LocalCertificateAuthority {
     /// A server certificate for every name in `dnsNames` and every IPv4/IPv6 literal in

@@ -1,4 +1,5 @@
 import CCrypto
+import FiledropServer
 import Glibc
 
 /// The small CA of `tls = auto`: made once in `tls-dir`, then loaded at every start, it

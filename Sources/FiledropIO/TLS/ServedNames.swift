@@ -1,3 +1,4 @@
+import FiledropServer
 import Glibc
 
 /// Every name and address a client may put in an `https://` URL to reach this machine: what

@@ -1,5 +1,6 @@
 import FiledropClient
 import FiledropCore
+import FiledropHTTP
 import Foundation
 import Glibc
 

@@ -1,4 +1,5 @@
 @testable import FiledropCore
+import FiledropHTTP
 @testable import FiledropTesting
 
 /// An app with HTTPS on, in memory: requests marked as arriving over the plain port or the

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// What an `Accept-Encoding` request header (RFC 9110 §12.5.3) says about gzip.
 enum AcceptEncoding {
     /// True when the client takes `gzip` (or `x-gzip`, RFC 9110 §8.4.1.3) with a non-zero

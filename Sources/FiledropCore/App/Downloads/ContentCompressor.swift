@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The zlib work the core asks for but cannot do itself (it stays free of C modules):
 /// `FiledropIO.ZlibCompressor` implements it, tests may pass a fake. Injected into
 /// `FiledropApp`; without one, responses go uncompressed and `?zip` is refused. Class-bound,

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// A folder of the save directory as HTML (names escaped, sizes for people, sortable) or
 /// JSON (name, type, size, mtime, url; `Tests/Fixtures/json/listing.json`) for the page and
 /// for scripts, with each file's recorded SHA-256 (`sha256`, when it has one), whole or one

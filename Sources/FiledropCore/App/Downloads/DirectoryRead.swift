@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// `GET /files/<dir>/`: the listing (HTML or JSON) or the `?zip` archive of a folder. Reading
 /// a directory can take long (a folder of 100,000 files, a slow network file system), so
 /// `response()` is blocking work for a worker thread; the loop only sends what it built.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// A stored file sent back: inline when the browser can show it safely, as an attachment
 /// when it could run script on our origin (HTML, SVG, XML) or when `?download` asks;
 /// always sandboxed by CSP. Range and If-Range for resumed downloads: `PartialContent`.

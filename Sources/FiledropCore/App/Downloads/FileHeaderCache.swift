@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// The header values of a download that depend on the file alone: Content-Type,

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// A listing's body written as the connection pulls it: about `chunkSize` bytes of rows at a
 /// time, so memory holds the folder's metadata (`DirectoryListing`) and one chunk, never the
 /// whole rendered listing (12 MiB of JSON for 100,000 files). A listing that fits in one

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// `?format=json&limit=N&after=CURSOR`: one page of a folder's JSON listing, for scripts and
 /// the page that read a folder of 100,000 entries in parts. A page is `limit` entries (at
 /// most `maxLimit`; more is taken as `maxLimit`) in name order (folders first), starting

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// A `multipart/byteranges` body (RFC 9110 §14.6) for a request with several ranges: each
 /// part's header goes out as bytes, each part's content as a file region sent with
 /// sendfile(2), so nothing of the file passes through memory. The length is exact ahead,

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Range requests (RFC 9110 §14) on a file answered whole: one range as 206 with
 /// Content-Range, several as multipart/byteranges, none satisfiable as 416, and If-Range
 /// (§13.1.5) deciding whether the ranges apply at all. Stored files and the page's own files

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 extension RequestHead {
     /// False when no field can be If-Match, If-None-Match, If-Modified-Since,
     /// If-Unmodified-Since, If-Range (RFC 9110 §13.1) or Range (§14.2): then every one of

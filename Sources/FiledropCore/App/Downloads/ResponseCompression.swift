@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Decides, per request, whether a response goes gzip-encoded (RFC 9110 §8.4.1.3) and
 /// applies it: only when the client accepts gzip, only for types that shrink
 /// (`MediaTypes.isCompressible`), never for partial content (a Range names identity bytes).

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// `GET /files/NAME?sha256`: the file's recorded SHA-256 as one `sha256sum` line
 /// (`HEX  NAME\n`), so `curl -O URL; curl URL?sha256 | sha256sum -c` checks a download.
 /// 404 when the file has none (uploaded with `sha256 = off`, or its file system keeps no

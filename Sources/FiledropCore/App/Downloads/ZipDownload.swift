@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// `GET /files/<dir>/?zip`: the folder as one ZIP archive, written while it is sent (no temp
 /// file, no length ahead, so it goes chunked). The archive walks the same `Storage.list`
 /// the listings use, so whatever a listing hides the archive leaves out too.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The JSON of a finished upload, the same for the on-upload hook's stdin and the webhook
 /// (README "Events"): `{"event":"upload.finished","name":...,"size":...,"sha256":...,
 /// "client":...,"method":...,"url":...,"time":...}`; the hook's copy adds `path` (the file

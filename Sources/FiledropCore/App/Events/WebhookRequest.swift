@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The POST one finished upload becomes, in JSON or in ntfy's publish format
 /// (https://docs.ntfy.sh/publish/: the body is the message; `Title`, `Tags` and `Click`
 /// headers; non-ASCII header values as RFC 2047 encoded words, which ntfy decodes).

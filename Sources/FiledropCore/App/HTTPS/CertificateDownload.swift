@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// `/ca.crt`: filedrop's CA certificate as DER, the form Android, Windows and macOS open
 /// with their certificate installers (`application/x-x509-ca-cert` tells them it is a CA).
 /// Revalidated each time with its ETag, so a CA made anew is picked up at once.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// What the page side of filedrop needs to know about HTTPS, handed to `FiledropApp` by the
 /// daemon when TLS is on: where clients should go (the HTTPS port), what the plain-HTTP port
 /// does meanwhile, and the certificate authority a person installs to trust the server.

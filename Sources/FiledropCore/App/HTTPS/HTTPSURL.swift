@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// This server's HTTPS address as the client names it: the host the request was sent to
 /// (its `Host`, or the authority of an absolute-form target, RFC 9112 §3.2.2) without its
 /// port, with the HTTPS port instead. An IPv6 literal keeps its brackets (RFC 3986 §3.2.2);

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// `/ca.mobileconfig`: filedrop's CA certificate in an Apple configuration profile, which is
 /// how iOS and iPadOS install a CA from Safari (they do not install a bare `.crt` as one).
 /// One `com.apple.security.root` payload carries the DER (Apple's Configuration Profile

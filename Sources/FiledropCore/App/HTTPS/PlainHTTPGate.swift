@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The plain-HTTP port while HTTPS is on (`http-mode = redirect`): nothing that must stay
 /// secret crosses it. Runs after `HostValidator` (a redirect must never carry a foreign name
 /// into a URL) and before the password check (a 401 here would make a browser send the

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// `/trust`: how to make a device trust this server's HTTPS, in plain words, device by
 /// device, in the reader's language (`LanguageChoice`, the catalogues' `trust.` texts). With
 /// filedrop's own CA (`tls = auto`) it shows the fingerprint to compare and links to `/ca.crt`

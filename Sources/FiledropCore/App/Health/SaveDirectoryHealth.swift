@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// Whether the save directory serves what this daemon is for, for `GET /healthz`: a load

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The sentences of errors a browser's visitor meets on the server's pages, in their language.
 /// A sentence the code writes with details (a refusal's reason) is found among the
 /// catalogue's `refusal.` templates (`PageText.refusal`); errors whose sentence is fixed have

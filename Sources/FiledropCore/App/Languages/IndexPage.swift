@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The upload page (`index.html`) in one language, rendered once per load from the web root's
 /// template, so the page reads right before its script runs and without script at all (the
 /// no-JS form is the same page). The template's `{{key}}` marks are catalogue keys, escaped as

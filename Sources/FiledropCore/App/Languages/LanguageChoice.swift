@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Which language a browser's pages are in: the `filedrop-lang` cookie that the page's language
 /// switch sets, else the best match of `Accept-Language`, else English. One place decides, so
 /// the page, the listing, the upload result and the error pages always agree; every answer

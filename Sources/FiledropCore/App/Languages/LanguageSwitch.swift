@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The language switch's links (`?lang=de` on the upload page or a listing): the answer is a
 /// `303 See Other` back to the same page without the query, with the `filedrop-lang` cookie
 /// that `LanguageChoice` reads from then on, so the choice survives reloads and reaches the

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The catalogues of every language and the upload page rendered in each, loaded from the web
 /// root when the daemon starts and again on SIGHUP. A catalogue that is missing or broken is
 /// left out (its language then reads English), and a problem is reported once per load for the

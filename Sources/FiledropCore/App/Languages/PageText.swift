@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The strings of the server's pages in one language, by key: the language's catalogue, then
 /// English's for a key it lacks, then the key itself (a web root with no catalogue at all still
 /// gives a readable, if terse, page). Catalogue text is plain text; the `html` forms escape it

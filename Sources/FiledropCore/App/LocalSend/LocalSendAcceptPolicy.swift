@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Whether a `prepare-upload` may start a session, before its body is read:
 ///
 /// ```

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// A small JSON request body, kept in memory up to `limit` bytes (413 past it) and handed
 /// whole to `decide`: LocalSend's `register` and `prepare-upload`.
 final class LocalSendJSONBody: RequestBodyConsumer {

@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// What every event loop shares of the LocalSend receiver: the sessions (`LocalSendSessions`,

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The LocalSend v2 endpoints (protocol v2.1 §3.2, §4, §6.1) under `/api/localsend/v2/`, one of
 /// `Route`'s cases. Served only on the LocalSend port (`localsend-port`), which serves nothing else.
 ///

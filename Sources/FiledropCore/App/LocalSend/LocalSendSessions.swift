@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The receiver's sessions (LocalSend protocol v2.1 §4) as a sans-I/O state machine: requests
 /// come in with the time, answers go out as values, and nothing here touches a socket, a file
 /// or a clock. `LocalSendReceiver` holds one behind a mutex for every event loop.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The body of `POST upload` (LocalSend protocol v2.1 §4.2): one announced file's bytes,
 /// streamed through the same `PendingUpload` as a PUT (guarded writer, limits, free-space
 /// checks, publish under the collision policy). Held to the announced size: a byte more is

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 extension Route {
     /// The route's label in the request-duration histogram. `head` tells a form upload from
     /// a raw body POSTed with `?name=`, which the upload route serves too.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// What a request asks for, read from its head once: access (`AccessPolicy`), the plain-HTTP
 /// gate (`PlainHTTPGate`) and dispatch (`FiledropApp`) all switch over this value, and nothing
 /// else reads the path.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// `/files/<path>`: a stored file or folder and what to do with it. The path stays
 /// percent-encoded here; `FileNamePolicy.storagePath(fromURLPath:)` decodes and checks it
 /// once, in dispatch, after the access checks (so a password-protected server answers 401,

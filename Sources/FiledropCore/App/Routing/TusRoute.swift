@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The tus resources (tus.io protocol.md), by the method the client means: tus lets a client
 /// that cannot send PATCH or DELETE say so in `X-HTTP-Method-Override`
 /// (`TusHeaders.effectiveMethod`).

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// Every way a tus request fails, mapped to its status in one place (tus.io protocol.md).
 /// Storage and policy failures keep `HTTPError`'s mapping through `.http`.
 enum TusError: Error, Equatable {

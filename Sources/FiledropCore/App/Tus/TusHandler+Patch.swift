@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// tus PATCH (protocol.md "PATCH", "creation-defer-length", "Checksum"): the head is
 /// checked against the upload by its machine, which grants the write lock and the limit
 /// the body is held to; the partial file opens on a worker behind the same guard as every

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The tus 1.0.0 resumable-upload protocol (tus.io protocol.md): core (HEAD, PATCH,
 /// OPTIONS) and the creation, creation-with-upload, creation-defer-length, termination,
 /// expiration and checksum extensions.

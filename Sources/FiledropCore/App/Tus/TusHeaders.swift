@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The tus 1.0.0 request headers, parsed strictly (tus.io protocol.md, "Headers").
 enum TusHeaders {
     /// The only protocol version served.

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The body of one PATCH (or of a creation-with-upload POST) streaming into an upload's
 /// partial file. Holds the upload's write lock (a token) from the head to the end of the
 /// body; every write checks the token under the upload's lock, so a PATCH that lost the lock

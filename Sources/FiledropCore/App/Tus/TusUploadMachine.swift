@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// One resumable upload's life (tus.io protocol.md) as a state machine: how far it is, who
 /// may write it, whether it is finished or gone. Its mutating methods are the events
 /// (acquire the writer, append, finish, terminate, expire, publish); each checks the rules

@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// Every unfinished resumable upload, shared by all event loops and kept across

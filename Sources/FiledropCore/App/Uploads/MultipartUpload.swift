@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// A `multipart/form-data` upload (browser forms, `curl -F`, the page's XHR): every file
 /// part streams into its own pending upload; form fields named `relativePath` or `path`
 /// place the next file in a subfolder (folder uploads send `webkitRelativePath` that way).

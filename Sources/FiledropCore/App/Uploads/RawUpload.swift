@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// A request body that is the file itself: `PUT /files/<name>`, `curl -T`, URLSession's
 /// `uploadTask(fromFile:)`, or `POST /upload.html?name=<name>`.
 final class RawUpload: RequestBodyConsumer {

@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 extension StorageError {
     /// The one mapping from file-system outcomes to what the client is told.
     public var httpError: HTTPError {

@@ -1,3 +1,4 @@
+import FiledropHTTP
 import Synchronization
 
 /// Knows every upload in progress and what happened to the finished ones: the source of

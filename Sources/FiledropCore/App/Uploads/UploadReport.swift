@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The answer to an upload, in the form the client can use: an HTML page for a browser
 /// form, JSON for scripts and the page's own XHR, one line per file for curl.
 public struct UploadReport: Sendable, FormattedAnswer {
@@ -39,7 +41,7 @@ public struct UploadReport: Sendable, FormattedAnswer {
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-store")
         var response = response(format, status: stopped.error.status, headers: headers, text: text)
-        response.refusal = RefusalReason(stopped.error)
+        response.refusal = RefusalReason(stopped.error).label
         return response
     }
 

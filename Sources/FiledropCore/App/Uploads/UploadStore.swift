@@ -1,3 +1,5 @@
+import FiledropHTTP
+
 /// The door for uploads: the storage they go to, the `StoragePolicy` they are held to and
 /// the monitor that logs them. Form parts and PUT bodies are planned and opened here; tus
 /// checks room and gets its writer here too, so every kind meets the same guard. Reads and
