@@ -52,7 +52,7 @@ FUZZ_SCRIPT := scripts/fuzz.sh
 # A fuzz target is a directory with an entry point (Fuzz/FuzzHTTPHead/main.swift -> FuzzHTTPHead).
 FUZZ_TARGETS = $(patsubst Fuzz/%/main.swift,%,$(wildcard Fuzz/*/main.swift))
 
-.PHONY: deps build-deps test-deps test-packages unit-test-packages build check-hot-text run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
+.PHONY: lint deps build-deps test-deps test-packages unit-test-packages build check-hot-text run serve test unit-test integration-test systemd-test test-fuzz fuzz deb bench clean
 
 ## deps: everything the build and the tests need, each package installed only when missing.
 deps: build-deps test-deps
@@ -105,7 +105,12 @@ serve:
 	exec $(BIN) $(foreach address,$(LISTEN),--listen '$(address)') --save-dir $(SAVE_DIR) $(RUN_FLAGS)
 
 ## test: everything, failing on the first step that fails.
-test: deps build check-hot-text unit-test integration-test systemd-test test-fuzz
+test: lint deps build check-hot-text unit-test integration-test systemd-test test-fuzz
+
+## lint: the Swift sources as swift-format (from the toolchain) writes them, by .swift-format;
+## `swift format -i -r Sources Tests Fuzz Plugins Package.swift` fixes what it reports.
+lint:
+	$(SWIFT) format lint --strict --parallel --recursive Sources Tests Fuzz Plugins Package.swift
 
 ## check-hot-text: the release daemon still holds most of the functions hot-text.order lays out.
 check-hot-text: build

@@ -10,22 +10,28 @@ let fuzzing = Context.environment["FILEDROP_FUZZ"] == "1"
 // daemon's hot functions laid out together, libstdc++ linked in. docs/building.md says why
 // each one is there and what it saves; a plain `swift build -c release` leaves them out.
 let tunedLink = Context.environment["FILEDROP_TUNED_LINK"] == "1"
-let clientReleaseLinkFlags = tunedLink ? [
-    "-static-stdlib",
-    "-l_CFURLSessionInterface", "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections",
-    "-l_FoundationICU", "-lswiftSynchronization", "-lcurl",
-    "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
-] : []
-let daemonReleaseLinkFlags = tunedLink ? [
-    "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
-    "-L", "\(Context.packageDirectory)/Sources/filedrop/static-libstdc++",
-    "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/filedrop/hot-text.order",
-    "-Xlinker", "--no-warn-symbol-ordering",
-] : []
+let clientReleaseLinkFlags =
+    tunedLink
+    ? [
+        "-static-stdlib",
+        "-l_CFURLSessionInterface", "-lCoreFoundation", "-l_FoundationCShims", "-l_FoundationCollections",
+        "-l_FoundationICU", "-lswiftSynchronization", "-lcurl",
+        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+    ] : []
+let daemonReleaseLinkFlags =
+    tunedLink
+    ? [
+        "-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs", "-Xlinker", "--no-export-dynamic",
+        "-L", "\(Context.packageDirectory)/Sources/filedrop/static-libstdc++",
+        "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/Sources/filedrop/hot-text.order",
+        "-Xlinker", "--no-warn-symbol-ordering",
+    ] : []
 // One section per function, so the linker can order them (and drop those nothing calls).
-let daemonSwiftSettings: [SwiftSetting] = tunedLink ? [
-    .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release)),
-] : []
+let daemonSwiftSettings: [SwiftSetting] =
+    tunedLink
+    ? [
+        .unsafeFlags(["-Xfrontend", "-function-sections"], .when(platforms: [.linux], configuration: .release))
+    ] : []
 
 var targets: [Target] = [
     .systemLibrary(
@@ -75,16 +81,22 @@ var targets: [Target] = [
     // Swift, depends on no other filedrop target and knows nothing of the application.
     .target(name: "FiledropHTTP", swiftSettings: daemonSwiftSettings),
     // The server: epoll loops, connections, TLS sessions, workers. Knows the engine, not the app.
-    .target(name: "FiledropServer", dependencies: ["FiledropHTTP", "CLinux", "CSSL", "CCrypto"], swiftSettings: daemonSwiftSettings),
+    .target(
+        name: "FiledropServer", dependencies: ["FiledropHTTP", "CLinux", "CSSL", "CCrypto"], swiftSettings: daemonSwiftSettings),
     // The application: routes, access, and one folder per feature. Pure Swift: no Glibc, no
     // C modules; it reaches the system only through protocols the adapters implement.
     .target(name: "FiledropCore", dependencies: ["FiledropHTTP"], swiftSettings: daemonSwiftSettings),
     // The POSIX adapters: storage, hashing, hooks, certificates, Avahi, the control socket.
-    .target(name: "FiledropIO", dependencies: ["FiledropCore", "FiledropHTTP", "FiledropServer", "CZlib", "CLinux", "CQREncode",
-                                               "CCrypto", "CCrypt", "CSSL", "CAvahi"],
-            swiftSettings: daemonSwiftSettings),
+    .target(
+        name: "FiledropIO",
+        dependencies: [
+            "FiledropCore", "FiledropHTTP", "FiledropServer", "CZlib", "CLinux", "CQREncode",
+            "CCrypto", "CCrypt", "CSSL", "CAvahi",
+        ],
+        swiftSettings: daemonSwiftSettings),
     // sd_notify, socket activation, journald.
-    .target(name: "FiledropSystemd", dependencies: ["FiledropCore", "FiledropHTTP", "CSystemd"], swiftSettings: daemonSwiftSettings),
+    .target(
+        name: "FiledropSystemd", dependencies: ["FiledropCore", "FiledropHTTP", "CSystemd"], swiftSettings: daemonSwiftSettings),
     // A client for Swift apps and the `filedrop send/get/ls` commands: Foundation only
     // (URLSession; FoundationNetworking on Linux), so it builds for iOS and macOS too.
     .target(name: "FiledropClient"),
@@ -94,7 +106,9 @@ var targets: [Target] = [
     .executableTarget(name: "EmbedWebTool"),
     .executableTarget(
         name: "filedrop",
-        dependencies: ["FiledropHTTP", "FiledropServer", "FiledropCore", "FiledropIO", "FiledropSystemd", "FiledropWeb", "CLinux"],
+        dependencies: [
+            "FiledropHTTP", "FiledropServer", "FiledropCore", "FiledropIO", "FiledropSystemd", "FiledropWeb", "CLinux",
+        ],
         exclude: ["hot-text.order", "static-libstdc++"],
         swiftSettings: daemonSwiftSettings,
         linkerSettings: [.unsafeFlags(daemonReleaseLinkFlags, .when(platforms: [.linux], configuration: .release))]
@@ -105,8 +119,11 @@ var targets: [Target] = [
     .testTarget(name: "FiledropTesting", dependencies: ["FiledropHTTP", "FiledropCore"]),
     // The engine alone, with a toy application: no other filedrop target.
     .testTarget(name: "FiledropHTTPTests", dependencies: ["FiledropHTTP"]),
-    .testTarget(name: "FiledropCoreTests", dependencies: ["FiledropHTTP", "FiledropCore", "FiledropTesting"], exclude: ["Fixtures"]),
-    .testTarget(name: "FiledropIOTests", dependencies: ["FiledropHTTP", "FiledropServer", "FiledropCore", "FiledropIO", "FiledropTesting"]),
+    .testTarget(
+        name: "FiledropCoreTests", dependencies: ["FiledropHTTP", "FiledropCore", "FiledropTesting"], exclude: ["Fixtures"]),
+    .testTarget(
+        name: "FiledropIOTests",
+        dependencies: ["FiledropHTTP", "FiledropServer", "FiledropCore", "FiledropIO", "FiledropTesting"]),
     .testTarget(name: "FiledropSystemdTests", dependencies: ["FiledropSystemd", "FiledropHTTP", "FiledropCore"]),
     // `filedrop send|get|ls`, exec'ed by `filedrop`: the daemon stays free of Foundation.
     .executableTarget(
@@ -121,14 +138,22 @@ var targets: [Target] = [
 ]
 
 if fuzzing {
-    targets.append(.executableTarget(name: "FuzzHTTPHead", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzHTTPHead"))
-    targets.append(.executableTarget(name: "FuzzChunked", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzChunked"))
-    targets.append(.executableTarget(name: "FuzzMultipart", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzMultipart"))
-    targets.append(.executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzConfigFile"))
-    targets.append(.executableTarget(name: "FuzzRequestText", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzRequestText"))
-    targets.append(.executableTarget(name: "FuzzCatalogue", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzCatalogue"))
-    targets.append(.executableTarget(name: "FuzzLocalSend", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzLocalSend"))
-    targets.append(.executableTarget(name: "FuzzControl", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzControl"))
+    targets.append(
+        .executableTarget(name: "FuzzHTTPHead", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzHTTPHead"))
+    targets.append(
+        .executableTarget(name: "FuzzChunked", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzChunked"))
+    targets.append(
+        .executableTarget(name: "FuzzMultipart", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzMultipart"))
+    targets.append(
+        .executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzConfigFile"))
+    targets.append(
+        .executableTarget(name: "FuzzRequestText", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzRequestText"))
+    targets.append(
+        .executableTarget(name: "FuzzCatalogue", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzCatalogue"))
+    targets.append(
+        .executableTarget(name: "FuzzLocalSend", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzLocalSend"))
+    targets.append(
+        .executableTarget(name: "FuzzControl", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzControl"))
 }
 
 let package = Package(

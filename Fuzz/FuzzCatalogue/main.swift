@@ -13,9 +13,12 @@ public func fuzzCatalogue(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     precondition(first == parse(bytes), "the same catalogue gave two answers")
     switch first {
     case .failure(let error):
-        precondition(error.offset >= 0 && error.offset <= max(bytes.count, FlatJSONObject.defaultMaxBytes), "offset \(error.offset)")
+        precondition(
+            error.offset >= 0 && error.offset <= max(bytes.count, FlatJSONObject.defaultMaxBytes), "offset \(error.offset)")
     case .success(let members):
-        let written = "{" + members.sorted { $0.key < $1.key }
+        let written =
+            "{"
+            + members.sorted { $0.key < $1.key }
             .map { "\"\($0.key.jsonEscaped)\":\"\($0.value.jsonEscaped)\"" }.joined(separator: ",") + "}"
         precondition(parse(Array(written.utf8)) == .success(members), "written out, the catalogue read differently")
     }

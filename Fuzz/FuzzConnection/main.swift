@@ -1,5 +1,6 @@
-@testable import FiledropCore
 import FiledropHTTP
+
+@testable import FiledropCore
 
 /// libFuzzer entry for `ConnectionStateMachine` with blocking work (built by
 /// `scripts/fuzz.sh FuzzConnection`). The first input byte sets how often a body consumer
@@ -62,8 +63,9 @@ final class Session {
         responder = PausingResponder(pauseEvery: pauseEvery)
         var configuration = ConnectionConfiguration()
         configuration.limits.maxHeadSize = 2048
-        machine = ConnectionStateMachine(configuration: configuration, responder: responder,
-                                         context: RequestContext(client: "fuzz", wallClockSeconds: 0), now: 0)
+        machine = ConnectionStateMachine(
+            configuration: configuration, responder: responder,
+            context: RequestContext(client: "fuzz", wallClockSeconds: 0), now: 0)
     }
 
     func run(_ input: [UInt8], pieces: [Int], failAfterPiece: Int?) -> Transcript {

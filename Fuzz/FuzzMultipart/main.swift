@@ -1,5 +1,6 @@
-@testable import FiledropCore
 import FiledropHTTP
+
+@testable import FiledropCore
 
 /// libFuzzer entry for `MultipartParser` (built by `scripts/fuzz.sh FuzzMultipart`).
 /// The boundary is fixed (`XyZ-42`, short so random inputs reach it); the first input byte

@@ -1,5 +1,6 @@
-@testable import FiledropCore
 import FiledropHTTP
+
+@testable import FiledropCore
 
 /// libFuzzer entry for the text a request carries into names, ranges and access decisions
 /// (built by `scripts/fuzz.sh FuzzRequestText`). The first byte picks a file size for the
@@ -50,13 +51,15 @@ public func fuzzRequestText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     for location in [LocationPath(requestPath: text), LocationPath(components: decoded.compactMap { $0 })].compactMap({ $0 }) {
         let bytes = Array(location.description.utf8)
         precondition(bytes.first == UInt8(ascii: "/"), "location \(location)")
-        precondition(bytes.count == 1 || (bytes[1] != UInt8(ascii: "/") && bytes[1] != UInt8(ascii: "\\")), "location \(location)")
+        precondition(
+            bytes.count == 1 || (bytes[1] != UInt8(ascii: "/") && bytes[1] != UInt8(ascii: "\\")), "location \(location)")
         precondition(bytes.allSatisfy { $0 > 0x20 && $0 < 0x7F }, "location \(location)")
         precondition(LocationPath(requestPath: location.description) == location, "location \(location) reads back differently")
     }
     // NFC is idempotent and keeps what canonical equivalence compares.
     let normalized = text.nfcNormalized
-    precondition(normalized.nfcNormalized.unicodeScalars.elementsEqual(normalized.unicodeScalars), "NFC of NFC differs for \(text)")
+    precondition(
+        normalized.nfcNormalized.unicodeScalars.elementsEqual(normalized.unicodeScalars), "NFC of NFC differs for \(text)")
     precondition(normalized == text, "NFC changed what \(text) means")
 
     for disposition in [DispositionType.attachment, .inline] {
@@ -85,14 +88,19 @@ public func fuzzRequestText(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
 private func fuzzTusHeaders(_ text: String, bytes: UnsafeBufferPointer<UInt8>) {
     if let metadata = try? UploadMetadata(parsing: text) {
         precondition(metadata.raw == text)
-        precondition(metadata.values.keys.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") } })
+        precondition(
+            metadata.values.keys.allSatisfy {
+                !$0.isEmpty && $0.utf8.allSatisfy { $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: ",") }
+            })
     }
     if let checksum = try? UploadChecksum(parsing: text) {
         precondition(!checksum.algorithm.isEmpty && !checksum.algorithm.contains(" "))
     }
     let head = RequestHead(method: .patch, target: "/files/.tus/x", version: .http1_1, headers: ["Upload-Offset": text])
     if let offset = try? TusHeaders.integer(head, "Upload-Offset") {
-        precondition(text.trimmingOWS().utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }, "offset \(offset) from \(text)")
+        precondition(
+            text.trimmingOWS().utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") },
+            "offset \(offset) from \(text)")
     }
     if let decoded = Base64.decode(Substring(text)) {
         precondition(Base64.decode(Substring(Base64.encode(decoded))) == decoded, "base64 round trip of \(text)")

@@ -20,7 +20,7 @@ struct EmbedWeb: BuildToolPlugin {
                 arguments: [output.path] + inputs.map(\.path),
                 inputFiles: inputs,
                 outputFiles: [output]
-            ),
+            )
         ]
     }
 }

@@ -61,9 +61,9 @@ public struct CertificateFingerprint: Sendable, Hashable, CustomStringConvertibl
     }
 }
 
-private extension String {
+extension String {
     /// Trimming without Foundation's CharacterSet (which would load ICU in the client).
-    func trimmingCharactersInSet(_ characters: String) -> Substring {
+    fileprivate func trimmingCharactersInSet(_ characters: String) -> Substring {
         let set = Set(characters)
         var text = Substring(self)
         while let first = text.first, set.contains(first) { text = text.dropFirst() }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Where an interrupted download stands: bytes in `<destination>.filedrop-part`, and a
@@ -32,10 +33,11 @@ struct PartialDownload {
     /// Bytes already there and how to ask for the rest; nil to start from zero.
     func resumePoint(for url: URL) -> (offset: Int64, ifRange: String)? {
         guard let data = try? Data(contentsOf: validatorURL),
-              let validator = try? JSONDecoder().decode(Validator.self, from: data),
-              validator.url == url.absoluteString, let ifRange = validator.ifRange,
-              let attributes = try? FileManager.default.attributesOfItem(atPath: partURL.path),
-              let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0 else { return nil }
+            let validator = try? JSONDecoder().decode(Validator.self, from: data),
+            validator.url == url.absoluteString, let ifRange = validator.ifRange,
+            let attributes = try? FileManager.default.attributesOfItem(atPath: partURL.path),
+            let size = (attributes[.size] as? NSNumber)?.int64Value, size > 0
+        else { return nil }
         return (size, ifRange)
     }
 
@@ -106,7 +108,9 @@ extension FiledropClient {
     /// hands received data to the delegate queue without waiting for it (no backpressure),
     /// so one request for a whole file could pile up hundreds of megabytes when the disk is
     /// slower than the network. A range bounds that, and is a resume point too.
-    public func download(_ name: String, to destination: URL, progress: ProgressHandler? = nil) async throws(FiledropClientError) -> DownloadResult {
+    public func download(_ name: String, to destination: URL, progress: ProgressHandler? = nil) async throws(FiledropClientError)
+        -> DownloadResult
+    {
         let partial = PartialDownload(destination: destination)
         let url = makeRequest(path: "/files/" + Self.percentEncodedPath(name)).url ?? baseURL
         let resume = partial.resumePoint(for: url)
@@ -151,8 +155,10 @@ extension FiledropClient {
         case beyondEnd(total: Int64)
     }
 
-    private func downloadRange(url: URL, from offset: Int64, validator: String?, partial: PartialDownload,
-                               meter: ProgressMeter) async throws(FiledropClientError) -> RangeOutcome {
+    private func downloadRange(
+        url: URL, from offset: Int64, validator: String?, partial: PartialDownload,
+        meter: ProgressMeter
+    ) async throws(FiledropClientError) -> RangeOutcome {
         var request = makeRequest(url: url)
         // Byte offsets must be those of the file itself, never of a compressed form.
         request.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
@@ -173,7 +179,8 @@ extension FiledropClient {
                     throw .invalidResponse("a partial answer for a range that was not asked for")
                 }
                 let handle = offset == 0 ? try partial.restart(url: url, response: response) : try partial.append(at: offset)
-                state.set(start: offset, total: range.total, validator: PartialDownload.Validator(response: response, url: url).ifRange)
+                state.set(
+                    start: offset, total: range.total, validator: PartialDownload.Validator(response: response, url: url).ifRange)
                 return (handle, offset, range.total)
             case 416:
                 // RFC 9110 §15.5.17: `Content-Range: bytes */LENGTH` says how long the file is.

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// A client for a filedrop server (or any server with the same routes): upload a file as a
@@ -56,16 +57,18 @@ public struct FiledropClient: Sendable {
     /// Whom to trust for an `https://` server (see `ServerTrust` for what each platform can do).
     public var serverTrust: ServerTrust
     #if canImport(FoundationNetworking)
-    /// Linux: a plain-HTTP address on this machine (`http://127.0.0.1:PORT`) that carries
-    /// every request for `baseURL` to the server over a TLS connection its owner verifies,
-    /// for the `ServerTrust` choices URLSession cannot apply here. Requests keep the server's
-    /// `Host`. The bytes cross the loopback interface in the clear: only this machine (and
-    /// its root) sees them.
-    public var tlsRelay: URL?
+        /// Linux: a plain-HTTP address on this machine (`http://127.0.0.1:PORT`) that carries
+        /// every request for `baseURL` to the server over a TLS connection its owner verifies,
+        /// for the `ServerTrust` choices URLSession cannot apply here. Requests keep the server's
+        /// `Host`. The bytes cross the loopback interface in the clear: only this machine (and
+        /// its root) sees them.
+        public var tlsRelay: URL?
     #endif
 
-    public init(baseURL: URL, password: String? = nil, userName: String = "filedrop", timeout: TimeInterval = 60,
-                resumeStore: TusResumeStore? = TusResumeStore.userCache(), serverTrust: ServerTrust = .system) {
+    public init(
+        baseURL: URL, password: String? = nil, userName: String = "filedrop", timeout: TimeInterval = 60,
+        resumeStore: TusResumeStore? = TusResumeStore.userCache(), serverTrust: ServerTrust = .system
+    ) {
         self.baseURL = baseURL
         self.password = password
         self.userName = userName
@@ -77,8 +80,10 @@ public struct FiledropClient: Sendable {
     // MARK: - Uploads
 
     /// Uploads `file` under `name` (default: its own name) and returns what was stored.
-    public func upload(_ file: URL, as name: String? = nil, method: UploadMethod = .automatic,
-                       progress: ProgressHandler? = nil) async throws(FiledropClientError) -> UploadResult {
+    public func upload(
+        _ file: URL, as name: String? = nil, method: UploadMethod = .automatic,
+        progress: ProgressHandler? = nil
+    ) async throws(FiledropClientError) -> UploadResult {
         let size = try Self.fileSize(file)
         let name = name ?? file.lastPathComponent
         let meter = ProgressMeter(handler: progress)
@@ -93,8 +98,9 @@ public struct FiledropClient: Sendable {
             let leading = body.segments.first?.length ?? 0
             var request = makeRequest(path: "/upload.html", method: "POST")
             request.setValue("application/json", forHTTPHeaderField: "Accept")
-            let result = try await send(request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size),
-                                        refusingErrors: false)
+            let result = try await send(
+                request, body: body, progress: .init(meter: meter, base: 0, leading: leading, fileLength: size),
+                refusingErrors: false)
             meter.update(size, force: true)
             return try Self.formAnswer(status: result.response.statusCode, body: result.body, size: size, fallbackName: name)
         case .put:
@@ -112,7 +118,11 @@ public struct FiledropClient: Sendable {
     /// format is declared by `Tests/Fixtures/json/upload.json`.
     static func storedFile(in body: Data, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult {
         struct Report: Decodable {
-            struct File: Decodable { var name: String; var size: Int64; var sha256: String? }
+            struct File: Decodable {
+                var name: String
+                var size: Int64
+                var sha256: String?
+            }
             var files: [File]
         }
         guard let report = try? JSONDecoder().decode(Report.self, from: body), let file = report.files.first else {
@@ -127,10 +137,12 @@ public struct FiledropClient: Sendable {
     /// What a form's answer says was stored. A form refused after its file part answers with
     /// an error status and still lists the file (`Tests/Fixtures/json/upload-stopped.json`):
     /// the file is saved, and sending it again would only make a copy.
-    static func formAnswer(status: Int, body: Data, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult {
+    static func formAnswer(status: Int, body: Data, size: Int64, fallbackName: String) throws(FiledropClientError) -> UploadResult
+    {
         if status >= 400 {
             guard let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-                  let files = object["files"] as? [Any], !files.isEmpty else {
+                let files = object["files"] as? [Any], !files.isEmpty
+            else {
                 throw FiledropClientError.from(status: status, body: body)
             }
         }
@@ -168,15 +180,18 @@ public struct FiledropClient: Sendable {
 
     /// Performs `request` and, with `refusingErrors`, turns a status of 400 or more into the
     /// server's error.
-    func send(_ request: URLRequest, body: StreamedBody? = nil, destination: TransferSession.Destination = .memory,
-              progress: TransferSession.ProgressMapping? = nil,
-              refusingErrors: Bool = true) async throws(FiledropClientError) -> TransferSession.Result {
+    func send(
+        _ request: URLRequest, body: StreamedBody? = nil, destination: TransferSession.Destination = .memory,
+        progress: TransferSession.ProgressMapping? = nil,
+        refusingErrors: Bool = true
+    ) async throws(FiledropClientError) -> TransferSession.Result {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.timeoutIntervalForRequest = timeout
         configuration.urlCache = nil
-        let result = try await TransferSession.perform(try routed(request), body: body, destination: destination,
-                                                       progress: progress, configuration: configuration,
-                                                       serverTrust: serverTrust)
+        let result = try await TransferSession.perform(
+            try routed(request), body: body, destination: destination,
+            progress: progress, configuration: configuration,
+            serverTrust: serverTrust)
         if refusingErrors, result.response.statusCode >= 400 {
             throw FiledropClientError.from(status: result.response.statusCode, body: result.body)
         }
@@ -187,31 +202,33 @@ public struct FiledropClient: Sendable {
     /// `tlsRelay` when there is one, and fails when `serverTrust` needs one and there is none.
     func routed(_ request: URLRequest) throws(FiledropClientError) -> URLRequest {
         #if canImport(FoundationNetworking)
-        guard let url = request.url, url.scheme?.lowercased() == "https" else { return request }
-        guard let relay = tlsRelay else {
-            guard serverTrust == .system else {
-                throw .untrustedServer("URLSession on Linux trusts only the system store; a CA file or a pinned certificate needs a tlsRelay")
+            guard let url = request.url, url.scheme?.lowercased() == "https" else { return request }
+            guard let relay = tlsRelay else {
+                guard serverTrust == .system else {
+                    throw .untrustedServer(
+                        "URLSession on Linux trusts only the system store; a CA file or a pinned certificate needs a tlsRelay")
+                }
+                return request
             }
+            guard url.host?.lowercased() == baseURL.host?.lowercased(), url.port == baseURL.port,
+                var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+            else {
+                throw .untrustedServer("\(url.host ?? "?") is not the server the TLS relay carries")
+            }
+            components.scheme = relay.scheme
+            components.host = relay.host
+            components.port = relay.port
+            guard let relayed = components.url, let host = url.host else {
+                throw .untrustedServer("cannot send \(url.absoluteString) through the TLS relay")
+            }
+            var request = request
+            request.url = relayed
+            // RFC 9110 §7.2: the server's own authority, so its Host check and URLs still hold.
+            let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+            request.setValue(bracketed + (url.port.map { ":\($0)" } ?? ""), forHTTPHeaderField: "Host")
             return request
-        }
-        guard url.host?.lowercased() == baseURL.host?.lowercased(), url.port == baseURL.port,
-              var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
-            throw .untrustedServer("\(url.host ?? "?") is not the server the TLS relay carries")
-        }
-        components.scheme = relay.scheme
-        components.host = relay.host
-        components.port = relay.port
-        guard let relayed = components.url, let host = url.host else {
-            throw .untrustedServer("cannot send \(url.absoluteString) through the TLS relay")
-        }
-        var request = request
-        request.url = relayed
-        // RFC 9110 §7.2: the server's own authority, so its Host check and URLs still hold.
-        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
-        request.setValue(bracketed + (url.port.map { ":\($0)" } ?? ""), forHTTPHeaderField: "Host")
-        return request
         #else
-        return request
+            return request
         #endif
     }
 

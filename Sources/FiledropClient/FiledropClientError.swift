@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Every way a transfer fails, closed so callers (and the `filedrop` command's exit codes)
@@ -46,11 +47,14 @@ public enum FiledropClientError: Error, Equatable, Sendable, CustomStringConvert
     /// a text line `413 Content Too Large: sentence` (tus responses, other servers).
     static func serverMessage(in body: Data) -> String? {
         if let object = try? JSONSerialization.jsonObject(with: body) as? [String: Any],
-           let message = object["error"] as? String, !message.isEmpty {
+            let message = object["error"] as? String, !message.isEmpty
+        {
             return message
         }
-        guard let text = String(data: body.prefix(4096), encoding: .utf8)?
-            .trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, !text.hasPrefix("<") else { return nil }
+        guard
+            let text = String(data: body.prefix(4096), encoding: .utf8)?
+                .trimmingCharacters(in: .whitespacesAndNewlines), !text.isEmpty, !text.hasPrefix("<")
+        else { return nil }
         let firstLine = text.split(separator: "\n", maxSplits: 1).first.map(String.init) ?? text
         if let colon = firstLine.range(of: ": "), firstLine.prefix(3).allSatisfy(\.isNumber) {
             return String(firstLine[colon.upperBound...])
@@ -66,7 +70,7 @@ public enum FiledropClientError: Error, Equatable, Sendable, CustomStringConvert
             switch urlError.code {
             case .cancelled: return .cancelled
             case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot, .serverCertificateHasBadDate,
-                 .serverCertificateNotYetValid, .secureConnectionFailed:
+                .serverCertificateNotYetValid, .secureConnectionFailed:
                 return .untrustedServer(urlError.localizedDescription)
             default: return .network(urlError.localizedDescription)
             }

@@ -25,19 +25,25 @@ extension KnownServers {
 
     /// Appends one entry, creating the directory (0700) and the file (0600, with a comment
     /// that says what it is) when they are missing: which servers a person trusts is theirs.
-    public static func append(address: String, fingerprint: CertificateFingerprint, note: String? = nil,
-                              to file: URL) throws(FiledropClientError) {
+    public static func append(
+        address: String, fingerprint: CertificateFingerprint, note: String? = nil,
+        to file: URL
+    ) throws(FiledropClientError) {
         let manager = FileManager.default
         let directory = file.deletingLastPathComponent()
         do {
             if !manager.fileExists(atPath: directory.path) {
-                try manager.createDirectory(at: directory, withIntermediateDirectories: true,
-                                            attributes: [.posixPermissions: 0o700])
+                try manager.createDirectory(
+                    at: directory, withIntermediateDirectories: true,
+                    attributes: [.posixPermissions: 0o700])
             }
             if !manager.fileExists(atPath: file.path) {
                 let header = "# filedrop known servers: HOST:PORT SHA256-FINGERPRINT [note]\n"
-                guard manager.createFile(atPath: file.path, contents: Data(header.utf8),
-                                         attributes: [.posixPermissions: 0o600]) else {
+                guard
+                    manager.createFile(
+                        atPath: file.path, contents: Data(header.utf8),
+                        attributes: [.posixPermissions: 0o600])
+                else {
                     throw FiledropClientError.localFile(path: file.path, reason: "cannot create")
                 }
             }

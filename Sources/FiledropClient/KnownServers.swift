@@ -43,7 +43,8 @@ public struct KnownServers: Sendable, Equatable {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let first = fields.first, !first.hasPrefix("#") else { continue }
             guard fields.count >= 2, Self.isAddress(first),
-                  let fingerprint = CertificateFingerprint(String(fields[1])) else {
+                let fingerprint = CertificateFingerprint(String(fields[1]))
+            else {
                 malformedLines.append(index + 1)
                 continue
             }
@@ -83,6 +84,6 @@ public struct KnownServers: Sendable, Equatable {
     }
 }
 
-private extension Character {
-    var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+extension Character {
+    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
 }

@@ -44,7 +44,8 @@ final class SegmentReader {
                 guard fillBuffer(url: url, offset: offset, remaining: remaining) else { return -1 }
                 count = min(maxLength, buffer.count - bufferStart)
                 buffer.withUnsafeBytes { raw in
-                    destination.update(from: raw.baseAddress!.advanced(by: bufferStart).assumingMemoryBound(to: UInt8.self), count: count)
+                    destination.update(
+                        from: raw.baseAddress!.advanced(by: bufferStart).assumingMemoryBound(to: UInt8.self), count: count)
                 }
                 bufferStart += count
             }
@@ -93,74 +94,76 @@ final class SegmentReader {
 }
 
 #if canImport(FoundationNetworking)
-/// The body as an `InputStream` for swift-corelibs-foundation's URLSession, which pulls it
-/// from libcurl's read callback: `hasBytesAvailable` stays true until the last byte was
-/// read (false there means "the body is done"), and a read error aborts the request.
-final class MultipartBodyStream: InputStream {
-    private let reader: SegmentReader
-    private let releaseBarrier = BufferReleaseBarrier()
-    private var status: Stream.Status = .notOpen
+    /// The body as an `InputStream` for swift-corelibs-foundation's URLSession, which pulls it
+    /// from libcurl's read callback: `hasBytesAvailable` stays true until the last byte was
+    /// read (false there means "the body is done"), and a read error aborts the request.
+    final class MultipartBodyStream: InputStream {
+        private let reader: SegmentReader
+        private let releaseBarrier = BufferReleaseBarrier()
+        private var status: Stream.Status = .notOpen
 
-    init(reader: SegmentReader) {
-        self.reader = reader
-        super.init(data: Data())
+        init(reader: SegmentReader) {
+            self.reader = reader
+            super.init(data: Data())
+        }
+
+        override func open() { status = .open }
+
+        override func close() {
+            reader.close()
+            status = .closed
+        }
+
+        override var streamStatus: Stream.Status { status }
+
+        override var streamError: Error? { reader.failure }
+
+        override var hasBytesAvailable: Bool { status == .open && !reader.isAtEnd }
+
+        override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+            let count = reader.read(into: buffer, maxLength: len)
+            if count < 0 { status = .error } else if reader.isAtEnd { status = .atEnd }
+            releaseBarrier.pass()
+            return count
+        }
+
+        override func getBuffer(
+            _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
+        ) -> Bool {
+            false
+        }
     }
-
-    override func open() { status = .open }
-
-    override func close() {
-        reader.close()
-        status = .closed
-    }
-
-    override var streamStatus: Stream.Status { status }
-
-    override var streamError: Error? { reader.failure }
-
-    override var hasBytesAvailable: Bool { status == .open && !reader.isAtEnd }
-
-    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        let count = reader.read(into: buffer, maxLength: len)
-        if count < 0 { status = .error } else if reader.isAtEnd { status = .atEnd }
-        releaseBarrier.pass()
-        return count
-    }
-
-    override func getBuffer(_ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>) -> Bool {
-        false
-    }
-}
 #else
-/// Feeds a bound stream pair from a thread; the writes block while URLSession has not read,
-/// so only the pair's buffer and the reader's are ever in memory.
-enum BoundStreamPump {
-    static func start(reader: SegmentReader) -> InputStream {
-        var input: InputStream?
-        var output: OutputStream?
-        Stream.getBoundStreams(withBufferSize: 256 * 1024, inputStream: &input, outputStream: &output)
-        guard let input, let output else { return InputStream(data: Data()) }
-        nonisolated(unsafe) let unsafeReader = reader
-        nonisolated(unsafe) let unsafeOutput = output
-        Thread.detachNewThread {
-            unsafeOutput.open()
-            defer {
-                unsafeOutput.close()
-                unsafeReader.close()
-            }
-            let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 * 1024)
-            defer { chunk.deallocate() }
-            while true {
-                let count = unsafeReader.read(into: chunk, maxLength: 64 * 1024)
-                guard count > 0 else { return }
-                var written = 0
-                while written < count {
-                    let result = unsafeOutput.write(chunk.advanced(by: written), maxLength: count - written)
-                    guard result > 0 else { return }
-                    written += result
+    /// Feeds a bound stream pair from a thread; the writes block while URLSession has not read,
+    /// so only the pair's buffer and the reader's are ever in memory.
+    enum BoundStreamPump {
+        static func start(reader: SegmentReader) -> InputStream {
+            var input: InputStream?
+            var output: OutputStream?
+            Stream.getBoundStreams(withBufferSize: 256 * 1024, inputStream: &input, outputStream: &output)
+            guard let input, let output else { return InputStream(data: Data()) }
+            nonisolated(unsafe) let unsafeReader = reader
+            nonisolated(unsafe) let unsafeOutput = output
+            Thread.detachNewThread {
+                unsafeOutput.open()
+                defer {
+                    unsafeOutput.close()
+                    unsafeReader.close()
+                }
+                let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: 64 * 1024)
+                defer { chunk.deallocate() }
+                while true {
+                    let count = unsafeReader.read(into: chunk, maxLength: 64 * 1024)
+                    guard count > 0 else { return }
+                    var written = 0
+                    while written < count {
+                        let result = unsafeOutput.write(chunk.advanced(by: written), maxLength: count - written)
+                        guard result > 0 else { return }
+                        written += result
+                    }
                 }
             }
+            return input
         }
-        return input
     }
-}
 #endif

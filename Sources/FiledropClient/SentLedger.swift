@@ -36,10 +36,12 @@ public struct SentLedger: Sendable {
     /// `$XDG_STATE_HOME/filedrop/watch/` (else `~/.local/state/...`), one file per folder,
     /// named after the folder's absolute path.
     public static func defaultFile(folder: String, environment: [String: String]) -> URL {
-        let state = environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
+        let state =
+            environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? $0 : nil }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) + "/.local/state")
         let escaped = folder.unicodeScalars.map { scalar -> String in
-            let allowed = (scalar.value >= 0x30 && scalar.value <= 0x39) || (scalar.value | 0x20 >= 0x61 && scalar.value | 0x20 <= 0x7A)
+            let allowed =
+                (scalar.value >= 0x30 && scalar.value <= 0x39) || (scalar.value | 0x20 >= 0x61 && scalar.value | 0x20 <= 0x7A)
                 || scalar == "-" || scalar == "."
             return allowed ? String(scalar) : scalar == "/" ? "_" : String(format: "%%%02X", scalar.value)
         }.joined()
@@ -55,10 +57,11 @@ public struct SentLedger: Sendable {
     public mutating func record(_ entry: Entry) throws {
         var line = try JSONEncoder().encode(entry)
         line.append(UInt8(ascii: "\n"))
-        try FileManager.default.createDirectory(at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         if !FileManager.default.fileExists(atPath: file.path) {
-            FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
         }
         let handle = try FileHandle(forWritingTo: file)
         defer { try? handle.close() }

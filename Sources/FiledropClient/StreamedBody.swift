@@ -33,11 +33,14 @@ public struct StreamedBody: Sendable {
     ///
     /// The boundary is 128 random bits, so it cannot plausibly occur in the file (RFC 2046
     /// §5.1.1 asks that it not appear in the encapsulated data).
-    public static func multipartForm(file: URL, size: Int64, fileName: String, fieldName: String = "file",
-                                     boundary: String = randomBoundary()) -> StreamedBody {
+    public static func multipartForm(
+        file: URL, size: Int64, fileName: String, fieldName: String = "file",
+        boundary: String = randomBoundary()
+    ) -> StreamedBody {
         // RFC 7578 §4.2 and the WHATWG form encoding: the name as UTF-8, with `"`, CR and LF
         // percent-escaped (the server undoes exactly these three).
-        let preamble = "--\(boundary)\r\n"
+        let preamble =
+            "--\(boundary)\r\n"
             + "Content-Disposition: form-data; name=\"\(escapedQuotedValue(fieldName))\"; filename=\"\(escapedQuotedValue(fileName))\"\r\n"
             + "Content-Type: application/octet-stream\r\n\r\n"
         let epilogue = "\r\n--\(boundary)--\r\n"
@@ -77,13 +80,13 @@ public struct StreamedBody: Sendable {
     /// when URLSession retries the request).
     public func makeInputStream() -> InputStream {
         #if canImport(FoundationNetworking)
-        // swift-corelibs-foundation reads `hasBytesAvailable` as "not at the end yet", which
-        // this subclass answers exactly; a bound stream pair would end the body early.
-        return MultipartBodyStream(reader: SegmentReader(segments: segments))
+            // swift-corelibs-foundation reads `hasBytesAvailable` as "not at the end yet", which
+            // this subclass answers exactly; a bound stream pair would end the body early.
+            return MultipartBodyStream(reader: SegmentReader(segments: segments))
         #else
-        // Apple's URLSession cannot schedule an InputStream subclass; a bound pair fed from
-        // a thread is the supported way to stream a generated body.
-        return BoundStreamPump.start(reader: SegmentReader(segments: segments))
+            // Apple's URLSession cannot schedule an InputStream subclass; a bound pair fed from
+            // a thread is the supported way to stream a generated body.
+            return BoundStreamPump.start(reader: SegmentReader(segments: segments))
         #endif
     }
 }

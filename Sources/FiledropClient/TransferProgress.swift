@@ -28,7 +28,9 @@ public struct TransferProgress: Sendable, Equatable {
     /// A progress callback and the `AsyncSequence` it feeds, for callers that prefer
     /// `for await progress in stream`. The stream keeps only the newest value when the
     /// reader is slow (progress is a level, not a log), and ends when `finish` is called.
-    public static func makeStream() -> (stream: AsyncStream<TransferProgress>, report: ProgressHandler, finish: @Sendable () -> Void) {
+    public static func makeStream() -> (
+        stream: AsyncStream<TransferProgress>, report: ProgressHandler, finish: @Sendable () -> Void
+    ) {
         let (stream, continuation) = AsyncStream<TransferProgress>.makeStream(bufferingPolicy: .bufferingNewest(1))
         return (stream, { continuation.yield($0) }, { continuation.finish() })
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// One HTTP exchange on its own URLSession with a delegate: the body streamed through
@@ -56,9 +57,11 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     }
 
     /// Sends `request` (with `body` streamed, when given) and waits for the whole answer.
-    static func perform(_ request: URLRequest, body: StreamedBody? = nil, destination: Destination = .memory,
-                        progress: ProgressMapping? = nil, configuration: URLSessionConfiguration,
-                        serverTrust: ServerTrust = .system) async throws(FiledropClientError) -> Result {
+    static func perform(
+        _ request: URLRequest, body: StreamedBody? = nil, destination: Destination = .memory,
+        progress: ProgressMapping? = nil, configuration: URLSessionConfiguration,
+        serverTrust: ServerTrust = .system
+    ) async throws(FiledropClientError) -> Result {
         let transfer = TransferSession(body: body, destination: destination, progress: progress, serverTrust: serverTrust)
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
@@ -69,10 +72,10 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
         if let body {
             request.setValue(body.contentType, forHTTPHeaderField: "Content-Type")
             #if !canImport(FoundationNetworking)
-            // Apple's URLSession sends a streamed body with this exact length. On Linux,
-            // libcurl would add `Transfer-Encoding: chunked` next to it (a request RFC 9112
-            // §6.3 lets servers reject), so there the body goes chunked, without it.
-            request.setValue(String(body.contentLength), forHTTPHeaderField: "Content-Length")
+                // Apple's URLSession sends a streamed body with this exact length. On Linux,
+                // libcurl would add `Transfer-Encoding: chunked` next to it (a request RFC 9112
+                // §6.3 lets servers reject), so there the body goes chunked, without it.
+                request.setValue(String(body.contentLength), forHTTPHeaderField: "Content-Length")
             #endif
             task = session.uploadTask(withStreamedRequest: request)
         } else {
@@ -98,30 +101,36 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     // MARK: - URLSessionDelegate
 
     #if canImport(Security)
-    /// Apple platforms: the server's certificate against `serverTrust` (Linux's URLSession
-    /// never calls this; see `ServerTrust`). Session-level, so server trust never reaches the
-    /// task-level handler below, which answers 401s.
-    func urlSession(_ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
-        guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
-              let trust = challenge.protectionSpace.serverTrust else {
-            completionHandler(.performDefaultHandling, nil)
-            return
+        /// Apple platforms: the server's certificate against `serverTrust` (Linux's URLSession
+        /// never calls this; see `ServerTrust`). Session-level, so server trust never reaches the
+        /// task-level handler below, which answers 401s.
+        func urlSession(
+            _ session: URLSession, didReceive challenge: URLAuthenticationChallenge,
+            completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+        ) {
+            guard challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust,
+                let trust = challenge.protectionSpace.serverTrust
+            else {
+                completionHandler(.performDefaultHandling, nil)
+                return
+            }
+            guard let reason = ServerTrustEvaluation.failure(of: trust, against: serverTrust) else {
+                completionHandler(.useCredential, URLCredential(trust: trust))
+                return
+            }
+            lock.withLock { if failure == nil { failure = .untrustedServer(reason) } }
+            completionHandler(.cancelAuthenticationChallenge, nil)
         }
-        guard let reason = ServerTrustEvaluation.failure(of: trust, against: serverTrust) else {
-            completionHandler(.useCredential, URLCredential(trust: trust))
-            return
-        }
-        lock.withLock { if failure == nil { failure = .untrustedServer(reason) } }
-        completionHandler(.cancelAuthenticationChallenge, nil)
-    }
     #endif
 
     // MARK: - URLSessionTaskDelegate
 
     /// Linux's URLSession asks here even for `uploadTask(withStreamedRequest:)`; answering
     /// nil would send an empty body and still report success, so a body is always handed out.
-    func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping @Sendable (InputStream?) -> Void
+    ) {
         completionHandler(body?.makeInputStream() ?? InputStream(data: Data()))
     }
 
@@ -129,8 +138,10 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
     /// request. swift-corelibs-foundation asks here only after the whole 401 arrived, and
     /// never completes the task on `.performDefaultHandling` without a stored credential,
     /// so the challenge is cancelled and the server's sentence kept as the failure.
-    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-                    completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping @Sendable (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
         let status = (challenge.failureResponse as? HTTPURLResponse)?.statusCode ?? 401
         lock.withLock {
             if failure == nil { failure = FiledropClientError.from(status: status, body: received) }
@@ -138,8 +149,10 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
         completionHandler(.cancelAuthenticationChallenge, nil)
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
-                    totalBytesSent: Int64, totalBytesExpectedToSend: Int64) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64,
+        totalBytesSent: Int64, totalBytesExpectedToSend: Int64
+    ) {
         guard let progress else { return }
         let fileBytes = min(progress.fileLength, max(0, totalBytesSent - progress.leading))
         progress.meter.update(progress.base + fileBytes)
@@ -166,8 +179,10 @@ final class TransferSession: NSObject, URLSessionDataDelegate, @unchecked Sendab
 
     // MARK: - URLSessionDataDelegate
 
-    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
-                    completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void) {
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping @Sendable (URLSession.ResponseDisposition) -> Void
+    ) {
         if case .file(let open) = destination, let http = response as? HTTPURLResponse {
             do throws(FiledropClientError) {
                 if let (handle, startOffset, total) = try open(http) {

@@ -67,8 +67,10 @@ public struct TrustOnFirstUse: Sendable {
     /// The decision. `inspect` makes one verified handshake (called at most once, and not
     /// for `--ca`); `ask` puts the question to a person (the certificate offered, and why
     /// the system store refused it) and returns nil when there is no terminal to ask on.
-    public func decide(inspect: () throws(FiledropClientError) -> Inspection,
-                       ask: (PeerCertificate, String?) -> Bool?) throws(FiledropClientError) -> Decision {
+    public func decide(
+        inspect: () throws(FiledropClientError) -> Inspection,
+        ask: (PeerCertificate, String?) -> Bool?
+    ) throws(FiledropClientError) -> Decision {
         switch requested {
         case .certificateAuthority(let file):
             return .certificateAuthority(file)

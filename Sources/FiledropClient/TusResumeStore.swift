@@ -47,15 +47,17 @@ public struct TusResumeStore: Sendable {
     /// The upload URL stored for `key`, if any (a hash collision reads as none).
     public func uploadURL(for key: Key) -> URL? {
         guard let data = try? Data(contentsOf: directory.appendingPathComponent(key.fileName)),
-              let entry = try? JSONDecoder().decode(Entry.self, from: data), entry.key == key.text else { return nil }
+            let entry = try? JSONDecoder().decode(Entry.self, from: data), entry.key == key.text
+        else { return nil }
         return URL(string: entry.url)
     }
 
     /// Stores `url` for `key`; failing to store costs only the ability to resume.
     public func remember(_ url: URL, for key: Key) {
         guard let data = try? JSONEncoder().encode(Entry(key: key.text, url: url.absoluteString)) else { return }
-        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                 attributes: [.posixPermissions: 0o700])
+        try? FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         try? data.write(to: directory.appendingPathComponent(key.fileName), options: .atomic)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Uploads one file with tus 1.0 (tus.io protocol.md): creation (`POST /files/` with
@@ -67,7 +68,8 @@ struct TusUploader {
         request.setValue("filename \(Data(name.utf8).base64EncodedString())", forHTTPHeaderField: "Upload-Metadata")
         let result = try await client.send(request)
         guard result.response.statusCode == 201, let location = result.response.value(forHTTPHeaderField: "Location"),
-              let url = URL(string: location, relativeTo: client.baseURL)?.absoluteURL else {
+            let url = URL(string: location, relativeTo: client.baseURL)?.absoluteURL
+        else {
             throw .invalidResponse("tus creation answered \(result.response.statusCode) without a Location")
         }
         return (url, result.response.value(forHTTPHeaderField: "Repr-Digest").flatMap(FiledropClient.sha256(reprDigest:)))
@@ -103,10 +105,12 @@ struct TusUploader {
         var request = tusRequest(client.makeRequest(url: url, method: "PATCH"))
         request.setValue(String(offset), forHTTPHeaderField: "Upload-Offset")
         let body = StreamedBody.fileRange(file, offset: offset, length: length, contentType: "application/offset+octet-stream")
-        let result = try await client.send(request, body: body,
-                                           progress: .init(meter: meter, base: offset, fileLength: length))
+        let result = try await client.send(
+            request, body: body,
+            progress: .init(meter: meter, base: offset, fileLength: length))
         guard let newOffset = result.response.value(forHTTPHeaderField: "Upload-Offset").flatMap({ Int64($0) }),
-              newOffset > offset || length == 0 else {
+            newOffset > offset || length == 0
+        else {
             throw .invalidResponse("tus PATCH answered \(result.response.statusCode) without a new Upload-Offset")
         }
         return (newOffset, result.response.value(forHTTPHeaderField: "Repr-Digest").flatMap(FiledropClient.sha256(reprDigest:)))
@@ -120,10 +124,12 @@ struct TusUploader {
 
     private func resumeKey() -> TusResumeStore.Key? {
         guard client.resumeStore != nil,
-              let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
-              let modified = attributes[.modificationDate] as? Date else { return nil }
-        return TusResumeStore.Key(server: client.baseURL.absoluteString, path: file.standardizedFileURL.path,
-                                  size: size, modified: modified.timeIntervalSince1970)
+            let attributes = try? FileManager.default.attributesOfItem(atPath: file.path),
+            let modified = attributes[.modificationDate] as? Date
+        else { return nil }
+        return TusResumeStore.Key(
+            server: client.baseURL.absoluteString, path: file.standardizedFileURL.path,
+            size: size, modified: modified.timeIntervalSince1970)
     }
 
     private static func pause(_ seconds: Double) async throws(FiledropClientError) {

@@ -18,12 +18,14 @@ enum LogLineFormat {
     /// Values made only of characters that cannot be mistaken for separators stay bare;
     /// others are quoted, with `"` escaped (backslashes are already doubled by `logEscaped`).
     static func quotedIfNeeded(_ value: String) -> String {
-        let bare = !value.isEmpty && value.unicodeScalars.allSatisfy { scalar in
-            switch scalar {
-            case "a"..."z", "A"..."Z", "0"..."9", ".", "-", "_", ":", "/", "+", "@", "[", "]", ",": true
-            default: false
+        let bare =
+            !value.isEmpty
+            && value.unicodeScalars.allSatisfy { scalar in
+                switch scalar {
+                case "a"..."z", "A"..."Z", "0"..."9", ".", "-", "_", ":", "/", "+", "@", "[", "]", ",": true
+                default: false
+                }
             }
-        }
         if bare { return value }
         var quoted = "\""
         for character in value {

@@ -10,8 +10,10 @@ public struct TextLogSink: LogSink {
     public let colored: Bool
     private let timestamp: @Sendable () -> String
 
-    public init(writer: LogLineWriter, minimumLevel: LogLevel, colored: Bool,
-                timestamp: @escaping @Sendable () -> String = LocalTimestamp.now) {
+    public init(
+        writer: LogLineWriter, minimumLevel: LogLevel, colored: Bool,
+        timestamp: @escaping @Sendable () -> String = LocalTimestamp.now
+    ) {
         self.writer = writer
         self.minimumLevel = minimumLevel
         self.colored = colored

@@ -70,8 +70,10 @@ final class Daemon {
     init(configuration: Configuration) {
         self.configuration = configuration
         startConfiguration = configuration
-        log = AdjustableLogSink(makeLogSink(environment: ProcessEnvironment.current(), isTerminal: isatty(STDERR_FILENO) == 1,
-                                            minimumLevel: .debug), minimumLevel: configuration.logLevel)
+        log = AdjustableLogSink(
+            makeLogSink(
+                environment: ProcessEnvironment.current(), isTerminal: isatty(STDERR_FILENO) == 1,
+                minimumLevel: .debug), minimumLevel: configuration.logLevel)
     }
 
     /// Serves until stopped; returns the exit code.
@@ -111,8 +113,9 @@ final class Daemon {
         }
         let events = EventDispatcher(log: log)
         self.events = events
-        let monitor = UploadMonitor(log: log, now: { Clock.monotonicNanoseconds() }, wallClock: { Clock.wallClockSeconds() },
-                                    events: events, metrics: metrics)
+        let monitor = UploadMonitor(
+            log: log, now: { Clock.monotonicNanoseconds() }, wallClock: { Clock.wallClockSeconds() },
+            events: events, metrics: metrics)
         self.monitor = monitor
         tusUploads = makeTusUploads(storage)
         let certificates = TLSCertificates.needed(configuration) ? TLSCertificates(configuration: configuration) : nil
@@ -122,15 +125,19 @@ final class Daemon {
         let localSendListeners = try DaemonStartup.openLocalSendListeners(configuration)
         if let localSendListener = localSendListeners.first, let tls {
             localSend = LocalSendReceiver(
-                device: .filedrop(alias: LocalSendDevice.alias(configured: configuration.mdnsName, hostName: ServedNames.hostNames().first ?? ""),
-                                  fingerprint: LocalSendDevice.fingerprint(colonHex: tls.fingerprintSHA256),
-                                  port: Int(localSendListener.address.port)),
+                device: .filedrop(
+                    alias: LocalSendDevice.alias(
+                        configured: configuration.mdnsName, hostName: ServedNames.hostNames().first ?? ""),
+                    fingerprint: LocalSendDevice.fingerprint(colonHex: tls.fingerprintSHA256),
+                    port: Int(localSendListener.address.port)),
                 idleTimeout: nanoseconds(configuration.localsendTimeout), log: log, now: { Clock.monotonicNanoseconds() })
         }
         if configuration.tls != .off && secureListeners.isEmpty {
             // Else the plain port would take uploads and passwords as if TLS were off.
-            throw StartupError(message: "tls is \(configuration.tls.rawValue) but systemd passed no socket named https: "
-                + "enable filedrop-https.socket too (FileDescriptorName=https), or set tls = off", exitCode: StartupError.invalidConfiguration)
+            throw StartupError(
+                message: "tls is \(configuration.tls.rawValue) but systemd passed no socket named https: "
+                    + "enable filedrop-https.socket too (FileDescriptorName=https), or set tls = off",
+                exitCode: StartupError.invalidConfiguration)
         }
         // The app names the HTTPS port actually bound (port 0 in tests) in redirects and the QR code.
         httpsPort = secureListeners.first?.address.port
@@ -141,13 +148,15 @@ final class Daemon {
         let responder = ReloadableResponder(app)
         self.responder = responder
 
-        let accessLog = try AccessLogWriter(sink: log, loops: DaemonStartup.eventLoopCount(configuration), rate: configuration.accessLogRate,
-                                            enabled: DaemonStartup.logsRequests(configuration))
+        let accessLog = try AccessLogWriter(
+            sink: log, loops: DaemonStartup.eventLoopCount(configuration), rate: configuration.accessLogRate,
+            enabled: DaemonStartup.logsRequests(configuration))
         self.accessLog = accessLog
         accessLog.start()
-        let server = try HTTPServer(listeners: listeners, secureListeners: secureListeners + localSendListeners, tls: tls,
-                                    configuration: DaemonStartup.serverConfiguration(configuration, metrics: metrics, accessLog: accessLog.queue),
-                                    responder: responder, log: log)
+        let server = try HTTPServer(
+            listeners: listeners, secureListeners: secureListeners + localSendListeners, tls: tls,
+            configuration: DaemonStartup.serverConfiguration(configuration, metrics: metrics, accessLog: accessLog.queue),
+            responder: responder, log: log)
         self.server = server
         metrics.observeConnections { [unowned server] in server.activeConnections }
         try server.handleSignals(Self.handledSignals) { [unowned self] signal in
@@ -155,12 +164,14 @@ final class Daemon {
         }
         server.onMainLoopTick { [unowned self] in self.tick() }
         try openControlSocket(server: server)
-        let announcement = LANAnnouncement(configuration: configuration, plain: listenAddresses.plain,
-                                           secure: listenAddresses.secure, log: log)
+        let announcement = LANAnnouncement(
+            configuration: configuration, plain: listenAddresses.plain,
+            secure: listenAddresses.secure, log: log)
         self.announcement = announcement
         let reissues = certificates?.issuesOwn == true ? certificates : nil
         if let localSend {
-            localSendMulticast = DaemonStartup.startLocalSendDiscovery(configuration, device: localSend.device, server: server, log: log)
+            localSendMulticast = DaemonStartup.startLocalSendDiscovery(
+                configuration, device: localSend.device, server: server, log: log)
         }
         if reissues != nil || configuration.mdns || localSendMulticast != nil {
             do {
@@ -170,8 +181,12 @@ final class Daemon {
                     self.localSendMulticast?.interfacesChanged()
                 }
             } catch {
-                log.log(LogEvent(level: .warning, message: "cannot watch address changes (\(error)); "
-                    + "the HTTPS certificate, the mDNS announcement and LocalSend discovery follow new addresses only after a reload"))
+                log.log(
+                    LogEvent(
+                        level: .warning,
+                        message: "cannot watch address changes (\(error)); "
+                            + "the HTTPS certificate, the mDNS announcement and LocalSend discovery follow new addresses only after a reload"
+                    ))
             }
         }
         signal(SIGPIPE, SIG_IGN)
@@ -182,18 +197,29 @@ final class Daemon {
         let listen = addresses.map(\.description).joined(separator: ",")
         let httpsListen = secureAddresses.map(\.description).joined(separator: ",")
         let localSendListen = localSendListeners.map(\.address.description).joined(separator: ",")
-        notifications.send { $0.ready(status: status, extra: [("X_FILEDROP_LISTEN", listen), ("X_FILEDROP_HTTPS_LISTEN", httpsListen),
-                                                              ("X_FILEDROP_LOCALSEND_LISTEN", localSendListen)]) }
+        notifications.send {
+            $0.ready(
+                status: status,
+                extra: [
+                    ("X_FILEDROP_LISTEN", listen), ("X_FILEDROP_HTTPS_LISTEN", httpsListen),
+                    ("X_FILEDROP_LOCALSEND_LISTEN", localSendListen),
+                ])
+        }
         let served = (addresses.map { "http://\($0)" } + secureAddresses.map { "https://\($0)" }).joined(separator: ", ")
-        log.log(LogEvent(level: .notice, kind: .started,
-                         message: "filedrop serving \(configuration.saveDirectory) on \(served)",
-                         fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot ?? "built in")]))
+        log.log(
+            LogEvent(
+                level: .notice, kind: .started,
+                message: "filedrop serving \(configuration.saveDirectory) on \(served)",
+                fields: [("save_dir", configuration.saveDirectory), ("web_root", configuration.webRoot ?? "built in")]))
         if let tls { logTLS(tls) }
         if let localSend, !localSendListeners.isEmpty {
             let device = localSend.device
             let served = localSendListeners.map { "https://\($0.address)" }.joined(separator: ", ")
-            log.log(LogEvent(level: .notice, message: "LocalSend receiver on \(served) as \"\(device.alias)\", "
-                + "fingerprint \(device.fingerprint)", fields: [("localsend_fingerprint", device.fingerprint)]))
+            log.log(
+                LogEvent(
+                    level: .notice,
+                    message: "LocalSend receiver on \(served) as \"\(device.alias)\", "
+                        + "fingerprint \(device.fingerprint)", fields: [("localsend_fingerprint", device.fingerprint)]))
         }
         let urls = lanURLs()
         for url in urls {
@@ -241,7 +267,9 @@ final class Daemon {
             guard case .run(let next) = command, let monitor else {
                 throw StartupError(message: "the command line asks for no daemon", exitCode: 1)
             }
-            let sameStorage = next.saveDirectory == configuration.saveDirectory && next.saveMode == configuration.saveMode && self.storage != nil
+            let sameStorage =
+                next.saveDirectory == configuration.saveDirectory && next.saveMode == configuration.saveMode
+                && self.storage != nil
             let storage = sameStorage ? self.storage! : try DaemonStartup.openSaveDirectory(next)
             if !sameStorage { tusUploads = makeTusUploads(storage) }
             var app = try makeApp(next, storage: storage, monitor: monitor)
@@ -266,7 +294,8 @@ final class Daemon {
             localSendMulticast?.interfacesChanged()
             statusNote = nil
             let waiting = ConfigKey.restartOnlyChanges(from: startConfiguration, to: next)
-            let restartNote = "\(waiting.joined(separator: ", ")) changed: \(waiting.count == 1 ? "it takes" : "they take") effect at the next restart"
+            let restartNote =
+                "\(waiting.joined(separator: ", ")) changed: \(waiting.count == 1 ? "it takes" : "they take") effect at the next restart"
             if !waiting.isEmpty {
                 log.log(LogEvent(level: .warning, message: restartNote))
             }
@@ -275,7 +304,9 @@ final class Daemon {
         } catch {
             tusUploads = previousTusUploads
             statusNote = "reload failed, old configuration kept: \(error)"
-            log.log(LogEvent(level: .error, kind: .configInvalid, message: "reload failed, keeping the running configuration: \(error)"))
+            log.log(
+                LogEvent(
+                    level: .error, kind: .configInvalid, message: "reload failed, keeping the running configuration: \(error)"))
             reply = ControlReply(ok: false, message: "reload failed, keeping the running configuration: \(error)")
         }
         let status = statusLine()
@@ -290,9 +321,11 @@ final class Daemon {
         let daemon = MainLoopOnly(self)
         let mainLoop = server.mainLoop
         do {
-            let control = try ControlSocketServer(path: path, commands: [
-                "reload": { _, promise in mainLoop.execute { promise.fulfil(daemon.daemon.reload()) } },
-            ], log: log)
+            let control = try ControlSocketServer(
+                path: path,
+                commands: [
+                    "reload": { _, promise in mainLoop.execute { promise.fulfil(daemon.daemon.reload()) } }
+                ], log: log)
             control.start()
             self.control = control
         } catch {
@@ -308,7 +341,8 @@ final class Daemon {
         case .success(let tls)?:
             replaceTLSContext(tls)
         case .failure(let error)?:
-            log.log(LogEvent(level: .error, message: "cannot renew the HTTPS certificate, keeping the current one: \(error.message)"))
+            log.log(
+                LogEvent(level: .error, message: "cannot renew the HTTPS certificate, keeping the current one: \(error.message)"))
         case nil:
             break
         }
@@ -325,7 +359,10 @@ final class Daemon {
             runOffLoop("tus sweep") {
                 let removed = tusUploads.sweep(expiration: expiration)
                 if removed > 0 {
-                    log.log(LogEvent(level: .notice, message: "removed \(removed) resumable upload(s) idle for \(DurationText.format(expiration))"))
+                    log.log(
+                        LogEvent(
+                            level: .notice,
+                            message: "removed \(removed) resumable upload(s) idle for \(DurationText.format(expiration))"))
                 }
             }
         }
@@ -340,11 +377,14 @@ final class Daemon {
     }
 
     private func statusLine() -> String {
-        let listening = server.map { server in
-            server.listeners.map { "http://\($0.address)" } + server.secureListeners.map { "https://\($0.address)" }
-        } ?? []
-        return StatusLine(listening: listening, monitor: monitor, localSend: localSend, freeBytes: freeSpace.value,
-                          caFingerprint: certificates?.authority?.fingerprintSHA256, note: statusNote).text
+        let listening =
+            server.map { server in
+                server.listeners.map { "http://\($0.address)" } + server.secureListeners.map { "https://\($0.address)" }
+            } ?? []
+        return StatusLine(
+            listening: listening, monitor: monitor, localSend: localSend, freeBytes: freeSpace.value,
+            caFingerprint: certificates?.authority?.fingerprintSHA256, note: statusNote
+        ).text
     }
 
     /// Runs `body` on a worker; nothing waits for it.
@@ -362,19 +402,22 @@ final class Daemon {
         let baseURL = lanURLs().first
         let saveDirectory = DaemonStartup.absolutePath(configuration.saveDirectory)
         let hookSettings = configuration.onUpload.map { program in
-            HookRunner.Settings(program: program, concurrency: configuration.onUploadConcurrency,
-                                timeout: nanoseconds(configuration.onUploadTimeout),
-                                saveDirectory: saveDirectory, baseURL: baseURL,
-                                durable: configuration.fsync, minFreeSpace: configuration.minFreeSpace)
+            HookRunner.Settings(
+                program: program, concurrency: configuration.onUploadConcurrency,
+                timeout: nanoseconds(configuration.onUploadTimeout),
+                saveDirectory: saveDirectory, baseURL: baseURL,
+                durable: configuration.fsync, minFreeSpace: configuration.minFreeSpace)
         }
         if hookRunner?.settings != hookSettings {
             hookRunner = hookSettings.map {
-                HookRunner(settings: $0, storage: storage, metrics: metrics, log: log, daemonEnvironment: ProcessEnvironment.current())
+                HookRunner(
+                    settings: $0, storage: storage, metrics: metrics, log: log, daemonEnvironment: ProcessEnvironment.current())
             }
         }
         let webhookSettings = configuration.notifyURL.map {
-            WebhookSender.Settings(target: $0, format: configuration.notifyFormat, baseURL: baseURL, title: configuration.title,
-                                   saveDirectory: saveDirectory, durable: configuration.fsync, minFreeSpace: configuration.minFreeSpace)
+            WebhookSender.Settings(
+                target: $0, format: configuration.notifyFormat, baseURL: baseURL, title: configuration.title,
+                saveDirectory: saveDirectory, durable: configuration.fsync, minFreeSpace: configuration.minFreeSpace)
         }
         if webhook?.settings != webhookSettings {
             webhook = webhookSettings.map { WebhookSender(settings: $0, storage: storage, metrics: metrics, log: log) }
@@ -392,15 +435,17 @@ final class Daemon {
 
     private func makeApp(_ configuration: Configuration, storage: PosixStorage, monitor: UploadMonitor) throws -> FiledropApp {
         let webRoot = try openWebRoot(configuration)
-        let access = AccessControl(configuration: configuration, machineNames: ServedNames.hostNames(),
-                                   verifier: try DaemonStartup.passwordVerifier(configuration, log: log), records: clientRecords,
-                                   now: { Clock.monotonicNanoseconds() })
-        return FiledropApp(configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
-                           compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
-                           https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: phoneURLs(configuration)),
-                           processProbe: ProcSelfProbe(), hashing: hashing,
-                           languages: DaemonStartup.loadLanguages(configuration, builtIn: builtInWebRoot, log: log),
-                           healthClock: { Clock.monotonicNanoseconds() }, localSend: localSend)
+        let access = AccessControl(
+            configuration: configuration, machineNames: ServedNames.hostNames(),
+            verifier: try DaemonStartup.passwordVerifier(configuration, log: log), records: clientRecords,
+            now: { Clock.monotonicNanoseconds() })
+        return FiledropApp(
+            configuration: configuration, storage: storage, webRoot: webRoot, monitor: monitor,
+            compressor: ZlibCompressor(), qrEncoder: LibQREncoder(), tusUploads: tusUploads, access: access,
+            https: httpsPresentation(configuration), phoneAddress: PhoneAddress(lanURLs: phoneURLs(configuration)),
+            processProbe: ProcSelfProbe(), hashing: hashing,
+            languages: DaemonStartup.loadLanguages(configuration, builtIn: builtInWebRoot, log: log),
+            healthClock: { Clock.monotonicNanoseconds() }, localSend: localSend)
     }
 
     /// The folder web-root names, or the page built into the binary when it names none.
@@ -411,7 +456,9 @@ final class Daemon {
         }
         var isDirectory = stat()
         guard stat(path, &isDirectory) == 0, isDirectory.st_mode & S_IFMT == S_IFDIR else {
-            throw StartupError(message: "the web root \(path) is not a directory (web-root, --web-root)", exitCode: StartupError.invalidConfiguration)
+            throw StartupError(
+                message: "the web root \(path) is not a directory (web-root, --web-root)",
+                exitCode: StartupError.invalidConfiguration)
         }
         let opened = try sameDirectory(webRoot, path, isDirectory) ?? PosixStorage(root: path)
         webRoot = opened
@@ -437,10 +484,13 @@ final class Daemon {
     private func httpsPresentation(_ configuration: Configuration) -> HTTPSPresentation? {
         guard configuration.tls != .off, let httpsPort else { return nil }
         let anchor = certificates?.authority.map {
-            TrustAnchor(certificateDER: $0.certificateDER, fingerprintSHA256: $0.fingerprintSHA256, commonName: TLSCertificates.authorityName)
+            TrustAnchor(
+                certificateDER: $0.certificateDER, fingerprintSHA256: $0.fingerprintSHA256,
+                commonName: TLSCertificates.authorityName)
         }
-        return HTTPSPresentation(port: httpsPort, plainHTTPMode: configuration.httpMode, authority: anchor,
-                                 plainPort: listenAddresses.plain.first?.port)
+        return HTTPSPresentation(
+            port: httpsPort, plainHTTPMode: configuration.httpMode, authority: anchor,
+            plainPort: listenAddresses.plain.first?.port)
     }
 
     /// Resumable uploads of `storage`, with those a previous run left recovered.
@@ -459,11 +509,15 @@ final class Daemon {
     private func publishCompleteTusUploads(_ app: FiledropApp) {
         let (saved, kept) = app.publishCompleteTusUploads()
         if saved > 0 {
-            log.log(LogEvent(level: .notice, message: "saved \(saved) resumable upload(s) that had arrived complete before the restart"))
+            log.log(
+                LogEvent(
+                    level: .notice, message: "saved \(saved) resumable upload(s) that had arrived complete before the restart"))
         }
         for (name, reason) in kept {
-            log.log(LogEvent(level: .warning, message: "resumable upload \(name.logEscaped) is complete but kept unsaved: \(reason)",
-                             fields: [("file", name)]))
+            log.log(
+                LogEvent(
+                    level: .warning, message: "resumable upload \(name.logEscaped) is complete but kept unsaved: \(reason)",
+                    fields: [("file", name)]))
         }
     }
 
@@ -477,13 +531,17 @@ final class Daemon {
     }
 
     private func logTLS(_ tls: TLSContext) {
-        let path = tls.kernelTLSRequested
+        let path =
+            tls.kernelTLSRequested
             ? "the kernel encrypts where the connection's cipher allows it, so files are sent without an extra copy"
             : "filedrop encrypts everything itself: this kernel has no TLS support loaded (`sudo modprobe tls` lets the kernel do it, and makes HTTPS downloads faster)"
         var fields = [("tls_fingerprint", tls.fingerprintSHA256)]
         if let authority = certificates?.authority { fields.append(("tls_ca_fingerprint", authority.fingerprintSHA256)) }
-        log.log(LogEvent(level: .notice, message: "HTTPS (TLS 1.2 and 1.3): \(certificates?.summary ?? "certificate"), "
-            + "SHA-256 \(tls.fingerprintSHA256); \(path)", fields: fields))
+        log.log(
+            LogEvent(
+                level: .notice,
+                message: "HTTPS (TLS 1.2 and 1.3): \(certificates?.summary ?? "certificate"), "
+                    + "SHA-256 \(tls.fingerprintSHA256); \(path)", fields: fields))
     }
 }
 

@@ -75,15 +75,21 @@ enum DaemonStartup {
     static func passwordVerifier(_ configuration: Configuration, log: any LogSink) throws -> CryptPassword? {
         guard let hash = configuration.passwordHash else {
             if configuration.metricsAccess == .password {
-                throw StartupError(message: "metrics-access \"password\" needs a password: "
-                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: StartupError.invalidConfiguration)
+                throw StartupError(
+                    message: "metrics-access \"password\" needs a password: "
+                        + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)",
+                    exitCode: StartupError.invalidConfiguration)
             }
             if configuration.access == .drop || configuration.access == .private {
-                throw StartupError(message: "access mode \"\(configuration.access.rawValue)\" needs a password: "
-                    + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)", exitCode: StartupError.invalidConfiguration)
+                throw StartupError(
+                    message: "access mode \"\(configuration.access.rawValue)\" needs a password: "
+                        + "run `filedrop passwd` and set password-hash (--password-hash, FILEDROP_PASSWORD_HASH)",
+                    exitCode: StartupError.invalidConfiguration)
             }
             if configuration.allowDelete && configuration.access == .open {
-                log.log(LogEvent(level: .warning, message: "allow-delete without password-hash: anyone on the network may delete files"))
+                log.log(
+                    LogEvent(
+                        level: .warning, message: "allow-delete without password-hash: anyone on the network may delete files"))
             }
             return nil
         }
@@ -100,7 +106,9 @@ enum DaemonStartup {
         let activated = SocketActivation.listenFileDescriptors()
         if !activated.isEmpty {
             if configuration.tls == .off, let https = activated.first(where: { $0.name == "https" }) {
-                throw StartupError(message: "systemd passed an HTTPS socket (fd \(https.fd), FileDescriptorName=https) but tls is off", exitCode: StartupError.invalidConfiguration)
+                throw StartupError(
+                    message: "systemd passed an HTTPS socket (fd \(https.fd), FileDescriptorName=https) but tls is off",
+                    exitCode: StartupError.invalidConfiguration)
             }
             let plain = try activated.filter { $0.name != "https" }.map { try ListeningSocket(adopting: $0.fd) }
             let secure = try activated.filter { $0.name == "https" }.map { try ListeningSocket(adopting: $0.fd) }
@@ -145,7 +153,9 @@ enum DaemonStartup {
         }
     }
 
-    static func serverConfiguration(_ configuration: Configuration, metrics: ServerMetrics, accessLog: AccessLogQueue) -> ServerConfiguration {
+    static func serverConfiguration(_ configuration: Configuration, metrics: ServerMetrics, accessLog: AccessLogQueue)
+        -> ServerConfiguration
+    {
         var server = ServerConfiguration()
         server.maxConnections = configuration.maxConnections
         server.maxConnectionsPerClient = configuration.maxConnectionsPerClient
@@ -175,8 +185,10 @@ extension DaemonStartup {
     /// LocalSend's multicast discovery on the server's main loop (`localsend-multicast`). Nil,
     /// after a warning, when the group's port cannot be had: the receiver still serves, and
     /// a sender that scans over HTTP (`register`, §3.2) still finds it.
-    static func startLocalSendDiscovery(_ configuration: Configuration, device: LocalSendDevice, server: HTTPServer,
-                                        log: any LogSink) -> LocalSendMulticast? {
+    static func startLocalSendDiscovery(
+        _ configuration: Configuration, device: LocalSendDevice, server: HTTPServer,
+        log: any LogSink
+    ) -> LocalSendMulticast? {
         let group = configuration.localsendMulticast
         let hosts = localSendHosts(configuration)
         // Announced only on interfaces LocalSend listens on: all of them for a wildcard, else
@@ -192,8 +204,11 @@ extension DaemonStartup {
             log.log(LogEvent(level: .info, message: "LocalSend discovery on \(group)"))
             return multicast
         } catch {
-            log.log(LogEvent(level: .warning, message: "LocalSend discovery is off: cannot use \(group) (\(error)); "
-                + "senders that scan over HTTP still find the receiver"))
+            log.log(
+                LogEvent(
+                    level: .warning,
+                    message: "LocalSend discovery is off: cannot use \(group) (\(error)); "
+                        + "senders that scan over HTTP still find the receiver"))
             return nil
         }
     }

@@ -25,7 +25,8 @@ final class LANAnnouncement {
         self.log = log
         offAtStart = !configuration.mdns
         switch Self.plan(configuration, plain: plain, secure: secure) {
-        case .loopbackOnly, .nothing where offAtStart:
+        case .loopbackOnly,
+            .nothing where offAtStart:
             publisher = nil
         case .advertise, .nothing:
             // Nil when avahi-daemon cannot be reached at all; it said so in one line.
@@ -69,10 +70,13 @@ final class LANAnnouncement {
     }
 
     private static func plan(_ configuration: Configuration, plain: [SocketAddress], secure: [SocketAddress]) -> DiscoveryPlan {
-        let listeners = plain.map { DiscoveryPlan.Listener(secure: false, host: $0.host, port: $0.port) }
+        let listeners =
+            plain.map { DiscoveryPlan.Listener(secure: false, host: $0.host, port: $0.port) }
             + secure.map { DiscoveryPlan.Listener(secure: true, host: $0.host, port: $0.port) }
-        let name = ServiceAdvertisement.instanceName(configured: configuration.mdnsName, hostName: ServedNames.hostNames().first ?? "")
-        return DiscoveryPlan.make(enabled: configuration.mdns, instanceName: name, listeners: listeners,
-                                  interfaces: InterfaceAddresses.withInterfaceIndex())
+        let name = ServiceAdvertisement.instanceName(
+            configured: configuration.mdnsName, hostName: ServedNames.hostNames().first ?? "")
+        return DiscoveryPlan.make(
+            enabled: configuration.mdns, instanceName: name, listeners: listeners,
+            interfaces: InterfaceAddresses.withInterfaceIndex())
     }
 }

@@ -22,7 +22,9 @@ struct StatusLine {
             let uploads = monitor.snapshot()
             if !uploads.isEmpty {
                 let shown = uploads.prefix(3).map { upload in
-                    let percent = upload.expected.map { $0 > 0 ? " \(upload.received * 100 / $0)%" : "" } ?? " \(ByteCount.format(upload.received))"
+                    let percent =
+                        upload.expected.map { $0 > 0 ? " \(upload.received * 100 / $0)%" : "" }
+                        ?? " \(ByteCount.format(upload.received))"
                     return "\(upload.name.logEscaped)\(percent) \(ByteCount.format(upload.rate))/s"
                 }
                 parts.append("\(uploads.count) upload(s): " + shown.joined(separator: ", "))
@@ -30,7 +32,8 @@ struct StatusLine {
             parts.append("\(monitor.filesStored) file(s) received since start")
         }
         if let session = localSend?.activeSession {
-            parts.append("LocalSend session from \(session.sender.logEscaped): \(session.saved) of \(session.files.count) file(s)")
+            parts.append(
+                "LocalSend session from \(session.sender.logEscaped): \(session.saved) of \(session.files.count) file(s)")
         }
         if let freeBytes {
             parts.append("\(ByteCount.format(freeBytes)) free")

@@ -76,7 +76,8 @@ final class TLSCertificates {
         let next = Self.effective(next)
         if next.tls == .auto && previous.tls == .auto && next.tlsDirectory == previous.tlsDirectory
             && next.saveDirectory == previous.saveDirectory
-            && issuedFor == ServedNames.current(allowedHosts: next.allowedHosts) {
+            && issuedFor == ServedNames.current(allowedHosts: next.allowedHosts)
+        {
             configuration = next
             return nil
         }
@@ -122,17 +123,19 @@ final class TLSCertificates {
         let authority = try loadAuthority()
         let issued: IssuedCertificate
         do {
-            issued = try authority.issueServerCertificate(dnsNames: names.dnsNames, ipAddresses: names.ipAddresses,
-                                                          now: Clock.wallClockSeconds())
+            issued = try authority.issueServerCertificate(
+                dnsNames: names.dnsNames, ipAddresses: names.ipAddresses,
+                now: Clock.wallClockSeconds())
             // For operators who want to look at it; the key stays in memory only.
             try? authority.writeServerCertificateFile(issued)
         } catch {
             throw StartupError(message: "tls = auto: \(error.description)", exitCode: StartupError.invalidConfiguration)
         }
-        let context = try self.context(from: TLSCredentials(
-            certificateChainPEM: issued.certificateChainPEM, privateKeyPEM: issued.privateKeyPEM,
-            certificateSource: "the server certificate issued by \(authority.certificatePath)",
-            keySource: "the key issued with it"))
+        let context = try self.context(
+            from: TLSCredentials(
+                certificateChainPEM: issued.certificateChainPEM, privateKeyPEM: issued.privateKeyPEM,
+                certificateSource: "the server certificate issued by \(authority.certificatePath)",
+                keySource: "the key issued with it"))
         issuedFor = names
         renewAt = issued.notBefore + (issued.notAfter - issued.notBefore) / 2
         return context
@@ -160,8 +163,10 @@ final class TLSCertificates {
         let save = resolved ? Self.realPath(configuration.saveDirectory) : Self.absolute(configuration.saveDirectory)
         guard let path, let save else { return }
         if path == save || path.hasPrefix(save.hasSuffix("/") ? save : save + "/") {
-            throw StartupError(message: "tls-dir \(directory) is inside save-dir \(configuration.saveDirectory), where "
-                + "its CA key could be downloaded; choose a directory outside it", exitCode: StartupError.invalidConfiguration)
+            throw StartupError(
+                message: "tls-dir \(directory) is inside save-dir \(configuration.saveDirectory), where "
+                    + "its CA key could be downloaded; choose a directory outside it", exitCode: StartupError.invalidConfiguration
+            )
         }
     }
 
@@ -192,17 +197,22 @@ final class TLSCertificates {
 
     private func readCredentialFiles() throws(StartupError) -> TLSCredentials {
         guard let certificate = configuration.tlsCertificateFile, let key = configuration.tlsKeyFile else {
-            throw StartupError(message: "tls = files needs tls-cert and tls-key (--tls-cert, --tls-key), "
-                + "or the systemd credentials tls.crt and tls.key (LoadCredential=)", exitCode: StartupError.invalidConfiguration)
+            throw StartupError(
+                message: "tls = files needs tls-cert and tls-key (--tls-cert, --tls-key), "
+                    + "or the systemd credentials tls.crt and tls.key (LoadCredential=)",
+                exitCode: StartupError.invalidConfiguration)
         }
-        return TLSCredentials(certificateChainPEM: try read(certificate, what: "TLS certificate"),
-                              privateKeyPEM: try read(key, what: "TLS key"),
-                              certificateSource: certificate, keySource: key)
+        return TLSCredentials(
+            certificateChainPEM: try read(certificate, what: "TLS certificate"),
+            privateKeyPEM: try read(key, what: "TLS key"),
+            certificateSource: certificate, keySource: key)
     }
 
     private func read(_ path: String, what: String) throws(StartupError) -> [UInt8] {
         guard let bytes = readSmallFile(path) else {
-            throw StartupError(message: "cannot read the \(what) \(path): \(String(cString: strerror(errno)))", exitCode: StartupError.invalidConfiguration)
+            throw StartupError(
+                message: "cannot read the \(what) \(path): \(String(cString: strerror(errno)))",
+                exitCode: StartupError.invalidConfiguration)
         }
         return bytes
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropClient
 
 /// Fingerprints as people paste them: `openssl x509 -fingerprint -sha256` output, plain hex
@@ -25,8 +26,9 @@ import Testing
 
     @Test func digestsMustBeSHA256Sized() {
         #expect(CertificateFingerprint(digest: [UInt8](repeating: 1, count: 20)) == nil)
-        #expect(CertificateFingerprint(digest: [UInt8](repeating: 0xAB, count: 32))?.description
-            == Array(repeating: "AB", count: 32).joined(separator: ":"))
+        #expect(
+            CertificateFingerprint(digest: [UInt8](repeating: 0xAB, count: 32))?.description
+                == Array(repeating: "AB", count: 32).joined(separator: ":"))
     }
 
     @Test func differentDigestsDiffer() {
@@ -37,8 +39,8 @@ import Testing
     }
 }
 
-private extension String {
-    func replacingOccurrences(_ target: Character, _ replacement: Character) -> String {
+extension String {
+    fileprivate func replacingOccurrences(_ target: Character, _ replacement: Character) -> String {
         String(map { $0 == target ? replacement : $0 })
     }
 }

@@ -1,18 +1,21 @@
 import Foundation
 import Testing
+
 @testable import FiledropClient
 
 /// The server's sentence reaches the user whichever form the server answered in.
 @Suite struct FiledropClientErrorTests {
     @Test func jsonErrorBody() {
         let body = Data(#"{"error":"The file is larger than the limit of 1 KiB.","status":413}"#.utf8)
-        #expect(FiledropClientError.from(status: 413, body: body)
+        #expect(
+            FiledropClientError.from(status: 413, body: body)
                 == .refused(status: 413, message: "The file is larger than the limit of 1 KiB."))
     }
 
     @Test func textErrorBodyLosesItsStatusPrefix() {
         let body = Data("413 Content Too Large: Uploads are limited to 1 KiB.\n".utf8)
-        #expect(FiledropClientError.from(status: 413, body: body)
+        #expect(
+            FiledropClientError.from(status: 413, body: body)
                 == .refused(status: 413, message: "Uploads are limited to 1 KiB."))
     }
 

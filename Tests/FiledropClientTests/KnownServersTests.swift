@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropClient
 
 /// `known_servers`: what is read (comments, notes, CRLF, IPv6), what is skipped and
@@ -18,11 +19,12 @@ import Testing
             """
         let known = KnownServers(parsing: text)
         #expect(known.malformedLines.isEmpty)
-        #expect(known.entries == [
-            .init(address: "192.168.1.20:8443", fingerprint: Self.caPrint, line: 2),
-            .init(address: "[fe80::1]:8443", fingerprint: Self.leafPrint, line: 4),
-            .init(address: "laptop.local:8443", fingerprint: Self.caPrint, line: 5),
-        ])
+        #expect(
+            known.entries == [
+                .init(address: "192.168.1.20:8443", fingerprint: Self.caPrint, line: 2),
+                .init(address: "[fe80::1]:8443", fingerprint: Self.leafPrint, line: 4),
+                .init(address: "laptop.local:8443", fingerprint: Self.caPrint, line: 5),
+            ])
         #expect(known.entries(for: "LAPTOP.local:8443").map(\.line) == [5])
         #expect(known.entries(for: "laptop.local:443").isEmpty)
     }
@@ -53,10 +55,12 @@ import Testing
     }
 
     @Test func fileFollowsXDGConfigHome() {
-        #expect(KnownServers.defaultFile(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/me"]).path
-            == "/x/config/filedrop/known_servers")
-        #expect(KnownServers.defaultFile(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/me"]).path
-            == "/home/me/.config/filedrop/known_servers")
+        #expect(
+            KnownServers.defaultFile(environment: ["XDG_CONFIG_HOME": "/x/config", "HOME": "/home/me"]).path
+                == "/x/config/filedrop/known_servers")
+        #expect(
+            KnownServers.defaultFile(environment: ["XDG_CONFIG_HOME": "relative", "HOME": "/home/me"]).path
+                == "/home/me/.config/filedrop/known_servers")
         #expect(KnownServers.defaultFile(environment: ["HOME": "/home/me"]).path == "/home/me/.config/filedrop/known_servers")
     }
 
@@ -71,7 +75,8 @@ import Testing
         let known = try KnownServers.read(from: file)
         #expect(known.entries.map(\.address) == ["a:1", "b:2"])
         #expect(known.entries.map(\.line) == [2, 3])
-        let directoryMode = try FileManager.default.attributesOfItem(atPath: file.deletingLastPathComponent().path)[.posixPermissions] as? Int
+        let directoryMode =
+            try FileManager.default.attributesOfItem(atPath: file.deletingLastPathComponent().path)[.posixPermissions] as? Int
         let fileMode = try FileManager.default.attributesOfItem(atPath: file.path)[.posixPermissions] as? Int
         #expect(directoryMode == 0o700)
         #expect(fileMode == 0o600)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropClient
 
 /// The streamed multipart body: exact length, RFC 7578 framing, the same bytes whatever
@@ -45,7 +46,9 @@ import Testing
         #expect(!failed)
         #expect(Int64(bytes.count) == body.contentLength)
         #expect(body.contentType == "multipart/form-data; boundary=XyZ123")
-        let preamble = Data("--XyZ123\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n".utf8)
+        let preamble = Data(
+            "--XyZ123\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.bin\"\r\nContent-Type: application/octet-stream\r\n\r\n"
+                .utf8)
         let epilogue = Data("\r\n--XyZ123--\r\n".utf8)
         #expect(bytes.prefix(preamble.count) == preamble)
         #expect(bytes.suffix(epilogue.count) == epilogue)

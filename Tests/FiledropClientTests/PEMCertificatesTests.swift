@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropClient
 
 /// The framing of CA files: several PEM blocks with text around them, or one DER blob.

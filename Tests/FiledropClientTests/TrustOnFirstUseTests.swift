@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropClient
 
 /// Every branch of the trust decision, with a fake handshake and a fake person: trusted by
@@ -7,14 +8,17 @@ import Testing
 /// `--ca` / `--fingerprint` overrides.
 @Suite struct TrustOnFirstUseTests {
     static func certificate(_ byte: UInt8, _ subject: String) -> PeerCertificate {
-        PeerCertificate(der: [0x30, byte], fingerprint: CertificateFingerprint(digest: [UInt8](repeating: byte, count: 32))!, subject: subject)
+        PeerCertificate(
+            der: [0x30, byte], fingerprint: CertificateFingerprint(digest: [UInt8](repeating: byte, count: 32))!, subject: subject
+        )
     }
 
     static let leaf = certificate(0x4F, "/CN=laptop")
     static let ca = certificate(0xA1, "/CN=filedrop CA")
     static let other = certificate(0x77, "/CN=mallory")
     static let address = "192.168.1.20:8443"
-    static let untrusted = TrustOnFirstUse.Inspection(trustedBySystem: false, chain: [leaf, ca], systemFailure: "self-signed certificate in certificate chain")
+    static let untrusted = TrustOnFirstUse.Inspection(
+        trustedBySystem: false, chain: [leaf, ca], systemFailure: "self-signed certificate in certificate chain")
 
     /// Counts handshakes and questions, answers with `answer`.
     final class Fakes: @unchecked Sendable {
@@ -30,13 +34,15 @@ import Testing
 
         func decide(requested: ServerTrust? = nil, known: String = "") throws -> TrustOnFirstUse.Decision {
             try TrustOnFirstUse(address: TrustOnFirstUseTests.address, requested: requested, known: KnownServers(parsing: known))
-                .decide(inspect: { () throws(FiledropClientError) in
-                    self.inspections += 1
-                    return self.inspection
-                }, ask: { certificate, _ in
-                    self.questions.append(certificate)
-                    return self.answer
-                })
+                .decide(
+                    inspect: { () throws(FiledropClientError) in
+                        self.inspections += 1
+                        return self.inspection
+                    },
+                    ask: { certificate, _ in
+                        self.questions.append(certificate)
+                        return self.answer
+                    })
         }
     }
 
@@ -70,8 +76,10 @@ import Testing
 
     @Test func anUnknownServerInAScriptIsRefusedWithItsFingerprint() throws {
         let fakes = Fakes(answer: nil)
-        #expect(try fakes.decide(known: "10.0.0.1:8443 \(Self.ca.fingerprint)")
-            == .refused(.unknownServer(address: Self.address, candidate: Self.ca, systemFailure: Self.untrusted.systemFailure)))
+        #expect(
+            try fakes.decide(known: "10.0.0.1:8443 \(Self.ca.fingerprint)")
+                == .refused(
+                    .unknownServer(address: Self.address, candidate: Self.ca, systemFailure: Self.untrusted.systemFailure)))
     }
 
     @Test func aChangedCertificateIsRefusedNamingTheLine() throws {
@@ -91,7 +99,8 @@ import Testing
 
     @Test func aPinOverridesTheSystemAndKnownServers() throws {
         let fakes = Fakes(.init(trustedBySystem: true, chain: [Self.leaf, Self.ca]))
-        let decision = try fakes.decide(requested: .pinnedCertificate(Self.other.fingerprint), known: "\(Self.address) \(Self.ca.fingerprint)")
+        let decision = try fakes.decide(
+            requested: .pinnedCertificate(Self.other.fingerprint), known: "\(Self.address) \(Self.ca.fingerprint)")
         #expect(decision == .refused(.pinNotFound(pin: Self.other.fingerprint, seen: [Self.leaf, Self.ca])))
     }
 

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+
 @testable import FiledropClient
 
 /// The remembered tus upload URLs: found for the same file version and server only.
 @Suite struct TusResumeStoreTests {
-    let store = TusResumeStore(directory: FileManager.default.temporaryDirectory.appendingPathComponent("fdc-store-\(UUID().uuidString)"))
-    let key = TusResumeStore.Key(server: "http://127.0.0.1:8080", path: "/home/me/big.iso", size: 1 << 30, modified: 1_700_000_000.5)
+    let store = TusResumeStore(
+        directory: FileManager.default.temporaryDirectory.appendingPathComponent("fdc-store-\(UUID().uuidString)"))
+    let key = TusResumeStore.Key(
+        server: "http://127.0.0.1:8080", path: "/home/me/big.iso", size: 1 << 30, modified: 1_700_000_000.5)
 
     @Test func remembersAndForgets() throws {
         defer { try? FileManager.default.removeItem(at: store.directory) }

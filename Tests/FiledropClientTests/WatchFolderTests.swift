@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropClient
 
 /// The pure parts of `filedrop send --watch`: when a file has settled, which names are
@@ -22,7 +23,8 @@ import Testing
     @Test func aFileThatKeepsChangingIsNeverReady() {
         var tracker = SettleTracker(settle: 2 * Self.second)
         for step in 0..<20 {
-            tracker.observe("log", SettleTracker.Observation(size: Int64(step), modified: Int64(step)), now: UInt64(step) * Self.second)
+            tracker.observe(
+                "log", SettleTracker.Observation(size: Int64(step), modified: Int64(step)), now: UInt64(step) * Self.second)
             #expect(tracker.takeReady(now: UInt64(step) * Self.second).isEmpty)
         }
         #expect(tracker.takeReady(now: 21 * Self.second).map(\.name) == ["log"])

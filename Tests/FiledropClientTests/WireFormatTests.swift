@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropClient
 
 /// The client reads the server's JSON as the golden files in `Tests/Fixtures/json` declare
@@ -17,19 +18,26 @@ import Testing
     @Test func listing() throws {
         let listing = try JSONDecoder().decode(Listing.self, from: try Self.golden("listing.json"))
         #expect(listing.path == "photos/")
-        #expect(listing.entries == [
-            Listing.Entry(name: "2024", type: .directory, size: nil, mtime: "2023-11-14T22:13:20Z", url: "/files/photos/2024/"),
-            Listing.Entry(name: "Grüße 😀.txt", type: .file, size: 1_234_567, mtime: "2023-11-14T22:13:20Z",
-                          url: "/files/photos/Gr%C3%BC%C3%9Fe%20%F0%9F%98%80.txt", sha256: Self.sha256),
-            Listing.Entry(name: "say \"hi\"\u{2028}\u{1B}.txt", type: .file, size: 0, mtime: "2024-02-29T12:00:00Z",
-                          url: "/files/photos/say%20%22hi%22%E2%80%A8%1B.txt"),
-        ])
+        #expect(
+            listing.entries == [
+                Listing.Entry(
+                    name: "2024", type: .directory, size: nil, mtime: "2023-11-14T22:13:20Z", url: "/files/photos/2024/"),
+                Listing.Entry(
+                    name: "Grüße 😀.txt", type: .file, size: 1_234_567, mtime: "2023-11-14T22:13:20Z",
+                    url: "/files/photos/Gr%C3%BC%C3%9Fe%20%F0%9F%98%80.txt", sha256: Self.sha256),
+                Listing.Entry(
+                    name: "say \"hi\"\u{2028}\u{1B}.txt", type: .file, size: 0, mtime: "2024-02-29T12:00:00Z",
+                    url: "/files/photos/say%20%22hi%22%E2%80%A8%1B.txt"),
+            ])
     }
 
     @Test func upload() throws {
         let result = try FiledropClient.storedFile(in: try Self.golden("upload.json"), size: 1_234_567, fallbackName: "sent.txt")
-        #expect(result == FiledropClient.UploadResult(name: "photos/Grüße 😀.txt", size: 1_234_567, resumedFrom: 0,
-                                                               sha256: Self.sha256))
+        #expect(
+            result
+                == FiledropClient.UploadResult(
+                    name: "photos/Grüße 😀.txt", size: 1_234_567, resumedFrom: 0,
+                    sha256: Self.sha256))
     }
 
     @Test func uploadOfAnotherSizeIsRefused() throws {
@@ -42,10 +50,12 @@ import Testing
     /// A form refused after its file was stored: the file counts as sent; a refusal that
     /// stored nothing is the server's error.
     @Test func formStoppedAfterItsFile() throws {
-        let stopped = try FiledropClient.formAnswer(status: 400, body: try Self.golden("upload-stopped.json"), size: 1_234_567,
-                                                    fallbackName: "sent.txt")
+        let stopped = try FiledropClient.formAnswer(
+            status: 400, body: try Self.golden("upload-stopped.json"), size: 1_234_567,
+            fallbackName: "sent.txt")
         #expect(stopped.name == "photos/Grüße 😀.txt")
-        #expect(throws: FiledropClientError.refused(status: 400, message: "The name \"a\\b\" must not contain \"/\" or \"\\\".")) {
+        #expect(throws: FiledropClientError.refused(status: 400, message: "The name \"a\\b\" must not contain \"/\" or \"\\\"."))
+        {
             try FiledropClient.formAnswer(status: 400, body: try Self.golden("error-400.json"), size: 1, fallbackName: "sent.txt")
         }
     }

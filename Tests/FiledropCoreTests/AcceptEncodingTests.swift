@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// `Accept-Encoding` (RFC 9110 §12.5.3) as far as gzip is concerned, q-values included.

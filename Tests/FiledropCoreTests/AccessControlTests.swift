@@ -1,8 +1,9 @@
+import Synchronization
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Synchronization
-import Testing
 
 /// A verifier whose password is "secret", counting how often it is asked (the real one is slow).
 final class FakeVerifier: PasswordVerifier {
@@ -24,7 +25,7 @@ final class AccessTestClock: Sendable {
 /// caching, upload slots. The integration tests repeat the important ones over a socket.
 @Suite struct AccessControlTests {
     static let good = "Basic " + "eDpzZWNyZXQ="  // x:secret
-    static let bad = "Basic " + "eDp3cm9uZw=="   // x:wrong
+    static let bad = "Basic " + "eDp3cm9uZw=="  // x:wrong
 
     struct Fixture {
         let app: FiledropApp
@@ -44,7 +45,8 @@ final class AccessTestClock: Sendable {
         }
 
         func status(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:], body: String = "x") -> Int {
-            FiledropAppUploadTests.send(app, FiledropAppUploadTests.head(method, target, headers), body: Array(body.utf8)).status.code
+            FiledropAppUploadTests.send(app, FiledropAppUploadTests.head(method, target, headers), body: Array(body.utf8)).status
+                .code
         }
 
         /// The route's decision alone: `.respond` means no body byte would be read.
@@ -94,7 +96,10 @@ final class AccessTestClock: Sendable {
 
     @Test func unauthorizedCarriesTheChallengeAndIsDecidedBeforeTheBody() throws {
         let fixture = Fixture { $0.access = .private }
-        guard case .respond(let response) = fixture.decision(.post, "/upload?name=a.txt", ["Content-Length": "5", "Expect": "100-continue"]) else {
+        guard
+            case .respond(let response) = fixture.decision(
+                .post, "/upload?name=a.txt", ["Content-Length": "5", "Expect": "100-continue"])
+        else {
             Issue.record("the body would have been read")
             return
         }
@@ -175,7 +180,10 @@ final class AccessTestClock: Sendable {
         #expect(FiledropAppUploadTests.send(fixture.app, rebound).status == .misdirectedRequest)
         #expect(fixture.status(.put, "/files/a.txt", ["Content-Length": "1", "Sec-Fetch-Site": "cross-site"]) == 403)
         #expect(fixture.status(.put, "/files/b.txt", ["Content-Length": "1", "Origin": "http://evil.example"]) == 403)
-        #expect(fixture.status(.put, "/files/c.txt", ["Content-Length": "1", "Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"]) == 201)
+        #expect(
+            fixture.status(
+                .put, "/files/c.txt", ["Content-Length": "1", "Origin": "http://localhost", "Sec-Fetch-Site": "same-origin"])
+                == 201)
         #expect(fixture.storage.files.keys.map(\.description) == ["c.txt"])
     }
 

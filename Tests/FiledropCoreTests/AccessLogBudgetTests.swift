@@ -1,13 +1,15 @@
 import FiledropCore
-@testable import FiledropHTTP
 import Testing
+
+@testable import FiledropHTTP
 
 /// The access log's budget: the rate setting, the per-interval allowance the loops draw
 /// from, and the summary line whose counts stand for the requests left out.
 @Suite struct AccessLogBudgetTests {
     static func record(_ target: String, status: Int = 200) -> AccessLogRecord {
-        AccessLogRecord(method: .get, target: target, status: status, bytesSent: 1, bytesReceived: 0,
-                        durationMicroseconds: 1, client: "127.0.0.1", responseCut: false)
+        AccessLogRecord(
+            method: .get, target: target, status: status, bytesSent: 1, bytesReceived: 0,
+            durationMicroseconds: 1, client: "127.0.0.1", responseCut: false)
     }
 
     @Test(arguments: [("1000/10s", 1000, 10), ("50/1s", 50, 1), ("0/1m", 0, 60), ("7/1h", 7, 3600)])
@@ -17,7 +19,9 @@ import Testing
         #expect(AccessLogRate(parsing: rate.text) == rate)
     }
 
-    @Test(arguments: ["", "1000", "/10s", "1000/", "1000/0s", "1000/500ms", "1000/2h", "-1/10s", "1e3/10s", "10000001/10s", "1000/10x"])
+    @Test(arguments: [
+        "", "1000", "/10s", "1000/", "1000/0s", "1000/500ms", "1000/2h", "-1/10s", "1e3/10s", "10000001/10s", "1000/10x",
+    ])
     func badRatesAreRefused(text: String) {
         #expect(AccessLogRate(parsing: text) == nil)
     }
@@ -48,7 +52,10 @@ import Testing
     @Test func aRecordIsMadeOnlyWhenTheBudgetHasRoom() {
         let queue = AccessLogQueue(loops: 1, rate: AccessLogRate(lines: 0, interval: .seconds(1)), enabled: true, wake: {})
         var made = 0
-        queue.add(loop: 0, method: .get, status: 200) { made += 1; return Self.record("/") }
+        queue.add(loop: 0, method: .get, status: 200) {
+            made += 1
+            return Self.record("/")
+        }
         #expect(made == 0)
         #expect(queue.closeInterval().notLogged.total == 1)
     }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// RFC 7617 Basic credentials and the base64 under them.

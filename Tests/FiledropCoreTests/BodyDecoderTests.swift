@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 @Suite struct BodyDecoderTests {
     private typealias Decoded = ThreeWayFeeding.DecodedBody
@@ -13,8 +14,10 @@ import Testing
         Decoded(payload: Array(payload.utf8), event: .end(trailers: trailers), consumed: consumed)
     }
 
-    private func expectMalformed(_ text: String, limits: HTTPLimits = HTTPLimits(),
-                                 sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectMalformed(
+        _ text: String, limits: HTTPLimits = HTTPLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         let result = decode(text, limits: limits)
         guard case .failed(let error) = result.event else {
             Issue.record("\(text.debugDescription) gave \(result)", sourceLocation: sourceLocation)
@@ -112,29 +115,29 @@ import Testing
     }
 
     @Test(arguments: [
-        "\r\nabc\r\n0\r\n\r\n",          // empty size
-        "x\r\nabc\r\n0\r\n\r\n",         // not hex
-        "0x3\r\nabc\r\n0\r\n\r\n",       // 0x prefix
-        "+3\r\nabc\r\n0\r\n\r\n",        // sign
+        "\r\nabc\r\n0\r\n\r\n",  // empty size
+        "x\r\nabc\r\n0\r\n\r\n",  // not hex
+        "0x3\r\nabc\r\n0\r\n\r\n",  // 0x prefix
+        "+3\r\nabc\r\n0\r\n\r\n",  // sign
         "-3\r\nabc\r\n0\r\n\r\n",
-        " 3\r\nabc\r\n0\r\n\r\n",        // whitespace before the size
-        "3 \r\nabc\r\n0\r\n\r\n",        // whitespace before CRLF
-        "3x\r\nabc\r\n0\r\n\r\n",        // trailing junk
-        "3;\r\nabc\r\n0\r\n\r\n",        // extension without a name
+        " 3\r\nabc\r\n0\r\n\r\n",  // whitespace before the size
+        "3 \r\nabc\r\n0\r\n\r\n",  // whitespace before CRLF
+        "3x\r\nabc\r\n0\r\n\r\n",  // trailing junk
+        "3;\r\nabc\r\n0\r\n\r\n",  // extension without a name
         "3;=v\r\nabc\r\n0\r\n\r\n",
-        "3;n=\r\nabc\r\n0\r\n\r\n",      // extension without a value
-        "3;n=\"open\r\nabc\r\n0\r\n\r\n",// unterminated quote
+        "3;n=\r\nabc\r\n0\r\n\r\n",  // extension without a value
+        "3;n=\"open\r\nabc\r\n0\r\n\r\n",  // unterminated quote
         "3;n v\r\nabc\r\n0\r\n\r\n",
-        "3\nabc\r\n0\r\n\r\n",           // bare LF after the size
-        "3\rabc\r\n0\r\n\r\n",           // bare CR after the size
-        "3\r\nabcd\r\n0\r\n\r\n",        // data longer than the size
-        "3\r\nabc\n0\r\n\r\n",           // bare LF after the data
-        "3\r\nabc\r0\r\n\r\n",           // bare CR after the data
-        "3\r\nabc0\r\n\r\n",             // no CRLF after the data
-        "0\r\n\n",                       // bare LF ending the trailer section
-        "0\r\n\r\r\n",                   // bare CR in the trailer section
-        "0\r\nX: a\rb\r\n\r\n",          // bare CR inside a trailer
-        "0\r\nX: a\n\r\n",               // bare LF after a trailer
+        "3\nabc\r\n0\r\n\r\n",  // bare LF after the size
+        "3\rabc\r\n0\r\n\r\n",  // bare CR after the size
+        "3\r\nabcd\r\n0\r\n\r\n",  // data longer than the size
+        "3\r\nabc\n0\r\n\r\n",  // bare LF after the data
+        "3\r\nabc\r0\r\n\r\n",  // bare CR after the data
+        "3\r\nabc0\r\n\r\n",  // no CRLF after the data
+        "0\r\n\n",  // bare LF ending the trailer section
+        "0\r\n\r\r\n",  // bare CR in the trailer section
+        "0\r\nX: a\rb\r\n\r\n",  // bare CR inside a trailer
+        "0\r\nX: a\n\r\n",  // bare LF after a trailer
     ])
     func rejectsMalformedChunkedFraming(text: String) {
         expectMalformed(text)
@@ -152,8 +155,10 @@ import Testing
     @Test func endIsStickyAndConsumesNothingMore() {
         var decoder = BodyDecoder(framing: .chunked, limits: HTTPLimits())
         let bytes = [UInt8]("0\r\n\r\nGET".utf8)
-        #expect(bytes.withUnsafeBytes { decoder.decode($0) } == BodyDecodeStep(consumed: 5, data: nil, event: .end(trailers: [:])))
-        #expect(bytes.withUnsafeBytes { decoder.decode($0) } == BodyDecodeStep(consumed: 0, data: nil, event: .end(trailers: [:])))
+        #expect(
+            bytes.withUnsafeBytes { decoder.decode($0) } == BodyDecodeStep(consumed: 5, data: nil, event: .end(trailers: [:])))
+        #expect(
+            bytes.withUnsafeBytes { decoder.decode($0) } == BodyDecodeStep(consumed: 0, data: nil, event: .end(trailers: [:])))
         #expect(decoder.isComplete)
     }
 
@@ -162,20 +167,22 @@ import Testing
     @Test func chunkSizeLineAtTheLimitPassesAndOneByteOverFails() {
         var limits = HTTPLimits()
         limits.maxChunkLineSize = 16
-        let atLimit = "3;ext=" + String(repeating: "v", count: 10)   // 16 bytes before CRLF
+        let atLimit = "3;ext=" + String(repeating: "v", count: 10)  // 16 bytes before CRLF
         #expect(decode("\(atLimit)\r\nabc\r\n0\r\n\r\n", limits: limits).payload == Array("abc".utf8))
-        #expect(decode("\(atLimit)v\r\nabc\r\n0\r\n\r\n", limits: limits).event
-            == .failed(.malformedChunk("chunk size line longer than 16 bytes")))
+        #expect(
+            decode("\(atLimit)v\r\nabc\r\n0\r\n\r\n", limits: limits).event
+                == .failed(.malformedChunk("chunk size line longer than 16 bytes")))
     }
 
     @Test func trailerSectionAtTheLimitPassesAndOneByteOverFails() {
         var limits = HTTPLimits()
-        let trailers = "X-Sum: 12345\r\n\r\n"   // 16 bytes including the final CRLF
+        let trailers = "X-Sum: 12345\r\n\r\n"  // 16 bytes including the final CRLF
         limits.maxTrailerSize = 16
         #expect(decode("0\r\n" + trailers, limits: limits) == ended("", trailers: ["X-Sum": "12345"], consumed: 19))
         limits.maxTrailerSize = 15
-        #expect(decode("0\r\n" + trailers, limits: limits).event
-            == .failed(.malformedChunk("trailer section larger than 15 bytes")))
+        #expect(
+            decode("0\r\n" + trailers, limits: limits).event
+                == .failed(.malformedChunk("trailer section larger than 15 bytes")))
     }
 
     @Test func trailerCountAtTheLimitPassesAndOneOverFails() {

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// The per-request formatting done on bytes must give exactly what the String versions gave.
 @Suite struct ByteFormattingTests {
@@ -82,7 +83,8 @@ import Testing
     @Test(arguments: [
         ("photo.JPG", "image/jpeg"), ("a.tar.gz", "application/gzip"), ("noextension", "application/octet-stream"),
         (".png", "application/octet-stream"), ("a.", "application/octet-stream"), ("a.é", "application/octet-stream"),
-        ("film.m\u{212A}v", "video/x-matroska"), ("x.png\u{301}", "application/octet-stream"), ("page.HTML", "text/html; charset=utf-8"),
+        ("film.m\u{212A}v", "video/x-matroska"), ("x.png\u{301}", "application/octet-stream"),
+        ("page.HTML", "text/html; charset=utf-8"),
         ("manifest.webmanifest", "application/manifest+json"),
     ])
     func mediaType(name: String, type: String) {
@@ -103,15 +105,19 @@ import Testing
     /// Framing headers a handler set are dropped whatever their case; a security header it set
     /// (in any case) replaces the default one, which keeps its place otherwise.
     @Test func headFieldsAHandlerSet() {
-        let response = Response(status: .ok, headers: [
-            "CONNECTION": "upgrade", "x-frame-options": "SAMEORIGIN", "Content-length": "9", "transfer-Encoding": "gzip",
-            "X-Long-Name-Of-Length-10": "v", "Connectionx": "kept",
-        ])
-        let head = String(decoding: ResponseHeadSerializer.serialize(response, version: .http1_1, keepAlive: true, date: "D").head,
-                          as: UTF8.self)
-        #expect(head == "HTTP/1.1 200 OK\r\nDate: D\r\nServer: filedrop\r\nx-frame-options: SAMEORIGIN\r\n"
-            + "X-Long-Name-Of-Length-10: v\r\nConnectionx: kept\r\nX-Content-Type-Options: nosniff\r\n"
-            + "Referrer-Policy: no-referrer\r\nContent-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
-            + "Content-Length: 0\r\n\r\n")
+        let response = Response(
+            status: .ok,
+            headers: [
+                "CONNECTION": "upgrade", "x-frame-options": "SAMEORIGIN", "Content-length": "9", "transfer-Encoding": "gzip",
+                "X-Long-Name-Of-Length-10": "v", "Connectionx": "kept",
+            ])
+        let head = String(
+            decoding: ResponseHeadSerializer.serialize(response, version: .http1_1, keepAlive: true, date: "D").head,
+            as: UTF8.self)
+        #expect(
+            head == "HTTP/1.1 200 OK\r\nDate: D\r\nServer: filedrop\r\nx-frame-options: SAMEORIGIN\r\n"
+                + "X-Long-Name-Of-Length-10: v\r\nConnectionx: kept\r\nX-Content-Type-Options: nosniff\r\n"
+                + "Referrer-Policy: no-referrer\r\nContent-Security-Policy: default-src 'none'; frame-ancestors 'none'\r\n"
+                + "Content-Length: 0\r\n\r\n")
     }
 }

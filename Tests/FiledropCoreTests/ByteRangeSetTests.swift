@@ -1,25 +1,27 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// Multi-range clean-up (RFC 9110 §14.2): sorted, overlaps and near neighbours merged, so no
 /// request makes us send a byte twice.
 @Suite struct ByteRangeSetTests {
-    @Test(arguments: [
-        // Disjoint and far apart: kept, sorted.
-        ([500...599, 0...9], [0...9, 500...599]),
-        // Overlapping: merged.
-        ([0...99, 50...149], [0...149]),
-        // Contained: swallowed.
-        ([0...999, 10...20, 900...950], [0...999]),
-        // Adjacent: merged.
-        ([0...9, 10...19], [0...19]),
-        // A gap one byte under the coalescing gap merges; a gap of exactly it does not.
-        ([0...9, 89...99], [0...99]),
-        ([0...9, 90...99], [0...9, 90...99]),
-        // The same range many times (amplification attempt) is sent once.
-        (Array(repeating: 0...1_000_000, count: 16), [0...1_000_000]),
-    ] as [([ClosedRange<UInt64>], [ClosedRange<UInt64>])])
+    @Test(
+        arguments: [
+            // Disjoint and far apart: kept, sorted.
+            ([500...599, 0...9], [0...9, 500...599]),
+            // Overlapping: merged.
+            ([0...99, 50...149], [0...149]),
+            // Contained: swallowed.
+            ([0...999, 10...20, 900...950], [0...999]),
+            // Adjacent: merged.
+            ([0...9, 10...19], [0...19]),
+            // A gap one byte under the coalescing gap merges; a gap of exactly it does not.
+            ([0...9, 89...99], [0...99]),
+            ([0...9, 90...99], [0...9, 90...99]),
+            // The same range many times (amplification attempt) is sent once.
+            (Array(repeating: 0...1_000_000, count: 16), [0...1_000_000]),
+        ] as [([ClosedRange<UInt64>], [ClosedRange<UInt64>])])
     func coalesces(requested: [ClosedRange<UInt64>], expected: [ClosedRange<UInt64>]) {
         #expect(ByteRangeSet(requested).ranges == expected)
     }

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// The word-at-a-time scans must agree with a plain byte loop wherever the interesting byte
 /// sits relative to the 8-byte words and the bounds.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropCore
 
 /// The catalogues in `web/`: every one has English's keys (plural forms as its plural rule has

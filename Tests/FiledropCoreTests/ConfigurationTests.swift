@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// Runs the loader with everything injected; `files` is the whole visible file system.
 private func load(
@@ -20,7 +21,8 @@ private func configuration(
     files: [String: String] = [:],
     directories: Set<String> = []
 ) throws -> Configuration {
-    guard case .run(let configuration) = try load(arguments, environment: environment, files: files, directories: directories) else {
+    guard case .run(let configuration) = try load(arguments, environment: environment, files: files, directories: directories)
+    else {
         Issue.record("expected a run command")
         return Configuration()
     }
@@ -192,7 +194,9 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         #expect(fromEnvironment?.reason == expected)
         if !value.contains("\n") {
             let fromFile = loadError(["--config=/c.conf"], files: ["/c.conf": "# comment\n\(name) = \"\(value)\"\n"])
-            #expect(fromFile == ConfigurationError(key: name, value: value, reason: expected, location: .file(path: "/c.conf", line: 2)))
+            #expect(
+                fromFile
+                    == ConfigurationError(key: name, value: value, reason: expected, location: .file(path: "/c.conf", line: 2)))
         }
     }
 
@@ -217,7 +221,10 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
 
     @Test func invalidValueMessageNamesFlagAndVariable() {
         let error = loadError(["--max-upload-size", "12X"])
-        #expect(error?.description == #"invalid value "12X" for max-upload-size (--max-upload-size, FILEDROP_MAX_UPLOAD_SIZE): expected a size such as 64M, or unlimited"#)
+        #expect(
+            error?.description
+                == #"invalid value "12X" for max-upload-size (--max-upload-size, FILEDROP_MAX_UPLOAD_SIZE): expected a size such as 64M, or unlimited"#
+        )
     }
 
     @Test func messagesEscapeControlCharacters() throws {
@@ -281,18 +288,23 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         let fromFile = try configuration(["--config=/c"], files: files)
         #expect(fromFile.listen == [ListenAddress(host: "127.0.0.1", port: 1), ListenAddress(host: "::1", port: 2)])
 
-        let fromEnvironment = try configuration(["--config=/c"], environment: ["FILEDROP_LISTEN": "10.0.0.1:3, [::1]:4 5"], files: files)
-        #expect(fromEnvironment.listen == [
-            ListenAddress(host: "10.0.0.1", port: 3), ListenAddress(host: "::1", port: 4), ListenAddress(host: "", port: 5),
-        ])
+        let fromEnvironment = try configuration(
+            ["--config=/c"], environment: ["FILEDROP_LISTEN": "10.0.0.1:3, [::1]:4 5"], files: files)
+        #expect(
+            fromEnvironment.listen == [
+                ListenAddress(host: "10.0.0.1", port: 3), ListenAddress(host: "::1", port: 4), ListenAddress(host: "", port: 5),
+            ])
 
-        let fromFlags = try configuration(["--config=/c", "--listen", ":6", "--listen=127.0.0.1:7"],
-                                          environment: ["FILEDROP_LISTEN": "10.0.0.1:3"], files: files)
+        let fromFlags = try configuration(
+            ["--config=/c", "--listen", ":6", "--listen=127.0.0.1:7"],
+            environment: ["FILEDROP_LISTEN": "10.0.0.1:3"], files: files)
         #expect(fromFlags.listen == [ListenAddress(host: "", port: 6), ListenAddress(host: "127.0.0.1", port: 7)])
     }
 
     @Test func emptyListenVariableIsAnError() {
-        #expect(loadError(environment: ["FILEDROP_LISTEN": " , "])?.reason == .invalidValue(expected: ConfigKey.named("listen")!.expected))
+        #expect(
+            loadError(environment: ["FILEDROP_LISTEN": " , "])?.reason
+                == .invalidValue(expected: ConfigKey.named("listen")!.expected))
     }
 
     @Test func unknownFiledropVariablesAreIgnored() throws {
@@ -302,9 +314,11 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
 
 @Suite struct ConfigurationFileTests {
     @Test func explicitFileMustExist() {
-        #expect(loadError(["--config", "/missing.conf"]) ==
-            ConfigurationError(key: "/missing.conf", reason: .unreadableFile, location: .commandLine))
-        #expect(loadError(environment: ["FILEDROP_CONFIG": "/missing.conf"])?.location == .environment(variable: "FILEDROP_CONFIG"))
+        #expect(
+            loadError(["--config", "/missing.conf"])
+                == ConfigurationError(key: "/missing.conf", reason: .unreadableFile, location: .commandLine))
+        #expect(
+            loadError(environment: ["FILEDROP_CONFIG": "/missing.conf"])?.location == .environment(variable: "FILEDROP_CONFIG"))
     }
 
     @Test func flagChoosesFileOverVariableAndDefault() throws {
@@ -341,17 +355,47 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
     }
 
     @Test(arguments: [
-        ("title = a\nbogus = 1\n", ConfigurationError(key: "bogus", value: "1", reason: .unknownKey, location: .file(path: "/c", line: 2))),
-        ("\n\njust words\n", ConfigurationError(key: "", value: "just words", reason: .malformedLine, location: .file(path: "/c", line: 3))),
-        ("= value\n", ConfigurationError(key: "", value: "= value", reason: .malformedLine, location: .file(path: "/c", line: 1))),
-        ("title = \"open\n", ConfigurationError(key: "", value: "title = \"open", reason: .malformedLine, location: .file(path: "/c", line: 1))),
-        ("#\ntitle = \"a\" b\n", ConfigurationError(key: "", value: "title = \"a\" b", reason: .malformedLine, location: .file(path: "/c", line: 2))),
-        ("title = \"a\\nb\"\n", ConfigurationError(key: "", value: "title = \"a\\nb\"", reason: .malformedLine, location: .file(path: "/c", line: 1))),
-        ("config = /other\n", ConfigurationError(key: "config", value: "/other", reason: .notAllowedHere, location: .file(path: "/c", line: 1))),
-        ("threads = 2\nthreads = x\n", ConfigurationError(key: "threads", value: "x", reason: .invalidValue(expected: "a whole number from 0 to 1024"), location: .file(path: "/c", line: 2))),
+        (
+            "title = a\nbogus = 1\n",
+            ConfigurationError(key: "bogus", value: "1", reason: .unknownKey, location: .file(path: "/c", line: 2))
+        ),
+        (
+            "\n\njust words\n",
+            ConfigurationError(key: "", value: "just words", reason: .malformedLine, location: .file(path: "/c", line: 3))
+        ),
+        (
+            "= value\n",
+            ConfigurationError(key: "", value: "= value", reason: .malformedLine, location: .file(path: "/c", line: 1))
+        ),
+        (
+            "title = \"open\n",
+            ConfigurationError(key: "", value: "title = \"open", reason: .malformedLine, location: .file(path: "/c", line: 1))
+        ),
+        (
+            "#\ntitle = \"a\" b\n",
+            ConfigurationError(key: "", value: "title = \"a\" b", reason: .malformedLine, location: .file(path: "/c", line: 2))
+        ),
+        (
+            "title = \"a\\nb\"\n",
+            ConfigurationError(key: "", value: "title = \"a\\nb\"", reason: .malformedLine, location: .file(path: "/c", line: 1))
+        ),
+        (
+            "config = /other\n",
+            ConfigurationError(key: "config", value: "/other", reason: .notAllowedHere, location: .file(path: "/c", line: 1))
+        ),
+        (
+            "threads = 2\nthreads = x\n",
+            ConfigurationError(
+                key: "threads", value: "x", reason: .invalidValue(expected: "a whole number from 0 to 1024"),
+                location: .file(path: "/c", line: 2))
+        ),
     ])
     func syntaxErrorsNameTheLine(text: String, expected: ConfigurationError) {
-        #expect(loadError(["--config=/c"], files: ["/c": text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")]) == expected)
+        #expect(
+            loadError(
+                ["--config=/c"],
+                files: ["/c": text.split(separator: "\n", omittingEmptySubsequences: false).joined(separator: "\r\n")])
+                == expected)
         #expect(loadError(["--config=/c"], files: ["/c": text]) == expected)
     }
 
@@ -382,7 +426,9 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
             return
         }
         #expect(try load(["passwd"]) == .passwd)
-        #expect(loadError(["passwd", "extra"]) == ConfigurationError(key: "extra", reason: .unexpectedArgument, location: .commandLine))
+        #expect(
+            loadError(["passwd", "extra"])
+                == ConfigurationError(key: "extra", reason: .unexpectedArgument, location: .commandLine))
     }
 
     @Test(arguments: [
@@ -406,10 +452,11 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
 }
 
 @Suite struct ConfigValueSyntaxTests {
-    @Test(arguments: [
-        ("0", 0), ("10", 10), ("512K", 512 * 1024), ("512k", 512 * 1024), ("64M", 64 << 20), ("1G", 1 << 30),
-        ("2T", 2 << 40), ("18446744073709551615", UInt64.max), ("16777215T", 16_777_215 << 40),
-    ] as [(String, UInt64)])
+    @Test(
+        arguments: [
+            ("0", 0), ("10", 10), ("512K", 512 * 1024), ("512k", 512 * 1024), ("64M", 64 << 20), ("1G", 1 << 30),
+            ("2T", 2 << 40), ("18446744073709551615", UInt64.max), ("16777215T", 16_777_215 << 40),
+        ] as [(String, UInt64)])
     func sizes(text: String, bytes: UInt64) {
         #expect(ByteSize.parse(text) == bytes)
     }
@@ -449,12 +496,13 @@ struct ValidSetting: Sendable, CustomTestStringConvertible {
         #expect(DurationText.format(.zero) == "0ms")
     }
 
-    @Test(arguments: [
-        ("127.0.0.1:8080", "127.0.0.1", 8080), ("[::1]:0", "::1", 0), (":8080", "", 8080), ("8080", "", 8080),
-        ("[::]:80", "", 80), ("0.0.0.0:1", "0.0.0.0", 1), ("[fe80::1:2]:65535", "fe80::1:2", 65535),
-        ("[::ffff:192.0.2.1]:9", "::ffff:192.0.2.1", 9), ("[1:2:3:4:5:6:7:8]:9", "1:2:3:4:5:6:7:8", 9),
-        ("[1:2:3:4:5:6:1.2.3.4]:9", "1:2:3:4:5:6:1.2.3.4", 9), ("[1::]:9", "1::", 9),
-    ] as [(String, String, UInt16)])
+    @Test(
+        arguments: [
+            ("127.0.0.1:8080", "127.0.0.1", 8080), ("[::1]:0", "::1", 0), (":8080", "", 8080), ("8080", "", 8080),
+            ("[::]:80", "", 80), ("0.0.0.0:1", "0.0.0.0", 1), ("[fe80::1:2]:65535", "fe80::1:2", 65535),
+            ("[::ffff:192.0.2.1]:9", "::ffff:192.0.2.1", 9), ("[1:2:3:4:5:6:7:8]:9", "1:2:3:4:5:6:7:8", 9),
+            ("[1:2:3:4:5:6:1.2.3.4]:9", "1:2:3:4:5:6:1.2.3.4", 9), ("[1::]:9", "1::", 9),
+        ] as [(String, String, UInt16)])
     func listenAddresses(text: String, host: String, port: UInt16) throws {
         let address = try #require(ListenAddress(parsing: text))
         #expect(address == ListenAddress(host: host, port: port))

@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// The connection state machine driven in memory: bytes in, actions out, time injected.
 @Suite struct ConnectionStateMachineTests {
@@ -117,7 +118,8 @@ import Testing
     @Test func chunkedAndContentLengthTogetherUseChunkedThenClose() {
         let responder = TestResponder()
         var driver = Driver(responder: responder)
-        driver.receive("PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
+        driver.receive(
+            "PUT /f HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n")
         #expect(responder.consumers.first?.body == Array("hello".utf8))
         #expect(driver.sent.first?.contains("Connection: close") == true)
         #expect(driver.closed || driver.machine.wantsLinger)

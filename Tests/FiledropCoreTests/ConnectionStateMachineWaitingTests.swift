@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// The machine while blocking work is out (swift-nio's NIOThreadPool hand-over, driven in
 /// memory): it stops reading, keeps what a paused consumer did not take, finishes what must
@@ -142,8 +143,9 @@ import Testing
         var configuration = ConnectionConfiguration()
         configuration.minSendRate = 1000
         configuration.sendRateWindow = 10_000_000_000
-        var machine = ConnectionStateMachine(configuration: configuration, responder: ConnectionStateMachineTests.TestResponder(),
-                                             context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
+        var machine = ConnectionStateMachine(
+            configuration: configuration, responder: ConnectionStateMachineTests.TestResponder(),
+            context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
         let request = Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { machine.process($0, now: 0, wallClock: 0) }
         #expect(machine.isWriting)
@@ -152,8 +154,9 @@ import Testing
         #expect(machine.checkTimeouts(now: 9_500_000_000, wallClock: 0) == nil)
         #expect(machine.checkTimeouts(now: 10_000_000_000, wallClock: 0) == .close)
 
-        var fast = ConnectionStateMachine(configuration: configuration, responder: ConnectionStateMachineTests.TestResponder(),
-                                          context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
+        var fast = ConnectionStateMachine(
+            configuration: configuration, responder: ConnectionStateMachineTests.TestResponder(),
+            context: RequestContext(client: "test", wallClockSeconds: 0), now: 0)
         _ = request.withUnsafeBytes { fast.process($0, now: 0, wallClock: 0) }
         fast.writeProgressed(10_000, now: 9_000_000_000)
         #expect(fast.checkTimeouts(now: 10_000_000_000, wallClock: 0) == nil)

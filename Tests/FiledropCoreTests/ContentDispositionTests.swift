@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 @Suite struct ContentDispositionTests {
@@ -8,7 +9,9 @@ import Testing
     }
 
     @Test func extendedFilenameWinsOverPlain() throws {
-        let disposition = try #require(ContentDisposition(parsing: "form-data; name=\"f\"; filename=\"fallback.txt\"; filename*=UTF-8''%E2%82%AC%20rates.txt"))
+        let disposition = try #require(
+            ContentDisposition(
+                parsing: "form-data; name=\"f\"; filename=\"fallback.txt\"; filename*=UTF-8''%E2%82%AC%20rates.txt"))
         #expect(disposition.filename == "€ rates.txt")
         let latin1 = try #require(ContentDisposition(parsing: "Form-Data; FILENAME*=iso-8859-1'en'caf%E9.txt; filename=x"))
         #expect(latin1.type == "form-data")
@@ -17,13 +20,15 @@ import Testing
 
     @Test(arguments: ["UTF-8''%E2%82", "UTF-8''%ZZ", "KOI8-R''%C1", "no-quotes-at-all", "UTF-8'%E2%82%AC"])
     func unusableExtendedFilenameFallsBack(_ extended: String) throws {
-        let disposition = try #require(ContentDisposition(parsing: "form-data; name=f; filename*=\(extended); filename=\"plain.txt\""))
+        let disposition = try #require(
+            ContentDisposition(parsing: "form-data; name=f; filename*=\(extended); filename=\"plain.txt\""))
         #expect(disposition.filename == "plain.txt")
     }
 
     @Test func browserEscapesAreUndoneButOtherPercentsKept() throws {
         // Chromium and Firefox send `"` as %22 and CR LF as %0D%0A; a literal `%20` is not an escape.
-        let disposition = try #require(ContentDisposition(parsing: "form-data; name=\"a%22b\"; filename=\"say %22hi%22%0D%0A50%20off%2e.txt\""))
+        let disposition = try #require(
+            ContentDisposition(parsing: "form-data; name=\"a%22b\"; filename=\"say %22hi%22%0D%0A50%20off%2e.txt\""))
         #expect(disposition.name == "a\"b")
         #expect(disposition.filename == "say \"hi\"\r\n50%20off%2e.txt")
     }

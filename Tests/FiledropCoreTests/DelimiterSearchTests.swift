@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropTesting
 
@@ -108,14 +109,17 @@ struct DelimiterSearchTests {
             nearMiss[wrongIndex] = nearMiss[wrongIndex] == UInt8(ascii: "z") ? UInt8(ascii: "y") : UInt8(ascii: "z")
             for offset in 0..<DelimiterSearch.vectorWidth + 1 {
                 let bytes = [UInt8](repeating: 0x80, count: offset) + nearMiss + [UInt8](repeating: 0x80, count: 70) + delimiter
-                #expect(Self.search(search, bytes) == .delimiter(at: offset + nearMiss.count + 70), "wrong byte \(wrongIndex), offset \(offset)")
+                #expect(
+                    Self.search(search, bytes) == .delimiter(at: offset + nearMiss.count + 70),
+                    "wrong byte \(wrongIndex), offset \(offset)")
             }
         }
         // The last byte wrong: the vector filter drops it; the tail must too.
         var lastWrong = delimiter
         lastWrong[delimiter.count - 1] ^= 0x01
         for offset in 0..<DelimiterSearch.vectorWidth + 1 {
-            let bytes = [UInt8](repeating: UInt8(ascii: "a"), count: offset) + lastWrong + [UInt8](repeating: UInt8(ascii: "a"), count: 3)
+            let bytes =
+                [UInt8](repeating: UInt8(ascii: "a"), count: offset) + lastWrong + [UInt8](repeating: UInt8(ascii: "a"), count: 3)
             #expect(Self.search(search, bytes) == .none, "offset \(offset)")
         }
     }

@@ -1,12 +1,15 @@
-@testable import FiledropCore
-@testable import FiledropHTTP
 import Foundation
 import Testing
+
+@testable import FiledropCore
+@testable import FiledropHTTP
 
 /// Listings: every name escaped in HTML, JSON that parses back to the same names, the
 /// sort orders, and the shape `web/app.js` reads.
 @Suite struct DirectoryListingTests {
-    static let awkwardNames = ["<script>alert(1)</script>.txt", "quote\"d.txt", "a&b.txt", "line\nbreak.txt", "it's.txt", "😀 100%.bin"]
+    static let awkwardNames = [
+        "<script>alert(1)</script>.txt", "quote\"d.txt", "a&b.txt", "line\nbreak.txt", "it's.txt", "😀 100%.bin",
+    ]
 
     static func file(_ name: String, size: UInt64 = 1, seconds: Int64 = 1_700_000_000) -> FileMetadata {
         FileMetadata(name: name, kind: .file, size: size, modified: seconds * 1_000_000_000, inode: 1)
@@ -32,7 +35,8 @@ import Testing
     }
 
     @Test func jsonRoundTripsEveryName() throws {
-        let entries = Self.awkwardNames.map { Self.file($0, size: 42) }
+        let entries =
+            Self.awkwardNames.map { Self.file($0, size: 42) }
             + [FileMetadata(name: "sub dir", kind: .directory, size: 4096, modified: 0, inode: 2)]
         let listing = DirectoryListing(path: StoragePath(checkedComponents: ["photos"]), entries: entries, title: "t", query: nil)
         let response = listing.response(format: .json)
@@ -60,8 +64,10 @@ import Testing
         ("sort=bogus", ["a", "B", "c"]),
     ])
     func sorts(query: String, expected: [String]) {
-        let entries = [Self.file("c", size: 1, seconds: 20), Self.file("a", size: 50, seconds: 30), Self.file("B", size: 900, seconds: 10),
-                       FileMetadata(name: "zdir", kind: .directory, size: 0, modified: 0, inode: 9)]
+        let entries = [
+            Self.file("c", size: 1, seconds: 20), Self.file("a", size: 50, seconds: 30), Self.file("B", size: 900, seconds: 10),
+            FileMetadata(name: "zdir", kind: .directory, size: 0, modified: 0, inode: 9),
+        ]
         let listing = DirectoryListing(path: .root, entries: entries, title: "t", query: Substring(query))
         // Folders first whatever the order.
         #expect(listing.entries.map(\.name) == ["zdir"] + expected)
@@ -88,7 +94,8 @@ import Testing
         #expect(german.headers[.vary] == "Accept, Accept-Language, Cookie")
         let chinese = listing.validators(format: .html, text: languages.text(.chinese)).etag
         #expect(chinese != listing.validators(format: .html, text: languages.text(.german)).etag)
-        #expect(listing.validators(format: .json, text: languages.text(.chinese)).etag
+        #expect(
+            listing.validators(format: .json, text: languages.text(.chinese)).etag
                 == listing.validators(format: .json, text: languages.text(.german)).etag)
     }
 
@@ -100,8 +107,9 @@ import Testing
 
     static func answer(_ listing: DirectoryListing, _ extra: HTTPHeaders) -> Response {
         let head = listingHead(extra)
-        return listing.response(format: .json, head: head,
-                                compression: ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head))
+        return listing.response(
+            format: .json, head: head,
+            compression: ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head))
     }
 
     /// A listing carries a weak ETag and Last-Modified; the same listing asked again with

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// What the daemon announces over mDNS for the sockets it serves: the instance name, one
@@ -25,10 +26,12 @@ import Testing
     }
 
     @Test func theDefaultSocketsAnnounceHTTPAndHTTPSEverywhereWithPathSlash() {
-        let expected = ServiceAdvertisement(instanceName: "filedrop on nas", services: [
-            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .any),
-            AdvertisedService(type: "_https._tcp", port: 8443, interfaceIndex: nil, family: .any),
-        ])
+        let expected = ServiceAdvertisement(
+            instanceName: "filedrop on nas",
+            services: [
+                AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .any),
+                AdvertisedService(type: "_https._tcp", port: 8443, interfaceIndex: nil, family: .any),
+            ])
         #expect(Self.plan([Self.plain("::", 8080), Self.secure("::", 8443)]) == .advertise(expected))
         #expect(expected.txt == ["path=/"])
     }
@@ -50,25 +53,38 @@ import Testing
     }
 
     @Test func aSpecificAddressIsAnnouncedOnItsInterfaceAndFamily() {
-        #expect(Self.plan([Self.plain("192.168.1.5", 8080), Self.plain("fd00::5", 8080), Self.plain("10.0.0.7", 8080)])
-            == .advertise(ServiceAdvertisement(instanceName: "filedrop on nas", services: [
-                AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: 2, family: .ipv4),
-                AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: 2, family: .ipv6),
-                AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: 3, family: .ipv4),
-            ])))
+        #expect(
+            Self.plan([Self.plain("192.168.1.5", 8080), Self.plain("fd00::5", 8080), Self.plain("10.0.0.7", 8080)])
+                == .advertise(
+                    ServiceAdvertisement(
+                        instanceName: "filedrop on nas",
+                        services: [
+                            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: 2, family: .ipv4),
+                            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: 2, family: .ipv6),
+                            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: 3, family: .ipv4),
+                        ])))
     }
 
     @Test func anIPv4WildcardIsAnnouncedOverIPv4Only() {
-        #expect(Self.plan([Self.plain("0.0.0.0", 8080)]) == .advertise(ServiceAdvertisement(instanceName: "filedrop on nas", services: [
-            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .ipv4),
-        ])))
+        #expect(
+            Self.plan([Self.plain("0.0.0.0", 8080)])
+                == .advertise(
+                    ServiceAdvertisement(
+                        instanceName: "filedrop on nas",
+                        services: [
+                            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .ipv4)
+                        ])))
     }
 
     @Test func loopbackListenersAreLeftOutBesideOthers() {
-        #expect(Self.plan([Self.plain("127.0.0.1", 8080), Self.plain("192.168.1.5", 8080)])
-            == .advertise(ServiceAdvertisement(instanceName: "filedrop on nas", services: [
-                AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: 2, family: .ipv4),
-            ])))
+        #expect(
+            Self.plan([Self.plain("127.0.0.1", 8080), Self.plain("192.168.1.5", 8080)])
+                == .advertise(
+                    ServiceAdvertisement(
+                        instanceName: "filedrop on nas",
+                        services: [
+                            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: 2, family: .ipv4)
+                        ])))
     }
 
     @Test(arguments: [["127.0.0.1"], ["::1"], ["127.0.0.1", "::1"], ["127.1.2.3"]])
@@ -98,25 +114,37 @@ import Testing
     }
 
     @Test func aWildcardCoversSpecificListenersOfTheSameScheme() {
-        #expect(Self.plan([Self.plain("192.168.1.5", 8080), Self.plain("::", 8080)])
-            == .advertise(ServiceAdvertisement(instanceName: "filedrop on nas", services: [
-                AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .any),
-            ])))
+        #expect(
+            Self.plan([Self.plain("192.168.1.5", 8080), Self.plain("::", 8080)])
+                == .advertise(
+                    ServiceAdvertisement(
+                        instanceName: "filedrop on nas",
+                        services: [
+                            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .any)
+                        ])))
     }
 
     /// DNS-SD gives an instance one port per type: the first listener's.
     @Test func aSecondPortOfOneSchemeIsLeftOut() {
-        #expect(Self.plan([Self.plain("::", 8080), Self.plain("::", 9090), Self.secure("::", 8443)])
-            == .advertise(ServiceAdvertisement(instanceName: "filedrop on nas", services: [
-                AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .any),
-                AdvertisedService(type: "_https._tcp", port: 8443, interfaceIndex: nil, family: .any),
-            ])))
+        #expect(
+            Self.plan([Self.plain("::", 8080), Self.plain("::", 9090), Self.secure("::", 8443)])
+                == .advertise(
+                    ServiceAdvertisement(
+                        instanceName: "filedrop on nas",
+                        services: [
+                            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .any),
+                            AdvertisedService(type: "_https._tcp", port: 8443, interfaceIndex: nil, family: .any),
+                        ])))
     }
 
     @Test func aSocketActivatedLoopbackPortAfterALANOneKeepsTheLANPort() {
-        #expect(Self.plan([Self.plain("127.0.0.1", 80), Self.plain("::", 8080)])
-            == .advertise(ServiceAdvertisement(instanceName: "filedrop on nas", services: [
-                AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .any),
-            ])))
+        #expect(
+            Self.plan([Self.plain("127.0.0.1", 80), Self.plain("::", 8080)])
+                == .advertise(
+                    ServiceAdvertisement(
+                        instanceName: "filedrop on nas",
+                        services: [
+                            AdvertisedService(type: "_http._tcp", port: 8080, interfaceIndex: nil, family: .any)
+                        ])))
     }
 }

@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// RFC 3986 §5.2.4 for `.` segments (RFC 9110 §4.2.3); `..` and `%2e` are never resolved.
 @Suite struct DotSegmentsTests {
@@ -83,7 +84,9 @@ import Testing
     }
 
     /// The traversal defence is unchanged: `..` and an encoded dot in any form are refused.
-    @Test(arguments: ["/files/./../keep.txt", "/files/a/./../keep.txt", "/files/%2e/keep.txt", "/files/%2E%2E/keep.txt", "/files/.%2e/keep.txt"])
+    @Test(arguments: [
+        "/files/./../keep.txt", "/files/a/./../keep.txt", "/files/%2e/keep.txt", "/files/%2E%2E/keep.txt", "/files/.%2e/keep.txt",
+    ])
     func dotDotAndEncodedDotsAreStillRefused(target: String) {
         let (app, storage) = Self.stored()
         #expect(Upload.send(app, Upload.head(.get, target)).status == .badRequest)
@@ -98,9 +101,11 @@ import Testing
         let pieces = ["/", ".", "..", "a", "?", "x=1", "%2e", "é", "&", "b.txt"]
         var targets = ["/", "/.", "/?", "/.?", "/./?a=/./", "/a/.?x", "/a/..?", "/?./", "/files/a/./b?c/./d", "/é/./x"]
         for _ in 0..<2_000 {
-            targets.append("/" + (0..<Int.random(in: 0...8, using: &generator)).map { _ in
-                pieces.randomElement(using: &generator)!
-            }.joined())
+            targets.append(
+                "/"
+                    + (0..<Int.random(in: 0...8, using: &generator)).map { _ in
+                        pieces.randomElement(using: &generator)!
+                    }.joined())
         }
         for target in targets {
             let result = ThreeWayFeeding.parseHead(Array("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n".utf8))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 @Suite struct EscapingTests {
@@ -48,7 +49,8 @@ import Testing
         }
         let escaped = everything.logEscaped
         #expect(!escaped.unicodeScalars.contains { $0.properties.generalCategory == .control })
-        #expect(!escaped.unicodeScalars.contains { $0.value == 0x2028 || $0.value == 0x2029 || (0x202A...0x202E).contains($0.value) })
+        #expect(
+            !escaped.unicodeScalars.contains { $0.value == 0x2028 || $0.value == 0x2029 || (0x202A...0x202E).contains($0.value) })
     }
 
     @Test(arguments: [
@@ -69,7 +71,10 @@ import Testing
         (#"a"b\c%41.txt"#, .attachment, #"attachment; filename="a_b_c_41.txt"; filename*=UTF-8''a%22b%5Cc%2541.txt"#),
         ("x\r\ny\u{0}.txt", .attachment, #"attachment; filename="x_y_.txt"; filename*=UTF-8''x%0D%0Ay%00.txt"#),
         ("!#$&+-.^_`|~az09AZ", .attachment, #"attachment; filename="!#$&+-.^_`|~az09AZ"; filename*=UTF-8''!#$&+-.^_`|~az09AZ"#),
-        ("(x)'*;=@[]{}", .attachment, #"attachment; filename="(x)'*;=@[]{}"; filename*=UTF-8''%28x%29%27%2A%3B%3D%40%5B%5D%7B%7D"#),
+        (
+            "(x)'*;=@[]{}", .attachment,
+            #"attachment; filename="(x)'*;=@[]{}"; filename*=UTF-8''%28x%29%27%2A%3B%3D%40%5B%5D%7B%7D"#
+        ),
     ])
     func contentDisposition(filename: String, disposition: DispositionType, expected: String) {
         #expect(contentDispositionValue(filename: filename, disposition: disposition) == expected)

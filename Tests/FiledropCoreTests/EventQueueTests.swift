@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// The event stream's bounded queue: progress coalesces per upload, a full queue drops

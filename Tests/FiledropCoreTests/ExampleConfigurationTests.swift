@@ -37,7 +37,10 @@ import Testing
         }
 
         let uncommented = lines.map { line in
-            let example = ["#password-hash", "#tls-cert", "#tls-key", "#on-upload = ", "#notify-url", "#mdns-name", "#localsend-pin", "#web-root"].contains { line.hasPrefix($0) }
+            let example = [
+                "#password-hash", "#tls-cert", "#tls-key", "#on-upload = ", "#notify-url", "#mdns-name", "#localsend-pin",
+                "#web-root",
+            ].contains { line.hasPrefix($0) }
             return keyLines.contains(line) && !example ? String(line.dropFirst()) : line
         }.joined(separator: "\n")
         let command = try ConfigurationLoader.parse(

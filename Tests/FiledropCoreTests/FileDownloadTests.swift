@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// Downloads answered with the headers kept per file version: the same status and fields as
 /// those built field by field, the same bytes on the wire, and the ready bytes only where no
@@ -21,13 +22,16 @@ import Testing
         func cachedGzip(of region: FileRegion, cacheKey: String) -> [UInt8]? { nil }
         func gzipStream(of region: FileRegion) -> any ResponseBodySource { NoBody() }
         func gzipStream(of source: any ResponseBodySource) -> any ResponseBodySource { source }
-        func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage) -> any ResponseBodySource { NoBody() }
+        func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage)
+            -> any ResponseBodySource
+        { NoBody() }
     }
 
     static let modified: Int64 = 1_700_000_000_123_456_789
 
     static func file(_ name: String) -> OpenedFile {
-        OpenedFile(handle: FakeHandle(), metadata: FileMetadata(name: name, kind: .file, size: 4096, modified: modified, inode: 4242))
+        OpenedFile(
+            handle: FakeHandle(), metadata: FileMetadata(name: name, kind: .file, size: 4096, modified: modified, inode: 4242))
     }
 
     /// A download request; the fields wrk and curl send, plus `extra`.
@@ -52,8 +56,9 @@ import Testing
         Case(name: "caf\u{E9} \"1\".bin", status: .ok, keepsBlock: true),
         Case(name: "small.bin", method: .head, status: .ok, keepsBlock: true),
         Case(name: "small.bin", extra: ["If-None-Match": etag], status: .notModified, keepsBlock: true),
-        Case(name: "small.bin", method: .head, extra: ["If-Modified-Since": HTTPDate.format(modified / 1_000_000_000)],
-             status: .notModified, keepsBlock: true),
+        Case(
+            name: "small.bin", method: .head, extra: ["If-Modified-Since": HTTPDate.format(modified / 1_000_000_000)],
+            status: .notModified, keepsBlock: true),
         Case(name: "small.bin", extra: ["If-Match": "\"stale\""], status: .preconditionFailed, keepsBlock: true),
         Case(name: "small.bin", extra: ["If-None-Match": "\"stale\""], status: .ok, keepsBlock: true),
         Case(name: "small.bin", extra: ["Range": "bytes=0-9"], status: .partialContent, keepsBlock: false),
@@ -62,8 +67,9 @@ import Testing
         Case(name: "small.bin", extra: ["Range": "bytes=5000-"], status: .rangeNotSatisfiable, keepsBlock: false),
         Case(name: "notes.txt", extra: ["Accept-Encoding": "gzip"], gzip: true, status: .ok, keepsBlock: false),
         Case(name: "notes.txt", extra: ["Accept-Encoding": "gzip"], status: .ok, keepsBlock: true),
-        Case(name: "notes.txt", extra: ["Accept-Encoding": "gzip", "Range": "bytes=0-9"], gzip: true,
-             status: .partialContent, keepsBlock: false),
+        Case(
+            name: "notes.txt", extra: ["Accept-Encoding": "gzip", "Range": "bytes=0-9"], gzip: true,
+            status: .partialContent, keepsBlock: false),
     ]
 
     static func response(_ test: Case, cache: FileHeaderCache = FileHeaderCache()) -> (Response, RequestHead) {
@@ -71,8 +77,9 @@ import Testing
         for (name, value) in test.extra { headers.add(name: name, value: value) }
         let head = RequestHead(method: test.method, target: "/files/x", version: .http1_1, headers: headers)
         let compression = ResponseCompression(compressor: test.gzip ? FakeCompressor() : nil, head: head)
-        let response = FileDownload.response(file(test.name), head: head, forceDownload: test.forceDownload,
-                                             compression: compression, cache: cache)
+        let response = FileDownload.response(
+            file(test.name), head: head, forceDownload: test.forceDownload,
+            compression: compression, cache: cache)
         return (response, head)
     }
 
@@ -83,7 +90,8 @@ import Testing
         #expect((response.fieldBlock != nil) == test.keepsBlock)
         let plain = Response(status: response.status, headers: response.headers, body: response.body)
         for (version, keepAlive) in SerializedHeadersTests.connections {
-            #expect(SerializedHeadersTests.wire(response, version: version, keepAlive: keepAlive)
+            #expect(
+                SerializedHeadersTests.wire(response, version: version, keepAlive: keepAlive)
                     == SerializedHeadersTests.wire(plain, version: version, keepAlive: keepAlive))
         }
     }
@@ -95,8 +103,9 @@ import Testing
         let (first, head) = Self.response(test, cache: cache)
         let (again, _) = Self.response(test, cache: cache)
         let values = cache.values(for: Self.file(test.name).metadata, forceDownload: test.forceDownload)
-        let built = FileResponse.make(Self.file(test.name), head: head, contentType: values.contentType, cacheControl: "no-cache",
-                                      extraHeaders: FileDownload.downloadFields(contentDisposition: values.contentDisposition))
+        let built = FileResponse.make(
+            Self.file(test.name), head: head, contentType: values.contentType, cacheControl: "no-cache",
+            extraHeaders: FileDownload.downloadFields(contentDisposition: values.contentDisposition))
         for response in [first, again] {
             #expect(response.status == built.status)
             #expect(response.headers == built.headers)
@@ -118,7 +127,8 @@ import Testing
             for (name, value) in extra { headers.add(name: name, value: value) }
             let head = RequestHead(method: .get, target: "/files/x", version: .http1_1, headers: headers)
             let compression = ResponseCompression(compressor: FakeCompressor(), head: head)
-            let response = FileDownload.response(Self.file("notes.txt"), head: head, forceDownload: false, compression: compression, cache: cache)
+            let response = FileDownload.response(
+                Self.file("notes.txt"), head: head, forceDownload: false, compression: compression, cache: cache)
             #expect(response.headers["Vary"] == "Accept-Encoding", "\(Array(extra))")
             let gzip = response.headers["ETag"]?.hasSuffix("-gz\"") == true
             #expect((response.headers["Accept-Ranges"] == nil) == gzip, "\(Array(extra))")
@@ -129,10 +139,11 @@ import Testing
 
     @Test func aPlainDownloadsFields() {
         let (response, _) = Self.response(Self.cases[0])
-        #expect(Array(response.headers).map(\.name) == [
-            "Content-Disposition", "Content-Security-Policy", "Content-Type", "ETag", "Last-Modified", "Cache-Control",
-            "Accept-Ranges",
-        ])
+        #expect(
+            Array(response.headers).map(\.name) == [
+                "Content-Disposition", "Content-Security-Policy", "Content-Type", "ETag", "Last-Modified", "Cache-Control",
+                "Accept-Ranges",
+            ])
         #expect(response.headers["Content-Security-Policy"] == SecurityPolicy.storedFile.contentSecurityPolicy)
         #expect(response.headers["ETag"] == Self.etag)
     }

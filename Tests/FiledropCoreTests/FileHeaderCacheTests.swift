@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// The cache hands out values only for the very version of the file they were built from.
 @Suite struct FileHeaderCacheTests {
@@ -85,7 +86,9 @@ import Testing
         #expect(second !== first)
         #expect(second.validators.etag == FileResponse.etag(for: changed))
         #expect(second.validators.lastModified == HTTPDate.format(changed.modified / 1_000_000_000))
-        #expect(second.contentDisposition == contentDispositionValue(
-            filename: changed.name, disposition: forceDownload ? .attachment : .inline))
+        #expect(
+            second.contentDisposition
+                == contentDispositionValue(
+                    filename: changed.name, disposition: forceDownload ? .attachment : .inline))
     }
 }

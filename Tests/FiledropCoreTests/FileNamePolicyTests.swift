@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 @Suite struct FileNamePolicyTests {
     let policy = FileNamePolicy()
@@ -37,7 +38,10 @@ import Testing
         #expect(try policy.storedName(from: client) == stored)
     }
 
-    @Test(arguments: ["", ".", "..", "...", "dir/", #"a\"#, "   ", "a\0b.txt", ".hidden", "dir/.env", ".filedrop-tmp-1", ".FileDrop", ". .txt", "..%2f..%2fpasswd"])
+    @Test(arguments: [
+        "", ".", "..", "...", "dir/", #"a\"#, "   ", "a\0b.txt", ".hidden", "dir/.env", ".filedrop-tmp-1", ".FileDrop", ". .txt",
+        "..%2f..%2fpasswd",
+    ])
     func unusableClientNamesAreRefused(_ client: String) {
         #expect(rejection { () throws(HTTPError) in try policy.storedName(from: client) } != nil)
     }
@@ -46,17 +50,22 @@ import Testing
         let permissive = FileNamePolicy(allowHidden: true)
         #expect(try permissive.storedName(from: ".hidden") == ".hidden")
         #expect(try permissive.storagePath(fromRelative: ".config/app") == StoragePath(checkedComponents: [".config", "app"]))
-        #expect(rejection { () throws(HTTPError) in try permissive.storedName(from: ".filedrop-tmp") }
-            == "Names starting with \".filedrop\" are reserved for the server's own files.")
+        #expect(
+            rejection { () throws(HTTPError) in try permissive.storedName(from: ".filedrop-tmp") }
+                == "Names starting with \".filedrop\" are reserved for the server's own files.")
         #expect(rejection { () throws(HTTPError) in try permissive.storagePath(fromRelative: "a/.filedrop/b") } != nil)
-        #expect(rejection { () throws(HTTPError) in try policy.storedName(from: ".hidden") }
-            == "The name \".hidden\" starts with a dot, which makes it hidden; this server does not accept hidden names.")
+        #expect(
+            rejection { () throws(HTTPError) in try policy.storedName(from: ".hidden") }
+                == "The name \".hidden\" starts with a dot, which makes it hidden; this server does not accept hidden names.")
     }
 
     @Test func nulIsNamedAndControlCharactersAreEscapedInMessages() {
-        #expect(rejection { () throws(HTTPError) in try policy.storedName(from: "a\0.txt") } == "A file name must not contain a NUL character.")
-        #expect(rejection { () throws(HTTPError) in try policy.storagePath(fromRelative: "x\ny") }
-            == "The name \"x\\u{A}y\" contains a control character.")
+        #expect(
+            rejection { () throws(HTTPError) in try policy.storedName(from: "a\0.txt") }
+                == "A file name must not contain a NUL character.")
+        #expect(
+            rejection { () throws(HTTPError) in try policy.storagePath(fromRelative: "x\ny") }
+                == "The name \"x\\u{A}y\" contains a control character.")
     }
 
     @Test func longNamesAreShortenedKeepingExtensionAndWholeCharacters() throws {
@@ -91,23 +100,27 @@ import Testing
         #expect(try policy.storagePath(fromComponents: ["a", "b c"]).description == "a/b c")
     }
 
-    @Test(arguments: ["../../etc/passwd", "a/../b", "./a", "a//b", "/etc/passwd", "a\\b", #"C:\x"#, "a\0b", "a/b\u{1}",
-                      "x\u{202E}gpj.exe", ".hidden/a", "a/.filedrop-state", "..", "a/./b", "//"])
+    @Test(arguments: [
+        "../../etc/passwd", "a/../b", "./a", "a//b", "/etc/passwd", "a\\b", #"C:\x"#, "a\0b", "a/b\u{1}",
+        "x\u{202E}gpj.exe", ".hidden/a", "a/.filedrop-state", "..", "a/./b", "//",
+    ])
     func abnormalPathsAreRefused(_ path: String) {
         #expect(rejection { () throws(HTTPError) in try policy.storagePath(fromRelative: path) } != nil)
     }
 
     @Test func decodedSlashInsideOneComponentIsRefused() throws {
         let decoded = try #require(percentDecoded("..%2f..%2fetc" as Substring))
-        #expect(rejection { () throws(HTTPError) in try policy.storagePath(fromComponents: [decoded]) }
-            == "The name \"../../etc\" must not contain \"/\" or \"\\\".")
+        #expect(
+            rejection { () throws(HTTPError) in try policy.storagePath(fromComponents: [decoded]) }
+                == "The name \"../../etc\" must not contain \"/\" or \"\\\".")
     }
 
     @Test func depthLengthAndComponentLimits() throws {
         let deep = Array(repeating: "d", count: FileNamePolicy.maxDepth)
         #expect(try policy.storagePath(fromComponents: deep).components.count == 32)
-        #expect(rejection { () throws(HTTPError) in try policy.storagePath(fromComponents: deep + ["d"]) }
-            == "The path is more than 32 folders deep.")
+        #expect(
+            rejection { () throws(HTTPError) in try policy.storagePath(fromComponents: deep + ["d"]) }
+                == "The path is more than 32 folders deep.")
 
         let name255 = String(repeating: "n", count: 255)
         #expect(try policy.storagePath(fromComponents: [name255]).name == name255)
@@ -116,8 +129,9 @@ import Testing
         // 3 × 255 + 254 + 4 separators + "x" = 1024 bytes; one more byte is over the limit.
         let long = Array(repeating: name255, count: 3) + [String(repeating: "n", count: 254)]
         #expect(try policy.storagePath(fromComponents: long + ["x"]).components.count == 5)
-        #expect(rejection { () throws(HTTPError) in try policy.storagePath(fromComponents: long + ["xy"]) }
-            == "The path is longer than 1024 bytes.")
+        #expect(
+            rejection { () throws(HTTPError) in try policy.storagePath(fromComponents: long + ["xy"]) }
+                == "The path is longer than 1024 bytes.")
     }
 
     // MARK: collisionCandidates
@@ -127,7 +141,10 @@ import Testing
         #expect(Array(policy.collisionCandidates(for: "archive.tar.gz").prefix(2)) == ["archive.tar.gz", "archive (1).tar.gz"])
         #expect(Array(policy.collisionCandidates(for: "README").prefix(2)) == ["README", "README (1)"])
         #expect(Array(policy.collisionCandidates(for: ".env").prefix(2)) == [".env", ".env (1)"])
-        #expect(Array(policy.collisionCandidates(for: "notes. final draft").prefix(2)) == ["notes. final draft", "notes. final draft (1)"])
+        #expect(
+            Array(policy.collisionCandidates(for: "notes. final draft").prefix(2)) == [
+                "notes. final draft", "notes. final draft (1)",
+            ])
     }
 
     @Test func collisionCandidatesAreBoundedAndFit255Bytes() {

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// `storagePath(fromURLPath:)` must decide exactly as splitting, percent-decoding and
 /// `storagePath(fromComponents:)` do, whichever of its two paths (plain bytes or general)

@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// The page's file operations, in memory: rename (WebDAV MOVE), new folder (MKCOL) and the
 /// multi-select ZIP, each allowed, refused by the mode, by the Origin check and by the name
@@ -30,7 +31,8 @@ import Testing
         path("a.txt"): Array("alpha".utf8), path("b.txt"): Array("bravo".utf8), path("sub/c.txt"): Array("charlie".utf8),
     ]
 
-    static func move(_ server: InMemoryServer, _ target: String, to destination: String?, _ extra: HTTPHeaders = [:]) -> Response {
+    static func move(_ server: InMemoryServer, _ target: String, to destination: String?, _ extra: HTTPHeaders = [:]) -> Response
+    {
         var headers = extra
         if let destination { headers.add(name: "Destination", value: destination) }
         return server.send(InMemoryServer.head(.move, target, headers))
@@ -150,7 +152,8 @@ import Testing
         #expect(Self.makeFolder(server, "/files/.hidden/").status == .badRequest)
         #expect(Self.makeFolder(server, "/files/.tus/").status == .badRequest)
         #expect(Self.makeFolder(server, "/files/%2E%2E/").status == .badRequest)
-        #expect(server.send(InMemoryServer.head(.mkcol, "/files/x/", ["Content-Length": "2"]), body: Array("{}".utf8)).status
+        #expect(
+            server.send(InMemoryServer.head(.mkcol, "/files/x/", ["Content-Length": "2"]), body: Array("{}".utf8)).status
                 == .unsupportedMediaType)
         #expect(server.storage.directories == [.root, Self.path("sub")])
     }

@@ -1,8 +1,9 @@
+import Synchronization
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Synchronization
-import Testing
 
 /// What the page learns about HTTPS (`/config.json`, the QR code), the connection telling the
 /// app a request came over TLS, and that with HTTPS off nothing changes.
@@ -20,8 +21,10 @@ import Testing
 
     @Test func overHTTPSTheConfigurationCarriesTheFingerprint() {
         let text = Fixture.text(Fixture().answer(Fixture.head(.get, "/config.json", host: "192.168.1.5:8443"), secure: true))
-        #expect(text.contains(",\"https\":{\"secure\":true,\"port\":8443,\"url\":\"https://192.168.1.5:8443/\","
-            + "\"localCA\":true,\"fingerprint\":\"\(Fixture.anchor.fingerprintSHA256)\"}}"))
+        #expect(
+            text.contains(
+                ",\"https\":{\"secure\":true,\"port\":8443,\"url\":\"https://192.168.1.5:8443/\","
+                    + "\"localCA\":true,\"fingerprint\":\"\(Fixture.anchor.fingerprintSHA256)\"}}"))
     }
 
     @Test func overPlainHTTPInServeModeThePageLearnsWhereHTTPSIs() {
@@ -36,9 +39,12 @@ import Testing
 
     @Test func withHTTPSOffTheConfigurationIsAsBefore() {
         let (app, _) = FiledropAppUploadTests.makeApp()
-        let text = FiledropAppUploadTests.bodyText(FiledropAppUploadTests.send(app, FiledropAppUploadTests.head(.get, "/config.json")))
-        #expect(text == "{\"title\":\"filedrop\",\"maxUploadSize\":null,\"readOnly\":false,\"tus\":false,\"access\":\"open\","
-            + "\"allowDelete\":false,\"allowRename\":false,\"phoneURL\":\"http://localhost/\",\"lanURLs\":[],\"loopbackOnly\":false}\n")
+        let text = FiledropAppUploadTests.bodyText(
+            FiledropAppUploadTests.send(app, FiledropAppUploadTests.head(.get, "/config.json")))
+        #expect(
+            text == "{\"title\":\"filedrop\",\"maxUploadSize\":null,\"readOnly\":false,\"tus\":false,\"access\":\"open\","
+                + "\"allowDelete\":false,\"allowRename\":false,\"phoneURL\":\"http://localhost/\",\"lanURLs\":[],\"loopbackOnly\":false}\n"
+        )
     }
 
     @Test(arguments: [(true, "192.168.1.5:8443"), (false, "192.168.1.5:8080")])
@@ -87,7 +93,8 @@ import Testing
 
     @Test(arguments: [false, true])
     func theConnectionTellsTheAppWhetherItIsSecure(secure: Bool) {
-        var driver = ConnectionDriver(responder: ContextEcho(), context: RequestContext(client: "test", wallClockSeconds: 0, isSecure: secure))
+        var driver = ConnectionDriver(
+            responder: ContextEcho(), context: RequestContext(client: "test", wallClockSeconds: 0, isSecure: secure))
         driver.receive("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         guard let response = driver.responses.first, case .bytes(let bytes) = response.body else {
             Issue.record("expected a response, got \(driver.sent)")

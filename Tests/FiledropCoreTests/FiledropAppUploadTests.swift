@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// The upload routes against in-memory storage: the policy (names, limits, collisions,
 /// atomicity) without a disk or a socket. The integration tests repeat the important ones live.
@@ -41,9 +42,12 @@ import Testing
     @Test(arguments: [1, 3, 1000])
     func multipartStoresEveryFileWhateverTheSplit(pieces: Int) {
         let (app, storage) = Self.makeApp()
-        let body = Self.multipart([("file", "a.txt", "alpha\r\n--Xy\r\n-XyZ--XyZ"), ("files[]", "b.bin", ""), ("note", nil, "ignored")])
-        let response = Self.send(app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ"]),
-                                 body: body, pieces: pieces)
+        let body = Self.multipart([
+            ("file", "a.txt", "alpha\r\n--Xy\r\n-XyZ--XyZ"), ("files[]", "b.bin", ""), ("note", nil, "ignored"),
+        ])
+        let response = Self.send(
+            app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ"]),
+            body: body, pieces: pieces)
         #expect(response.status == .created)
         #expect(storage.files[Self.path("a.txt")] == Array("alpha\r\n--Xy\r\n-XyZ--XyZ".utf8))
         #expect(storage.files[Self.path("b.bin")] == [])
@@ -98,7 +102,8 @@ import Testing
 
     @Test func declaredLengthOverTheLimitIsRefusedBeforeTheBody() {
         let (app, storage) = Self.makeApp { $0.maxUploadSize = 10 }
-        let decision = app.route(Self.head(.put, "/files/big", ["Content-Length": "11"]), context: RequestContext(client: "t", wallClockSeconds: 0))
+        let decision = app.route(
+            Self.head(.put, "/files/big", ["Content-Length": "11"]), context: RequestContext(client: "t", wallClockSeconds: 0))
         guard case .respond(let response) = decision else {
             Issue.record("413 must be decided from the head")
             return
@@ -111,8 +116,9 @@ import Testing
 
     @Test func streamedBodyOverTheLimitIsDiscarded() {
         let (app, storage) = Self.makeApp { $0.maxUploadSize = 10 }
-        let response = Self.send(app, Self.head(.put, "/files/big", ["Transfer-Encoding": "chunked"]),
-                                 body: Array(repeating: 1, count: 11), pieces: 11)
+        let response = Self.send(
+            app, Self.head(.put, "/files/big", ["Transfer-Encoding": "chunked"]),
+            body: Array(repeating: 1, count: 11), pieces: 11)
         #expect(response.status == .contentTooLarge)
         #expect(storage.files.isEmpty)
         #expect(storage.pendingUploads == 0)
@@ -121,7 +127,11 @@ import Testing
     @Test func oneBadFileDoesNotLoseTheOthers() {
         let (app, storage) = Self.makeApp { $0.maxUploadSize = 5 }
         let body = Self.multipart([("file", "small.txt", "tiny"), ("file", "large.txt", "far too large")])
-        let response = Self.send(app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ", "Accept": "application/json"]), body: body)
+        let response = Self.send(
+            app,
+            Self.head(
+                .post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ", "Accept": "application/json"]),
+            body: body)
         #expect(storage.files[Self.path("small.txt")] == Array("tiny".utf8))
         #expect(storage.files[Self.path("large.txt")] == nil)
         #expect(Self.bodyText(response).contains("\"status\":413"))
@@ -141,7 +151,8 @@ import Testing
         let (app, storage) = Self.makeApp()
         var body = Self.multipart([("file", "a.txt", "abcdef")])
         body.removeLast(12)
-        let response = Self.send(app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ"]), body: body)
+        let response = Self.send(
+            app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ"]), body: body)
         #expect(response.status == .badRequest)
         #expect(storage.files.isEmpty)
         #expect(storage.pendingUploads == 0)
@@ -150,13 +161,20 @@ import Testing
     @Test func responseFitsTheClient() {
         let (app, _) = Self.makeApp()
         let body = Self.multipart([("file", "<b>x</b>.txt", "x")])
-        let html = Self.send(app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ", "Accept": "text/html"]), body: body)
+        let html = Self.send(
+            app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ", "Accept": "text/html"]),
+            body: body)
         #expect(html.headers["content-type"]?.hasPrefix("text/html") == true)
         #expect(Self.bodyText(html).contains("&lt;b&gt;x&lt;/b&gt;.txt"))
         #expect(!Self.bodyText(html).contains("<b>x</b>"))
-        let json = Self.send(app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ", "Accept": "application/json"]), body: body)
+        let json = Self.send(
+            app,
+            Self.head(
+                .post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ", "Accept": "application/json"]),
+            body: body)
         #expect(Self.bodyText(json).hasPrefix("{\"files\":[{\"name\":\"<b>x</b> (1).txt\""))
-        let text = Self.send(app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ"]), body: body)
+        let text = Self.send(
+            app, Self.head(.post, "/upload.html", ["Content-Type": "multipart/form-data; boundary=XyZ"]), body: body)
         #expect(Self.bodyText(text).hasPrefix("stored <b>x</b> (2).txt 1 bytes"))
     }
 
@@ -169,9 +187,12 @@ import Testing
 
     @Test func rawPostNeedsANameOrMultipart() {
         let (app, storage) = Self.makeApp()
-        let plain = Self.send(app, Self.head(.post, "/upload.html", ["Content-Type": "text/plain", "Content-Length": "2"]), body: [1, 2])
+        let plain = Self.send(
+            app, Self.head(.post, "/upload.html", ["Content-Type": "text/plain", "Content-Length": "2"]), body: [1, 2])
         #expect(plain.status == .unsupportedMediaType)
-        let named = Self.send(app, Self.head(.post, "/upload.html?name=notes%20one.txt", ["Content-Type": "text/plain", "Content-Length": "2"]), body: [1, 2])
+        let named = Self.send(
+            app, Self.head(.post, "/upload.html?name=notes%20one.txt", ["Content-Type": "text/plain", "Content-Length": "2"]),
+            body: [1, 2])
         #expect(named.status == .created)
         #expect(storage.files[Self.path("notes one.txt")] == [1, 2])
     }

@@ -1,10 +1,13 @@
 import Testing
+
 @testable import FiledropCore
 
 /// The catalogue reader: an object of unique string members and nothing else, escapes decoded,
 /// every malformed input an error with its offset, and a size limit.
 @Suite struct FlatJSONObjectTests {
-    static func parse(_ text: String, maxBytes: Int = FlatJSONObject.defaultMaxBytes) throws(FlatJSONObject.ParseError) -> [String: String] {
+    static func parse(_ text: String, maxBytes: Int = FlatJSONObject.defaultMaxBytes) throws(FlatJSONObject.ParseError)
+        -> [String: String]
+    {
         try FlatJSONObject.parse(Array(text.utf8), maxBytes: maxBytes)
     }
 
@@ -25,7 +28,9 @@ import Testing
     }
 
     @Test func refusesInvalidUTF8() {
-        #expect(throws: FlatJSONObject.ParseError.self) { try FlatJSONObject.parse([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D]) }
+        #expect(throws: FlatJSONObject.ParseError.self) {
+            try FlatJSONObject.parse([0x7B, 0x22, 0x61, 0x22, 0x3A, 0x22, 0xFF, 0x22, 0x7D])
+        }
     }
 
     @Test func errorsNameTheirOffset() {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropTesting
 
@@ -16,7 +17,8 @@ import Testing
             + "Content-Type: multipart/form-data; boundary=\(boundary)\r\nContent-Length: \(body.utf8.count)\r\n\r\n" + body
     }
 
-    static let threeAndAMalformedFourth = part("a.txt", "A") + part("b.txt", "B") + part("c.txt", "C")
+    static let threeAndAMalformedFourth =
+        part("a.txt", "A") + part("b.txt", "B") + part("c.txt", "C")
         + "--\(boundary)\r\nContent-Disposition form-data\r\n\r\nx\r\n--\(boundary)--\r\n"
 
     /// (`InMemoryStorage` keeps no real CRC-32.)
@@ -26,10 +28,13 @@ import Testing
         let answer = driver.sent.joined()
         #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
         #expect(answer.contains("\r\nConnection: close\r\n"))
-        #expect(answer.hasSuffix(#"{"files":[{"name":"a.txt","size":1,"crc32":"00000000","url":"/files/a.txt"},"#
-            + #"{"name":"b.txt","size":1,"crc32":"00000000","url":"/files/b.txt"},"#
-            + #"{"name":"c.txt","size":1,"crc32":"00000000","url":"/files/c.txt"}],"errors":[],"#
-            + #""error":"3 files stored; part 4 of the form was refused: A part of the form has a malformed header line.","status":400}"# + "\n"))
+        #expect(
+            answer.hasSuffix(
+                #"{"files":[{"name":"a.txt","size":1,"crc32":"00000000","url":"/files/a.txt"},"#
+                    + #"{"name":"b.txt","size":1,"crc32":"00000000","url":"/files/b.txt"},"#
+                    + #"{"name":"c.txt","size":1,"crc32":"00000000","url":"/files/c.txt"}],"errors":[],"#
+                    + #""error":"3 files stored; part 4 of the form was refused: A part of the form has a malformed header line.","status":400}"#
+                    + "\n"))
         #expect(server.storage.files.count == 3)
         #expect(server.storage.state.withLock { $0.pendingUploads } == 0)
     }
@@ -48,8 +53,10 @@ import Testing
         let body = Self.part("a.txt", "A") + Self.part("b.txt", "B") + "--\(Self.boundary)\r\n"
         let answer = server.exchange(Self.request(body, accept: "text/plain")).sent.joined()
         #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"))
-        #expect(answer.hasSuffix("stored a.txt 1 bytes /files/a.txt\nstored b.txt 1 bytes /files/b.txt\n"
-            + "400 Bad Request: 2 files stored; part 3 of the form was refused: "
-            + "The upload ended before the end of the form data; it was probably interrupted.\n"))
+        #expect(
+            answer.hasSuffix(
+                "stored a.txt 1 bytes /files/a.txt\nstored b.txt 1 bytes /files/b.txt\n"
+                    + "400 Bad Request: 2 files stored; part 3 of the form was refused: "
+                    + "The upload ended before the end of the form data; it was probably interrupted.\n"))
     }
 }

@@ -1,8 +1,9 @@
+import Foundation
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Foundation
-import Testing
 
 /// The server's JSON answers are byte for byte the golden files in `Tests/Fixtures/json`,
 /// which the client's and the page's tests decode too: the wire format is declared there once.
@@ -24,15 +25,18 @@ import Testing
 
     @Test func listing() throws {
         let entries = [
-            FileMetadata(name: "say \"hi\"\u{2028}\u{1B}.txt", kind: .file, size: 0, modified: 1_709_208_000 * 1_000_000_000, inode: 3),
+            FileMetadata(
+                name: "say \"hi\"\u{2028}\u{1B}.txt", kind: .file, size: 0, modified: 1_709_208_000 * 1_000_000_000, inode: 3),
             FileMetadata(name: "Grüße 😀.txt", kind: .file, size: 1_234_567, modified: Self.seconds * 1_000_000_000, inode: 2),
             FileMetadata(name: "2024", kind: .directory, size: 4096, modified: Self.seconds * 1_000_000_000, inode: 1),
         ]
-        let listing = DirectoryListing(path: StoragePath(checkedComponents: ["photos"]), entries: entries, title: "t", query: nil,
-                                       recordedSHA256s: { files in
-            // Asked for files only (the folder "2024" never carries one); one file has a hash.
-            files.contains { $0.name == "2024" } ? files.map { _ in nil } : files.map { $0.name == "Grüße 😀.txt" ? Self.sha256 : nil }
-        })
+        let listing = DirectoryListing(
+            path: StoragePath(checkedComponents: ["photos"]), entries: entries, title: "t", query: nil,
+            recordedSHA256s: { files in
+                // Asked for files only (the folder "2024" never carries one); one file has a hash.
+                files.contains { $0.name == "2024" }
+                    ? files.map { _ in nil } : files.map { $0.name == "Grüße 😀.txt" ? Self.sha256 : nil }
+            })
         let response = listing.response(format: .json)
         #expect(response.headers[.contentType] == "application/json")
         #expect(Self.body(response) == (try Self.golden("listing.json")))
@@ -47,8 +51,11 @@ import Testing
 
     @Test func upload() throws {
         var report = UploadReport()
-        report.stored = [StoredFile(path: StoragePath(checkedComponents: ["photos", "Grüße 😀.txt"]), size: 1_234_567, crc32: 0x0A1B_2C3D,
-                                  sha256: Self.sha256)]
+        report.stored = [
+            StoredFile(
+                path: StoragePath(checkedComponents: ["photos", "Grüße 😀.txt"]), size: 1_234_567, crc32: 0x0A1B_2C3D,
+                sha256: Self.sha256)
+        ]
         let response = report.response(format: .json)
         #expect(response.status == .created)
         #expect(response.headers[.location] == "/files/photos/Gr%C3%BC%C3%9Fe%20%F0%9F%98%80.txt")
@@ -58,8 +65,11 @@ import Testing
     /// A form stopped after its first part: the success shape, the sentence and the status.
     @Test func uploadStopped() throws {
         var report = UploadReport()
-        report.stored = [StoredFile(path: StoragePath(checkedComponents: ["photos", "Grüße 😀.txt"]), size: 1_234_567, crc32: 0x0A1B_2C3D,
-                                  sha256: Self.sha256)]
+        report.stored = [
+            StoredFile(
+                path: StoragePath(checkedComponents: ["photos", "Grüße 😀.txt"]), size: 1_234_567, crc32: 0x0A1B_2C3D,
+                sha256: Self.sha256)
+        ]
         report.stopped = (2, .badRequest("The upload ended before the end of the form data; it was probably interrupted."))
         let response = try #require(report.stoppedResponse(format: .json))
         #expect(response.status == .badRequest)

@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// Form parts, PUT bodies and tus PATCHes write through the one `GuardedWriter`: the same
 /// refusal at the same point for every kind, whether free space is short before the file
@@ -32,7 +33,8 @@ import Testing
             before()
             var multipart = Array("--XyZ\r\nContent-Disposition: form-data; name=\"file\"; filename=\"big.bin\"\r\n\r\n".utf8)
             multipart += body + Array("\r\n--XyZ--\r\n".utf8)
-            return server.send(.post, "/upload", ["Content-Type": "multipart/form-data; boundary=XyZ"], body: multipart, pieces: pieces)
+            return server.send(
+                .post, "/upload", ["Content-Type": "multipart/form-data; boundary=XyZ"], body: multipart, pieces: pieces)
         case .put:
             before()
             return server.send(.put, "/files/big.bin", body: body, pieces: pieces)

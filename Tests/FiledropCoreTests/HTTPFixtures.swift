@@ -1,4 +1,3 @@
-
 /// Real request heads. "Captured" ones were recorded on this machine with a loopback Python
 /// socket listener (curl 7.88.1, Python 3 http.client, URLSession from swift-corelibs-foundation
 /// 6.3 on Linux); the browser ones are written from the shapes Chromium 120 and Firefox 121

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 @Suite struct HTTPHeadParserTests {
     private func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
@@ -44,10 +45,12 @@ import Testing
 
     @Test func keepsFieldOrderAndTrimsOptionalWhitespace() {
         let head = parsedHead(head("GET / HTTP/1.1\r\nHost: a\r\nX-One:\t  spaced value \t\r\nx-one:2\r\nEmpty:\r\n\r\n"))
-        #expect(head?.headers == HTTPHeaders([
-            (name: "Host", value: "a"), (name: "X-One", value: "spaced value"),
-            (name: "x-one", value: "2"), (name: "Empty", value: ""),
-        ]))
+        #expect(
+            head?.headers
+                == HTTPHeaders([
+                    (name: "Host", value: "a"), (name: "X-One", value: "spaced value"),
+                    (name: "x-one", value: "2"), (name: "Empty", value: ""),
+                ]))
         #expect(head?.headers.values(for: "X-ONE") == ["spaced value", "2"])
     }
 
@@ -84,7 +87,8 @@ import Testing
 
     @Test func leadingEmptyLinesAreSkippedAndCounted() {
         let result = head("\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n")
-        #expect(result == .complete(RequestHead(method: .get, target: "/", version: .http1_1, headers: ["Host": "a"]), length: 31))
+        #expect(
+            result == .complete(RequestHead(method: .get, target: "/", version: .http1_1, headers: ["Host": "a"]), length: 31))
     }
 
     @Test func incompleteHeadNeedsMore() {
@@ -135,24 +139,24 @@ import Testing
     }
 
     @Test(arguments: [
-        "GET  / HTTP/1.1",           // empty target
-        "GET / HTTP/1.1 ",           // trailing space
-        " GET / HTTP/1.1",           // leading space: empty method
-        "GET /",                      // no version
-        "GET",                        // nothing else
-        "G(T / HTTP/1.1",             // method not a token
-        "GET * HTTP/1.1",             // asterisk-form is for OPTIONS only
-        "GET example.com HTTP/1.1",   // neither a path nor absolute
-        "GET /a\u{7F} HTTP/1.1",      // DEL in target
-        "GET /a\tb HTTP/1.1",         // HTAB in target
-        "GET / http/1.1",             // version is case-sensitive
+        "GET  / HTTP/1.1",  // empty target
+        "GET / HTTP/1.1 ",  // trailing space
+        " GET / HTTP/1.1",  // leading space: empty method
+        "GET /",  // no version
+        "GET",  // nothing else
+        "G(T / HTTP/1.1",  // method not a token
+        "GET * HTTP/1.1",  // asterisk-form is for OPTIONS only
+        "GET example.com HTTP/1.1",  // neither a path nor absolute
+        "GET /a\u{7F} HTTP/1.1",  // DEL in target
+        "GET /a\tb HTTP/1.1",  // HTAB in target
+        "GET / http/1.1",  // version is case-sensitive
         "GET / HTTP/1",
         "GET / HTTP/11",
         "GET / HTTP/1.1x",
         "GET / HTTPS/1.1",
-        "GET / HTTP/1.10",            // RFC 9112 §2.3: one digit each side of the dot
+        "GET / HTTP/1.10",  // RFC 9112 §2.3: one digit each side of the dot
         "GET / HTTP/01.1",
-        "GET /files/a#b HTTP/1.1",    // RFC 9112 §3.2: a fragment is never sent
+        "GET /files/a#b HTTP/1.1",  // RFC 9112 §3.2: a fragment is never sent
         "GET /files/a.txt# HTTP/1.1",
         "GET /?q=a#b HTTP/1.1",
         "GET http://127.0.0.1/files/#top HTTP/1.1",
@@ -210,19 +214,19 @@ import Testing
     // MARK: Field lines and line endings
 
     @Test(arguments: [
-        "GET / HTTP/1.1\r\nHost: a\r\nX-Long: one\r\n two\r\n\r\n",     // obs-fold
-        "GET / HTTP/1.1\r\nHost: a\r\nX-Long: one\r\n\ttwo\r\n\r\n",    // obs-fold with HTAB
-        "GET / HTTP/1.1\r\n Host: a\r\n\r\n",                           // whitespace before first field
-        "GET / HTTP/1.1\r\nHost : a\r\n\r\n",                           // space before colon
-        "GET / HTTP/1.1\r\nHost\t: a\r\n\r\n",                          // tab before colon
+        "GET / HTTP/1.1\r\nHost: a\r\nX-Long: one\r\n two\r\n\r\n",  // obs-fold
+        "GET / HTTP/1.1\r\nHost: a\r\nX-Long: one\r\n\ttwo\r\n\r\n",  // obs-fold with HTAB
+        "GET / HTTP/1.1\r\n Host: a\r\n\r\n",  // whitespace before first field
+        "GET / HTTP/1.1\r\nHost : a\r\n\r\n",  // space before colon
+        "GET / HTTP/1.1\r\nHost\t: a\r\n\r\n",  // tab before colon
         "GET / HTTP/1.1\r\nHost: a\r\nNo colon here\r\n\r\n",
         "GET / HTTP/1.1\r\nHost: a\r\n: empty name\r\n\r\n",
-        "GET / HTTP/1.1\r\nHost: a\r\nX(y): z\r\n\r\n",                 // name not a token
-        "GET / HTTP/1.1\r\nHost: a\r\nX: a\u{01}b\r\n\r\n",             // CTL in value
-        "GET / HTTP/1.1\r\nHost: a\r\nX: a\u{7F}b\r\n\r\n",             // DEL in value
-        "GET / HTTP/1.1\r\nHost: a\r\nX: a\rb\r\n\r\n",                 // bare CR in value
-        "GET / HTTP/1.1\r\nHost: a\nX: b\r\n\r\n",                      // bare LF ending a field
-        "GET / HTTP/1.1\r\nHost: a\r\n\n",                              // bare LF ending the head
+        "GET / HTTP/1.1\r\nHost: a\r\nX(y): z\r\n\r\n",  // name not a token
+        "GET / HTTP/1.1\r\nHost: a\r\nX: a\u{01}b\r\n\r\n",  // CTL in value
+        "GET / HTTP/1.1\r\nHost: a\r\nX: a\u{7F}b\r\n\r\n",  // DEL in value
+        "GET / HTTP/1.1\r\nHost: a\r\nX: a\rb\r\n\r\n",  // bare CR in value
+        "GET / HTTP/1.1\r\nHost: a\nX: b\r\n\r\n",  // bare LF ending a field
+        "GET / HTTP/1.1\r\nHost: a\r\n\n",  // bare LF ending the head
     ])
     func rejectsMalformedFieldLines(text: String) {
         guard case .failed(.malformedHeader) = head(text) else {
@@ -232,9 +236,9 @@ import Testing
     }
 
     @Test(arguments: [
-        "GET / HTTP/1.1\nHost: a\r\n\r\n",     // bare LF after the request line
-        "GET / HTTP/1.1\rHost: a\r\n\r\n",     // bare CR after the request line
-        "\nGET / HTTP/1.1\r\nHost: a\r\n\r\n", // bare LF as a leading empty line
+        "GET / HTTP/1.1\nHost: a\r\n\r\n",  // bare LF after the request line
+        "GET / HTTP/1.1\rHost: a\r\n\r\n",  // bare CR after the request line
+        "\nGET / HTTP/1.1\r\nHost: a\r\n\r\n",  // bare LF as a leading empty line
         "GET /a\rb HTTP/1.1\r\nHost: a\r\n\r\n",
     ])
     func rejectsBareLineEndingsInRequestLine(text: String) {
@@ -305,11 +309,12 @@ import Testing
 
 /// `RequestHead` splits the target into path and query once; origin-form and absolute-form
 /// must split alike.
-@Test(arguments: [
-    ("/a", "/a", nil), ("/a?b=1", "/a", "b=1"), ("/a?", "/a", ""), ("/?x?y", "/", "x?y"), ("/", "/", nil),
-    ("/é?ü", "/é", "ü"), ("http://h/p?q", "/p", "q"), ("http://h?q", "/", "q"), ("http://h", "/", nil),
-    ("*", "*", nil),
-] as [(String, String, String?)])
+@Test(
+    arguments: [
+        ("/a", "/a", nil), ("/a?b=1", "/a", "b=1"), ("/a?", "/a", ""), ("/?x?y", "/", "x?y"), ("/", "/", nil),
+        ("/é?ü", "/é", "ü"), ("http://h/p?q", "/p", "q"), ("http://h?q", "/", "q"), ("http://h", "/", nil),
+        ("*", "*", nil),
+    ] as [(String, String, String?)])
 func requestHeadSplitsPathAndQuery(target: String, path: String, query: String?) {
     let head = RequestHead(method: .get, target: target, version: .http1_1, headers: ["Host": "a"])
     #expect(head.path == path)

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 @Test func headerLookupIgnoresCase() {
     let headers: HTTPHeaders = ["Content-Type": "text/plain", "connection": "Keep-Alive, Upgrade"]

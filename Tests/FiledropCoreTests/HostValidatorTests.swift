@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// DNS rebinding: only IP literals, localhost and configured names are served.
 @Suite struct HostValidatorTests {
@@ -58,11 +59,17 @@ import Testing
 
     /// RFC 9112 §3.2.2: the authority of an absolute-form target wins over Host.
     @Test func absoluteFormTargetIsChecked() throws {
-        let smuggled = RequestHead(method: .get, target: "http://evil.example/files/", version: .http1_1, headers: ["Host": "127.0.0.1"])
-        #expect(throws: HTTPError.misdirectedRequest("This server does not answer to the name \"evil.example\". Open it by its IP address, or add the name to allowed-hosts (--allowed-hosts).")) {
+        let smuggled = RequestHead(
+            method: .get, target: "http://evil.example/files/", version: .http1_1, headers: ["Host": "127.0.0.1"])
+        #expect(
+            throws: HTTPError.misdirectedRequest(
+                "This server does not answer to the name \"evil.example\". Open it by its IP address, or add the name to allowed-hosts (--allowed-hosts)."
+            )
+        ) {
             try validator.check(smuggled)
         }
-        let fine = RequestHead(method: .get, target: "http://127.0.0.1:8080/files/", version: .http1_1, headers: ["Host": "evil.example"])
+        let fine = RequestHead(
+            method: .get, target: "http://127.0.0.1:8080/files/", version: .http1_1, headers: ["Host": "evil.example"])
         try validator.check(fine)
     }
 
@@ -86,7 +93,10 @@ import Testing
     }
 
     /// Well-formed names (reg-name allows `,` `!` `%41` ...) that we do not serve stay 421.
-    @Test(arguments: ["evil.example", "evil.example:8080", "127.0.0.1,localhost", "nas.lan.evil", "a%41.lan", "x~y!$&'()*+;=", "256.0.0.1", "127.1", "01.2.3.4"])
+    @Test(arguments: [
+        "evil.example", "evil.example:8080", "127.0.0.1,localhost", "nas.lan.evil", "a%41.lan", "x~y!$&'()*+;=", "256.0.0.1",
+        "127.1", "01.2.3.4",
+    ])
     func wellFormedForeignHostIs421(host: String) {
         let head = RequestHead(method: .get, target: "/", version: .http1_1, headers: ["Host": host])
         #expect(throws: HTTPError.self) { try validator.check(head) }
@@ -98,8 +108,11 @@ import Testing
     }
 
     @Test func malformedAuthorityOfAnAbsoluteTargetIs400() {
-        let head = RequestHead(method: .get, target: "http://a@127.0.0.1/files/", version: .http1_1, headers: ["Host": "127.0.0.1"])
-        #expect(throws: HTTPError.badRequest("The Host \"a@127.0.0.1\" is not a host name or an IP address with an optional port.")) {
+        let head = RequestHead(
+            method: .get, target: "http://a@127.0.0.1/files/", version: .http1_1, headers: ["Host": "127.0.0.1"])
+        #expect(
+            throws: HTTPError.badRequest("The Host \"a@127.0.0.1\" is not a host name or an IP address with an optional port.")
+        ) {
             try validator.check(head)
         }
     }

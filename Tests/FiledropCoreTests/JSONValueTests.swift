@@ -1,5 +1,6 @@
-@testable import FiledropCore
 import Testing
+
+@testable import FiledropCore
 
 /// The bounded tree reader: every RFC 8259 value, numbers kept exact, and each limit (bytes,
 /// depth) refused one step over it.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropCore
 
 /// The JSON writer: structure and punctuation, numbers, and string escaping (RFC 8259 §7),
@@ -59,8 +60,10 @@ import Testing
         #expect(Self.text { $0.array { _ in } } == "[]")
     }
 
-    @Test(arguments: [(Int64(0), "0"), (7, "7"), (10, "10"), (-1, "-1"), (1_000_000, "1000000"),
-                      (.max, "9223372036854775807"), (.min, "-9223372036854775808")])
+    @Test(arguments: [
+        (Int64(0), "0"), (7, "7"), (10, "10"), (-1, "-1"), (1_000_000, "1000000"),
+        (.max, "9223372036854775807"), (.min, "-9223372036854775808"),
+    ])
     func integers(value: Int64, expected: String) {
         #expect(Self.text { $0.integer(value) } == expected)
     }
@@ -109,8 +112,10 @@ import Testing
         #expect(parsed == value)
     }
 
-    @Test(arguments: ["plain", "", "tab\there", "nl\nx", "\u{0}", "quote\"", "\\", "ü\u{2028}\u{1F600}\u{1B}[31m",
-                      "\u{2029}\u{2029}", "end\u{1F}", "\u{E2}\u{80}"])
+    @Test(arguments: [
+        "plain", "", "tab\there", "nl\nx", "\u{0}", "quote\"", "\\", "ü\u{2028}\u{1F600}\u{1B}[31m",
+        "\u{2029}\u{2029}", "end\u{1F}", "\u{E2}\u{80}",
+    ])
     func sameBytesAsBeforeAndParsesBack(value: String) throws {
         #expect(Self.quoted(value) == "\"" + Self.referenceEscaped(value) + "\"")
         #expect(value.jsonEscaped == Self.referenceEscaped(value))

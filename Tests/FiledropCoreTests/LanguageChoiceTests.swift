@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// `Accept-Language` (RFC 9110 §12.5.4) by RFC 4647 lookup, the `filedrop-lang` cookie over it,
 /// and English for everything else.
@@ -49,15 +50,18 @@ import Testing
         #expect(LanguageChoice.thousandths(Substring(text)) == nil)
     }
 
-    @Test(arguments: [(UInt64(0), PageLanguage.french, "one"), (1, .french, "one"), (2, .french, "other"),
-                      (0, .english, "other"), (1, .german, "one"), (1, .chinese, "other"), (1, .spanish, "one")])
+    @Test(arguments: [
+        (UInt64(0), PageLanguage.french, "one"), (1, .french, "one"), (2, .french, "other"),
+        (0, .english, "other"), (1, .german, "one"), (1, .chinese, "other"), (1, .spanish, "one"),
+    ])
     func pluralCategories(count: UInt64, language: PageLanguage, category: String) {
         #expect(language.pluralCategory(count) == category)
     }
 
     @Test func switchLinkSetsTheCookieAndGoesBack() throws {
         let head = RequestHead(method: .get, target: "/files/a%20b/?lang=de", version: .http1_1, headers: ["Host": "x"])
-        let response = try #require(LanguageSwitch.answer(head, back: LocationPath(components: ["files", "a b"], isFolder: true)))
+        let response = try #require(
+            LanguageSwitch.answer(head, back: LocationPath(components: ["files", "a b"], isFolder: true)))
         #expect(response.status == .seeOther)
         #expect(response.headers[.location] == "/files/a%20b/")
         #expect(response.headers[.setCookie] == "filedrop-lang=de; Path=/; Max-Age=31536000; SameSite=Lax; HttpOnly")

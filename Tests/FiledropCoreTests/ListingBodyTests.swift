@@ -1,7 +1,8 @@
-@testable import FiledropCore
-@testable import FiledropHTTP
 import Foundation
 import Testing
+
+@testable import FiledropCore
+@testable import FiledropHTTP
 
 /// A big folder's listing is streamed in chunks and is, joined up, the same document a
 /// small one would be: complete, sorted, names escaped; a small one keeps its Content-Length.
@@ -39,7 +40,8 @@ import Testing
     }
 
     @Test func aBigJSONListingIsStreamedWholeAndSorted() throws {
-        let listing = DirectoryListing(path: StoragePath(checkedComponents: ["big"]), entries: Self.entries, title: "t", query: nil)
+        let listing = DirectoryListing(
+            path: StoragePath(checkedComponents: ["big"]), entries: Self.entries, title: "t", query: nil)
         let response = listing.response(format: .json)
         guard case .stream = response.body else {
             Issue.record("a listing of \(Self.count) entries is not streamed")
@@ -77,8 +79,9 @@ import Testing
     @Test func aStreamedListingIsCompressedAsAStream() {
         let head = DirectoryListingTests.listingHead(["Accept-Encoding": "gzip"])
         let listing = DirectoryListing(path: .root, entries: Self.entries, title: "t", query: nil)
-        let response = listing.response(format: .json, head: head,
-                                        compression: ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head))
+        let response = listing.response(
+            format: .json, head: head,
+            compression: ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head))
         #expect(response.headers[.contentEncoding] == "gzip")
         #expect(response.headers[.vary]?.hasSuffix("Accept-Encoding") == true)
         guard case .stream = response.body else {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// The order is total, so sorting in place must give one result whatever order the entries
@@ -12,7 +13,8 @@ import Testing
         let name: String = (index % 3 == 0 ? "N" : "n") + String(index / 3) + (index % 3 == 2 ? "-" : "")
         let kind: FileMetadata.Kind = index % 7 == 0 ? .directory : .file
         let seconds = Int64(index % 4)
-        return FileMetadata(name: name, kind: kind, size: UInt64(index % 5), modified: seconds * 1_000_000_000, inode: UInt64(index))
+        return FileMetadata(
+            name: name, kind: kind, size: UInt64(index % 5), modified: seconds * 1_000_000_000, inode: UInt64(index))
     }
 
     @Test(arguments: ["", "sort=name&order=desc", "sort=size", "sort=date&order=desc"])
@@ -22,7 +24,8 @@ import Testing
         order.sort(&reference)
         #expect(Set(reference.map(\.inode)) == Set(Self.entries.map(\.inode)), "a permutation: nothing lost or doubled")
         var generator = SystemRandomNumberGenerator()
-        let inputs = [Self.entries, Self.entries.reversed(), reference, reference.reversed()]
+        let inputs =
+            [Self.entries, Self.entries.reversed(), reference, reference.reversed()]
             + (0..<20).map { _ in Self.entries.shuffled(using: &generator) }
         for input in inputs {
             var sorted = input
@@ -39,7 +42,9 @@ import Testing
 }
 
 extension ListingOrderTests {
-    @Test("The merge sort is the standard library's stable sort, at every length and with ties", arguments: [0, 1, 2, 3, 7, 64, 65, 1000])
+    @Test(
+        "The merge sort is the standard library's stable sort, at every length and with ties",
+        arguments: [0, 1, 2, 3, 7, 64, 65, 1000])
     func mergeSortIsAStableSort(count: Int) {
         var generator = SystemRandomNumberGenerator()
         let values = (0..<count).map { _ in Int.random(in: 0..<max(1, count / 3), using: &generator) }

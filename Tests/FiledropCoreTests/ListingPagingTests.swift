@@ -1,7 +1,8 @@
-@testable import FiledropCore
-@testable import FiledropHTTP
 import Foundation
 import Testing
+
+@testable import FiledropCore
+@testable import FiledropHTTP
 
 /// `?format=json&limit=N&after=CURSOR`: pages that join up to the whole listing, a cursor at
 /// a page boundary, names that sort at the boundary, a cursor naming a deleted entry, limits.
@@ -15,7 +16,9 @@ import Testing
         let parameters = QueryParameters(Substring(query))
         let paging = try ListingPaging(parameters, order: ListingOrder(parameters))
         let listing = DirectoryListing(path: .root, entries: entries, title: "t", query: Substring(query), paging: paging)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(ListingBodyTests.body(listing.response(format: .json)))) as? [String: Any])
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: Data(ListingBodyTests.body(listing.response(format: .json)))) as? [String: Any]
+        )
         let names = try #require(object["entries"] as? [[String: Any]]).compactMap { $0["name"] as? String }
         if paging == nil { #expect(object["next"] == nil) }
         return (names, object["next"] as? String)
@@ -29,8 +32,9 @@ import Testing
     /// whatever the page size, and the last page says `next: null`.
     @Test(arguments: [1, 2, 3, 7, 10, 11])
     func pagesJoinUpToTheWholeListing(limit: Int) throws {
-        let entries = Self.entries(["a", "B", "c", "d.txt", "D.txt", "e e", "f%", "g/?"].filter { !$0.contains("/") },
-                                   folders: ["zdir", "Adir"])
+        let entries = Self.entries(
+            ["a", "B", "c", "d.txt", "D.txt", "e e", "f%", "g/?"].filter { !$0.contains("/") },
+            folders: ["zdir", "Adir"])
         let whole = try Self.page(entries, "").names
         var joined: [String] = []
         var cursor: String?
@@ -103,8 +107,10 @@ import Testing
 
     /// A limit with more digits than an Int holds is capped like any other limit over the
     /// maximum, not refused.
-    @Test(arguments: ["100000", "9223372036854775807", "9223372036854775808", "999999999999999999999",
-                      "0000000000000000000000000000000000000000000000010001"])
+    @Test(arguments: [
+        "100000", "9223372036854775807", "9223372036854775808", "999999999999999999999",
+        "0000000000000000000000000000000000000000000000010001",
+    ])
     func anOverlongLimitIsCapped(limit: String) throws {
         let parameters = QueryParameters(Substring("limit=" + limit))
         let paging = try #require(try ListingPaging(parameters, order: ListingOrder(parameters)))

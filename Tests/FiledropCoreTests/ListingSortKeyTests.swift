@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// The keys must order names exactly as the Strings do (folded, then exactly), whichever path a
@@ -6,16 +7,19 @@ import Testing
 /// for names with other characters, also when an ASCII name meets one of those.
 @Suite struct ListingSortKeyTests {
     static func reference(_ a: String, _ b: String) -> Int {
-        let x = ListingOrder.Position.fold(a), y = ListingOrder.Position.fold(b)
+        let x = ListingOrder.Position.fold(a)
+        let y = ListingOrder.Position.fold(b)
         if x != y { return x < y ? -1 : 1 }
         return a == b ? 0 : a < b ? -1 : 1
     }
 
-    static let fixed = ["", "a", "A", "a0", "A0", "a_", "B", "Z", "[", "`", "{", "~", "IMG_0001.JPG", "img_0001.jpg", "IMG_0001.jpg",
-                        "Screenshot 2024-01-01 at 10.00.00.png", "screenshot 2024-01-01 at 10.00.00.png",
-                        "Screenshot 2024-01-01 at 10.00.01.png", "Screenshot 2024-01-01", "0123456789abcdef", "0123456789ABCDEF",
-                        "0123456789abcdefg", "0123456789abcdeF", "é", "É", "e\u{301}", "E\u{301}", "ée", "Éf", "😀", "a😀", "A😀b",
-                        "日本", "Ünïcödé.txt", "unicode.txt", "ÿ", "z"]
+    static let fixed = [
+        "", "a", "A", "a0", "A0", "a_", "B", "Z", "[", "`", "{", "~", "IMG_0001.JPG", "img_0001.jpg", "IMG_0001.jpg",
+        "Screenshot 2024-01-01 at 10.00.00.png", "screenshot 2024-01-01 at 10.00.00.png",
+        "Screenshot 2024-01-01 at 10.00.01.png", "Screenshot 2024-01-01", "0123456789abcdef", "0123456789ABCDEF",
+        "0123456789abcdefg", "0123456789abcdeF", "é", "É", "e\u{301}", "E\u{301}", "ée", "Éf", "😀", "a😀", "A😀b",
+        "日本", "Ünïcödé.txt", "unicode.txt", "ÿ", "z",
+    ]
 
     @Test func everyPairOrdersAsTheStringsDo() {
         var generator = SystemRandomNumberGenerator()
@@ -33,7 +37,8 @@ import Testing
             for i in names.indices {
                 for j in names.indices {
                     let got = ListingSortKey.compare(keys[i], keys[j], nonASCII: nonASCII) { (names[i], names[j]) }.signum()
-                    #expect(got == Self.reference(names[i], names[j]), "\(names[i].debugDescription) vs \(names[j].debugDescription)")
+                    #expect(
+                        got == Self.reference(names[i], names[j]), "\(names[i].debugDescription) vs \(names[j].debugDescription)")
                 }
             }
         }

@@ -1,16 +1,19 @@
-@testable import FiledropCore
 import Testing
+
+@testable import FiledropCore
 
 /// The device body of LocalSend protocol v2.1 §3 and §6.1, both ways.
 @Suite struct LocalSendDeviceTests {
     @Test func filedropIsAHeadlessHTTPSDeviceWithoutDownloads() throws {
         let device = LocalSendDevice.filedrop(alias: "filedrop on nas", fingerprint: "ab12", port: 53317)
         let value = try JSONValue.parse(device.json(), maxBytes: 4096)
-        #expect(value == .object([
-            "alias": .string("filedrop on nas"), "version": .string("2.1"), "deviceModel": .string("filedrop"),
-            "deviceType": .string("headless"), "fingerprint": .string("ab12"), "port": .number("53317"),
-            "protocol": .string("https"), "download": .bool(false),
-        ]))
+        #expect(
+            value
+                == .object([
+                    "alias": .string("filedrop on nas"), "version": .string("2.1"), "deviceModel": .string("filedrop"),
+                    "deviceType": .string("headless"), "fingerprint": .string("ab12"), "port": .number("53317"),
+                    "protocol": .string("https"), "download": .bool(false),
+                ]))
         #expect(try LocalSendDevice.parse(device.json()) == (device, false) as (LocalSendDevice, Bool))
     }
 
@@ -28,10 +31,14 @@ import Testing
 
     /// The spec's §3.2 register request, trailing comma and comments removed.
     @Test func readsTheSpecificationsRegisterRequest() throws {
-        let body = #"{"alias": "Secret Banana", "version": "2.0", "deviceModel": "Windows", "deviceType": "desktop", "fingerprint": "random string", "port": 53317, "protocol": "https", "download": true}"#
+        let body =
+            #"{"alias": "Secret Banana", "version": "2.0", "deviceModel": "Windows", "deviceType": "desktop", "fingerprint": "random string", "port": 53317, "protocol": "https", "download": true}"#
         let (device, announce) = try LocalSendDevice.parse(Array(body.utf8))
-        #expect(device == LocalSendDevice(alias: "Secret Banana", version: "2.0", deviceModel: "Windows", deviceType: "desktop",
-                                          fingerprint: "random string", port: 53317, protocol: "https", download: true))
+        #expect(
+            device
+                == LocalSendDevice(
+                    alias: "Secret Banana", version: "2.0", deviceModel: "Windows", deviceType: "desktop",
+                    fingerprint: "random string", port: 53317, protocol: "https", download: true))
         #expect(!announce)
     }
 
@@ -41,9 +48,11 @@ import Testing
         #expect(device.deviceModel == nil && device.deviceType == nil && device.port == nil && !device.download)
     }
 
-    @Test(arguments: [#"{"version": "2.1"}"#, #"{"alias": "", "version": "2.1"}"#, #"{"alias": "a"}"#,
-                      #"{"alias": "a", "version": "2", "port": 70000}"#, #"{"alias": "a", "version": "2", "download": "yes"}"#,
-                      #"{"alias": 1, "version": "2"}"#, "[]", "not json"])
+    @Test(arguments: [
+        #"{"version": "2.1"}"#, #"{"alias": "", "version": "2.1"}"#, #"{"alias": "a"}"#,
+        #"{"alias": "a", "version": "2", "port": 70000}"#, #"{"alias": "a", "version": "2", "download": "yes"}"#,
+        #"{"alias": 1, "version": "2"}"#, "[]", "not json",
+    ])
     func refusesBodiesMissingWhatIsRequired(_ body: String) {
         #expect(throws: LocalSendDevice.InvalidBody.self) { try LocalSendDevice.parse(Array(body.utf8)) }
     }

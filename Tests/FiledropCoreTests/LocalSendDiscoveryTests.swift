@@ -10,18 +10,19 @@ struct LocalSendDiscoveryTests {
     /// The specification's announcement example (§3.1), with a fingerprint of our choosing.
     static func announcement(fingerprint: String = "random string", announce: Bool? = true) -> [UInt8] {
         let flag = announce.map { ",\n  \"announce\": \($0)" } ?? ""
-        return Array("""
-        {
-          "alias": "Nice Orange",
-          "version": "2.0",
-          "deviceModel": "Samsung",
-          "deviceType": "mobile",
-          "fingerprint": "\(fingerprint)",
-          "port": 53317,
-          "protocol": "https",
-          "download": true\(flag)
-        }
-        """.utf8)
+        return Array(
+            """
+            {
+              "alias": "Nice Orange",
+              "version": "2.0",
+              "deviceModel": "Samsung",
+              "deviceType": "mobile",
+              "fingerprint": "\(fingerprint)",
+              "port": 53317,
+              "protocol": "https",
+              "download": true\(flag)
+            }
+            """.utf8)
     }
 
     @Test func anAnnouncementIsAnsweredWithOurDeviceAndAnnounceFalse() throws {
@@ -51,7 +52,9 @@ struct LocalSendDiscoveryTests {
         #expect(discovery.counters.own == 2)
     }
 
-    @Test(arguments: ["", "{", "[]", "null", "{\"alias\": \"x\"}", "\u{FF}\u{FE}", "{\"alias\":\"x\",\"version\":\"2.0\",\"port\":\"53317\"}"])
+    @Test(arguments: [
+        "", "{", "[]", "null", "{\"alias\": \"x\"}", "\u{FF}\u{FE}", "{\"alias\":\"x\",\"version\":\"2.0\",\"port\":\"53317\"}",
+    ])
     func malformedDatagramsAreIgnoredAndCounted(text: String) {
         var discovery = LocalSendDiscovery(device: Self.own)
         guard case .ignore(.malformed) = discovery.received(Array(text.utf8), now: 0) else {

@@ -1,17 +1,21 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// The session machine of LocalSend protocol v2.1 §4: time passes as numbers, nothing sleeps.
 @Suite struct LocalSendSessionsTests {
     static let second: UInt64 = 1_000_000_000
 
     static func file(_ id: String, token: String = "t", size: UInt64 = 10) -> LocalSendSessions.File {
-        LocalSendSessions.File(offer: LocalSendFileOffer(id: id, fileName: "\(id).bin", size: size), token: token + id,
-                               directory: .root, name: "\(id).bin")
+        LocalSendSessions.File(
+            offer: LocalSendFileOffer(id: id, fileName: "\(id).bin", size: size), token: token + id,
+            directory: .root, name: "\(id).bin")
     }
 
-    static func started(_ files: [LocalSendSessions.File] = [file("a"), file("b")], client: String = "10.0.0.2") -> LocalSendSessions {
+    static func started(_ files: [LocalSendSessions.File] = [file("a"), file("b")], client: String = "10.0.0.2")
+        -> LocalSendSessions
+    {
         var sessions = LocalSendSessions(idleTimeout: 60 * second)
         guard case .accepted = sessions.start(id: "s1", client: client, sender: "phone", files: files, now: 0) else {
             Issue.record("not accepted")
@@ -22,11 +26,14 @@ import Testing
 
     @Test func everyFileSavedFinishesTheSession() {
         var sessions = Self.started()
-        #expect(sessions.beginUpload(sessionId: "s1", fileId: "a", token: "ta", client: "10.0.0.2", now: 1) == .receive({
-            var file = Self.file("a")
-            file.state = .receiving
-            return file
-        }()))
+        #expect(
+            sessions.beginUpload(sessionId: "s1", fileId: "a", token: "ta", client: "10.0.0.2", now: 1)
+                == .receive(
+                    {
+                        var file = Self.file("a")
+                        file.state = .receiving
+                        return file
+                    }()))
         #expect(sessions.uploadEnded(sessionId: "s1", fileId: "a", saved: true, now: 2) == nil)
         guard case .receive = sessions.beginUpload(sessionId: "s1", fileId: "b", token: "tb", client: "10.0.0.2", now: 3) else {
             Issue.record("b refused")
@@ -45,8 +52,11 @@ import Testing
 
     @Test func theSameSenderReplacesItsIdleSession() {
         var sessions = Self.started()
-        guard case .accepted(let session, let previous) = sessions.start(id: "s2", client: "10.0.0.2", sender: "phone",
-                                                                          files: [Self.file("x")], now: 1) else {
+        guard
+            case .accepted(let session, let previous) = sessions.start(
+                id: "s2", client: "10.0.0.2", sender: "phone",
+                files: [Self.file("x")], now: 1)
+        else {
             Issue.record("not accepted")
             return
         }
@@ -85,13 +95,17 @@ import Testing
     @Test func aSpentTokenIsRefusedAndAFileInFlightIsAConflict() {
         var sessions = Self.started()
         _ = sessions.beginUpload(sessionId: "s1", fileId: "a", token: "ta", client: "10.0.0.2", now: 1)
-        guard case .refused(let busy) = sessions.beginUpload(sessionId: "s1", fileId: "a", token: "ta", client: "10.0.0.2", now: 1) else {
+        guard
+            case .refused(let busy) = sessions.beginUpload(sessionId: "s1", fileId: "a", token: "ta", client: "10.0.0.2", now: 1)
+        else {
             Issue.record("a second upload of a file in flight was accepted")
             return
         }
         #expect(busy.status == .conflict)
         _ = sessions.uploadEnded(sessionId: "s1", fileId: "a", saved: true, now: 2)
-        guard case .refused(let spent) = sessions.beginUpload(sessionId: "s1", fileId: "a", token: "ta", client: "10.0.0.2", now: 3) else {
+        guard
+            case .refused(let spent) = sessions.beginUpload(sessionId: "s1", fileId: "a", token: "ta", client: "10.0.0.2", now: 3)
+        else {
             Issue.record("a spent token was accepted")
             return
         }
@@ -139,22 +153,23 @@ import Testing
 @Suite struct LocalSendPrepareRequestTests {
     /// The specification's example request, its comments and trailing commas removed.
     static let specificationExample = #"""
-    {"info": {"alias": "Nice Orange", "version": "2.0", "deviceModel": "Samsung", "deviceType": "mobile",
-              "fingerprint": "random string", "port": 53317, "protocol": "https", "download": true},
-     "files": {"some file id": {"id": "some file id", "fileName": "my image.png", "size": 324242, "fileType": "image/jpeg",
-                                "sha256": null, "preview": "*preview data*",
-                                "metadata": {"modified": "2021-01-01T12:34:56Z", "accessed": "2021-01-01T12:34:56Z"}},
-               "another file id": {"id": "another file id", "fileName": "another image.jpg", "size": 1234,
-                                   "fileType": "image/jpeg", "sha256": null, "preview": "*preview data*"}}}
-    """#
+        {"info": {"alias": "Nice Orange", "version": "2.0", "deviceModel": "Samsung", "deviceType": "mobile",
+                  "fingerprint": "random string", "port": 53317, "protocol": "https", "download": true},
+         "files": {"some file id": {"id": "some file id", "fileName": "my image.png", "size": 324242, "fileType": "image/jpeg",
+                                    "sha256": null, "preview": "*preview data*",
+                                    "metadata": {"modified": "2021-01-01T12:34:56Z", "accessed": "2021-01-01T12:34:56Z"}},
+                   "another file id": {"id": "another file id", "fileName": "another image.jpg", "size": 1234,
+                                       "fileType": "image/jpeg", "sha256": null, "preview": "*preview data*"}}}
+        """#
 
     @Test func readsTheSpecificationsExample() throws {
         let request = try LocalSendPrepareRequest.parse(Array(Self.specificationExample.utf8))
         #expect(request.sender.alias == "Nice Orange")
-        #expect(request.files == [
-            LocalSendFileOffer(id: "another file id", fileName: "another image.jpg", size: 1234, fileType: "image/jpeg"),
-            LocalSendFileOffer(id: "some file id", fileName: "my image.png", size: 324242, fileType: "image/jpeg"),
-        ])
+        #expect(
+            request.files == [
+                LocalSendFileOffer(id: "another file id", fileName: "another image.jpg", size: 1234, fileType: "image/jpeg"),
+                LocalSendFileOffer(id: "some file id", fileName: "my image.png", size: 324242, fileType: "image/jpeg"),
+            ])
     }
 
     @Test(arguments: [
@@ -175,7 +190,9 @@ import Testing
         let head = #"{"info": {"alias": "a", "version": "2", "deviceModel": ""#
         let tail = #""}, "files": {}}"#
         let fill = LocalSendPrepareRequest.maxBodyBytes - head.utf8.count - tail.utf8.count
-        #expect(throws: Never.self) { try LocalSendPrepareRequest.parse(Array((head + String(repeating: "x", count: fill) + tail).utf8)) }
+        #expect(throws: Never.self) {
+            try LocalSendPrepareRequest.parse(Array((head + String(repeating: "x", count: fill) + tail).utf8))
+        }
         #expect(throws: LocalSendDevice.InvalidBody.self) {
             try LocalSendPrepareRequest.parse(Array((head + String(repeating: "x", count: fill + 1) + tail).utf8))
         }
@@ -186,8 +203,12 @@ import Testing
             let entries = (0..<files).map { #""f\#($0)": {"fileName": "n", "size": 0}"# }.joined(separator: ",")
             return Array(#"{"info": {"alias": "a", "version": "2"}, "files": {\#(entries)}}"#.utf8)
         }
-        #expect(try LocalSendPrepareRequest.parse(body(files: LocalSendPrepareRequest.maxFiles)).files.count == LocalSendPrepareRequest.maxFiles)
-        #expect(throws: LocalSendDevice.InvalidBody.self) { try LocalSendPrepareRequest.parse(body(files: LocalSendPrepareRequest.maxFiles + 1)) }
+        #expect(
+            try LocalSendPrepareRequest.parse(body(files: LocalSendPrepareRequest.maxFiles)).files.count
+                == LocalSendPrepareRequest.maxFiles)
+        #expect(throws: LocalSendDevice.InvalidBody.self) {
+            try LocalSendPrepareRequest.parse(body(files: LocalSendPrepareRequest.maxFiles + 1))
+        }
     }
 
     @Test func theAcceptPolicyFollowsTheAccessModeAndThePIN() throws {
@@ -240,7 +261,9 @@ import Testing
             return Array(#"{"info": {"alias": "a", "version": "2"}, "files": {"\#(id)": {"fileName": "n", "size": 1}}}"#.utf8)
         }
         #expect(try LocalSendPrepareRequest.parse(body(idBytes: LocalSendFileOffer.maxIDBytes)).files.count == 1)
-        #expect(throws: LocalSendDevice.InvalidBody.self) { try LocalSendPrepareRequest.parse(body(idBytes: LocalSendFileOffer.maxIDBytes + 1)) }
+        #expect(throws: LocalSendDevice.InvalidBody.self) {
+            try LocalSendPrepareRequest.parse(body(idBytes: LocalSendFileOffer.maxIDBytes + 1))
+        }
     }
 
     @Test func routesAreTheSpecificationsNamesAndMethods() {
@@ -267,8 +290,9 @@ import Testing
         ("/x?token", "/x?token"),
     ])
     func secretsInTheQueryAreNotLogged(_ target: String, _ logged: String) {
-        let record = AccessLogRecord(method: .post, target: target, status: 200, bytesSent: 0, bytesReceived: 0,
-                                     durationMicroseconds: 0, client: "c", responseCut: false)
+        let record = AccessLogRecord(
+            method: .post, target: target, status: 200, bytesSent: 0, bytesReceived: 0,
+            durationMicroseconds: 0, client: "c", responseCut: false)
         #expect(record.target == logged)
         #expect(!record.event.message.contains("4711") && !record.event.message.contains("t0k3n"))
     }

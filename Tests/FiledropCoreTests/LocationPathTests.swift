@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// `LocationPath`, the one builder of every `Location`: whatever a request's path holds, the

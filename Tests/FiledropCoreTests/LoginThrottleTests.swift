@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// Brute-force slowing with an injected clock: no test sleeps.

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 @Suite struct MediaTypeTests {
@@ -11,7 +12,8 @@ import Testing
     }
 
     @Test func caseSpacingAndEscapes() throws {
-        let type = try #require(MediaType(parsing: " Multipart/Form-Data ;Boundary=AbC ; charset = \"utf-8\";x=\"a\\\"b\\\\c\"; ;"))
+        let type = try #require(
+            MediaType(parsing: " Multipart/Form-Data ;Boundary=AbC ; charset = \"utf-8\";x=\"a\\\"b\\\\c\"; ;"))
         #expect(type.type == "multipart" && type.subtype == "form-data")
         #expect(type.parameters.map(\.name) == ["boundary", "charset", "x"])
         #expect(type["boundary"] == "AbC")
@@ -20,9 +22,11 @@ import Testing
         #expect(type["missing"] == nil)
     }
 
-    @Test(arguments: ["", "multipart", "multipart/", "/form-data", "multipart/form-data; boundary", "multipart/form-data; =x",
-                      "multipart/form-data; boundary=\"open", "multipart/form-data boundary=x", "multi part/form-data",
-                      "multipart/form-data; boundary=a b"])
+    @Test(arguments: [
+        "", "multipart", "multipart/", "/form-data", "multipart/form-data; boundary", "multipart/form-data; =x",
+        "multipart/form-data; boundary=\"open", "multipart/form-data boundary=x", "multi part/form-data",
+        "multipart/form-data; boundary=a b",
+    ])
     func malformedValuesAreRefused(_ text: String) {
         #expect(MediaType(parsing: text) == nil)
     }

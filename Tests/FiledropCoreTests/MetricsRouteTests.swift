@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// `/metrics` through the app and the connection state machine, in memory: who may read it
 /// (`metrics-access`), and the kind and refusal each request is counted with.
@@ -35,11 +36,20 @@ import Testing
     func metricsAccessIsIndependentOfTheAccessMode(mode: AccessMode) {
         let loopback = Self.server { $0.access = mode }
         #expect(Self.status(loopback, Self.loopback) == 200)
-        let open = Self.server { $0.access = mode; $0.metricsAccess = .open }
+        let open = Self.server {
+            $0.access = mode
+            $0.metricsAccess = .open
+        }
         #expect(Self.status(open, Self.lan) == 200)
-        let off = Self.server { $0.access = mode; $0.metricsAccess = .off }
+        let off = Self.server {
+            $0.access = mode
+            $0.metricsAccess = .off
+        }
         #expect(Self.status(off, Self.loopback) == 404)
-        let password = Self.server { $0.access = mode; $0.metricsAccess = .password }
+        let password = Self.server {
+            $0.access = mode
+            $0.metricsAccess = .password
+        }
         #expect(Self.status(password, Self.loopback) == 401)
         #expect(Self.status(password, Self.lan, [.authorization: AccessControlTests.bad]) == 401)
         #expect(Self.status(password, Self.lan, [.authorization: AccessControlTests.good]) == 200)
@@ -51,9 +61,13 @@ import Testing
         let loopback = HTTPSFixture()
         #expect(loopback.server.answer(HTTPSFixture.head(.get, "/metrics"), context: Self.loopback)?.status.code == 200)
         #expect(loopback.server.answer(HTTPSFixture.head(.get, "/"), context: Self.loopback)?.status.code == 308)
-        let password = HTTPSFixture { $0.metricsAccess = .password; $0.passwordHash = "$y$fake" }
-        let sent = password.server.answer(HTTPSFixture.head(.get, "/metrics", [.authorization: AccessControlTests.good]),
-                                          context: Self.loopback)
+        let password = HTTPSFixture {
+            $0.metricsAccess = .password
+            $0.passwordHash = "$y$fake"
+        }
+        let sent = password.server.answer(
+            HTTPSFixture.head(.get, "/metrics", [.authorization: AccessControlTests.good]),
+            context: Self.loopback)
         #expect(sent?.status.code == 403)
     }
 
@@ -75,14 +89,19 @@ import Testing
         ("PUT /files/a.txt HTTP/1.1\r\nContent-Length: 2", .putUpload, nil, true),
         ("POST /upload?name=a.txt HTTP/1.1\r\nContent-Length: 2", .putUpload, nil, true),
         ("POST /upload HTTP/1.1\r\nContent-Type: text/plain\r\nContent-Length: 2", .formUpload, .unsupportedMediaType, false),
-        ("POST /upload HTTP/1.1\r\nContent-Length: 2\r\nContent-Type: multipart/form-data; boundary=x\r\nOrigin: http://evil.example", .formUpload, .forbiddenOrigin, false),
+        (
+            "POST /upload HTTP/1.1\r\nContent-Length: 2\r\nContent-Type: multipart/form-data; boundary=x\r\nOrigin: http://evil.example",
+            .formUpload, .forbiddenOrigin, false
+        ),
         ("DELETE /files/a.txt HTTP/1.1", .delete, .unauthorized, false),
         ("MOVE /files/a.txt HTTP/1.1\r\nDestination: /files/b.txt", .fileOperation, .unauthorized, false),
         ("MKCOL /files/new/ HTTP/1.1", .fileOperation, nil, false),
         ("GET /metrics HTTP/1.1", .metrics, nil, false),
         ("BREW /metrics HTTP/1.1", .other, .notImplemented, false),
     ])
-    func requestsAreCountedWithTheirKindAndRefusal(request: String, kind: RequestKind, refusal: RefusalReason?, readBody: Bool) throws {
+    func requestsAreCountedWithTheirKindAndRefusal(request: String, kind: RequestKind, refusal: RefusalReason?, readBody: Bool)
+        throws
+    {
         let server = Self.server { $0.maxUploadSize = 1000 }
         var driver = ConnectionDriver(responder: server.app, context: Self.loopback)
         driver.receive(request + "\r\nHost: localhost\r\n\r\n" + (readBody ? "hi" : ""))

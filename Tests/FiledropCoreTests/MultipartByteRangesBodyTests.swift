@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// multipart/byteranges framing (RFC 9110 §14.6, RFC 2046 §5.1.1): part headers as bytes,
 /// contents as file regions, and an exact length ahead.
@@ -26,8 +27,10 @@ import Testing
 
     @Test func framesTwoParts() throws {
         let file = Array("0123456789abcdefghij".utf8)
-        let body = MultipartByteRangesBody(file: FakeHandle(), size: 20, contentType: "text/plain", ranges: [0...2, 15...19], boundary: "B0UND")
-        let expected = "--B0UND\r\nContent-Type: text/plain\r\nContent-Range: bytes 0-2/20\r\n\r\n012"
+        let body = MultipartByteRangesBody(
+            file: FakeHandle(), size: 20, contentType: "text/plain", ranges: [0...2, 15...19], boundary: "B0UND")
+        let expected =
+            "--B0UND\r\nContent-Type: text/plain\r\nContent-Range: bytes 0-2/20\r\n\r\n012"
             + "\r\n--B0UND\r\nContent-Type: text/plain\r\nContent-Range: bytes 15-19/20\r\n\r\nfghij"
             + "\r\n--B0UND--\r\n"
         let rendered = try Self.render(body, file: file)
@@ -38,8 +41,9 @@ import Testing
     }
 
     @Test func contentIsNeverCopied() throws {
-        let body = MultipartByteRangesBody(file: FakeHandle(), size: 1 << 40, contentType: "application/octet-stream",
-                                           ranges: [0...(1 << 30), (1 << 39)...((1 << 40) - 1)], boundary: "x")
+        let body = MultipartByteRangesBody(
+            file: FakeHandle(), size: 1 << 40, contentType: "application/octet-stream",
+            ranges: [0...(1 << 30), (1 << 39)...((1 << 40) - 1)], boundary: "x")
         var regions: [FileRegion] = []
         var headerBytes = 0
         while let chunk = try body.nextChunk() {
@@ -54,9 +58,12 @@ import Testing
     }
 
     @Test func randomBoundariesDiffer() {
-        let first = MultipartByteRangesBody.randomBoundary(), second = MultipartByteRangesBody.randomBoundary()
+        let first = MultipartByteRangesBody.randomBoundary()
+        let second = MultipartByteRangesBody.randomBoundary()
         #expect(first != second)
         // RFC 2046 §5.1.1: at most 70 characters of bchars.
-        #expect(first.count == 41 && first.count <= 70 && first.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) })
+        #expect(
+            first.count == 41 && first.count <= 70
+                && first.utf8.allSatisfy { $0 == UInt8(ascii: "-") || ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x7A) })
     }
 }

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// A part as the upload handler would see it: its head and every payload byte.
 struct ReceivedPart: Equatable {
@@ -30,7 +31,9 @@ struct MultipartOutcome: Equatable {
 /// Feeds `body` to a fresh parser in the given chunks, the way the connection code will
 /// (offer the rest again until `.needMore`), checks the step invariants on the way, and
 /// returns what came out.
-func feedMultipart(_ body: [UInt8], boundary: String, chunks: [Range<Int>], limits: MultipartLimits = MultipartLimits()) -> MultipartOutcome {
+func feedMultipart(_ body: [UInt8], boundary: String, chunks: [Range<Int>], limits: MultipartLimits = MultipartLimits())
+    -> MultipartOutcome
+{
     var parser = MultipartParser(boundary: boundary, limits: limits)
     var outcome = MultipartOutcome()
     for chunk in chunks {
@@ -70,8 +73,10 @@ func feedMultipart(_ body: [UInt8], boundary: String, chunks: [Range<Int>], limi
 
 /// The three ways every parser is fed: whole, one byte at a time, and split in two at every
 /// offset. Returns the whole-body outcome after checking the others match it.
-func feedMultipartThreeWays(_ body: [UInt8], boundary: String, limits: MultipartLimits = MultipartLimits(),
-                            sourceLocation: SourceLocation = #_sourceLocation) -> MultipartOutcome {
+func feedMultipartThreeWays(
+    _ body: [UInt8], boundary: String, limits: MultipartLimits = MultipartLimits(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> MultipartOutcome {
     let whole = feedMultipart(body, boundary: boundary, chunks: [0..<body.count], limits: limits)
     let bytewise = feedMultipart(body, boundary: boundary, chunks: (0..<body.count).map { $0..<$0 + 1 }, limits: limits)
     #expect(bytewise.settled == whole.settled, "one byte at a time", sourceLocation: sourceLocation)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import FiledropCore
 
 /// Real requests captured on a loopback listener (see Fixtures/multipart/README.md), parsed
@@ -25,7 +26,9 @@ import Testing
         return (try #require(mediaType.multipartBoundary), Array(raw[(headEnd + 4)...]))
     }
 
-    @Test(arguments: ["chromium-156-three-files.http", "firefox-esr-153-three-files.http", "python-requests-2.34-three-files.http"])
+    @Test(arguments: [
+        "chromium-156-three-files.http", "firefox-esr-153-three-files.http", "python-requests-2.34-three-files.http",
+    ])
     func browserAndRequestsFormsWithAFolderField(_ fixture: String) throws {
         let (boundary, body) = try Self.load(fixture)
         let outcome = feedMultipartThreeWays(body, boundary: boundary)
@@ -33,8 +36,11 @@ import Testing
         #expect(outcome.sawEnd)
         #expect(outcome.parts.map(\.head.name) == ["relativePath", "files[]", "files[]", "files[]"])
         #expect(outcome.parts.map(\.head.filename) == [nil, "notes.txt", Self.unicodeName, Self.quotedName])
-        #expect(outcome.parts.map(\.text) == [fixture.hasPrefix("python") ? "docs/2024" : "photos/2024",
-                                              Self.notes, Self.unicodeContent, Self.quotedContent])
+        #expect(
+            outcome.parts.map(\.text) == [
+                fixture.hasPrefix("python") ? "docs/2024" : "photos/2024",
+                Self.notes, Self.unicodeContent, Self.quotedContent,
+            ])
         #expect(outcome.parts.dropFirst().allSatisfy { $0.head.contentType == "text/plain" })
     }
 
@@ -45,7 +51,8 @@ import Testing
         #expect(outcome.parts.map(\.head.name) == ["file", "file", "file", "file"])
         #expect(outcome.parts.map(\.head.filename) == ["notes.txt", Self.unicodeName, Self.quotedName, "binary.bin"])
         let binary = (0..<512).map { UInt8($0 % 256) } + bytes("\r\n--\r\n-\r")
-        #expect(outcome.parts.map(\.payload) == [bytes(Self.notes), bytes(Self.unicodeContent), bytes(Self.quotedContent), binary])
+        #expect(
+            outcome.parts.map(\.payload) == [bytes(Self.notes), bytes(Self.unicodeContent), bytes(Self.quotedContent), binary])
         #expect(outcome.parts[3].head.contentType == "application/octet-stream")
     }
 

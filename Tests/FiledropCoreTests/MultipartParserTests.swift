@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 @Suite struct MultipartParserTests {
@@ -6,9 +7,10 @@ import Testing
 
     @Test func twoPartsWithPreambleEpilogueAndFirstDelimiterAtStart() {
         for preamble in ["", "This is the preamble.\r\n", "--XyZ-4 almost\r\n"] {
-            let body = bytes(preamble + "--XyZ-42\r\nContent-Disposition: form-data; name=\"relativePath\"\r\n\r\nphotos/2024"
-                + "\r\n--XyZ-42\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\nworld"
-                + "\r\n--XyZ-42--\r\nepilogue --XyZ-42 ignored")
+            let body = bytes(
+                preamble + "--XyZ-42\r\nContent-Disposition: form-data; name=\"relativePath\"\r\n\r\nphotos/2024"
+                    + "\r\n--XyZ-42\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.txt\"\r\nContent-Type: text/plain\r\n\r\nhello\r\nworld"
+                    + "\r\n--XyZ-42--\r\nepilogue --XyZ-42 ignored")
             let outcome = feedMultipartThreeWays(body, boundary: boundary)
             #expect(outcome.failure == nil)
             #expect(outcome.sawEnd)
@@ -26,14 +28,17 @@ import Testing
         "ends with partial\r\n--XyZ-",
     ])
     func payloadThatLooksLikeADelimiterIsKept(_ payload: String) {
-        let body = bytes("--XyZ-42\r\nContent-Disposition: form-data; name=\"f\"; filename=\"x\"\r\n\r\n" + payload + "\r\n--XyZ-42--")
+        let body = bytes(
+            "--XyZ-42\r\nContent-Disposition: form-data; name=\"f\"; filename=\"x\"\r\n\r\n" + payload + "\r\n--XyZ-42--")
         let outcome = feedMultipartThreeWays(body, boundary: boundary)
         #expect(outcome.failure == nil)
         #expect(outcome.parts.map(\.text) == [payload])
     }
 
     @Test func transportPaddingAfterBoundaryIsSkipped() {
-        let body = bytes("--XyZ-42 \t \r\n\r\nno headers\r\n--XyZ-42\t\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\n\r\n--XyZ-42--  \r\n")
+        let body = bytes(
+            "--XyZ-42 \t \r\n\r\nno headers\r\n--XyZ-42\t\r\nContent-Disposition: form-data; name=\"b\"\r\n\r\n\r\n--XyZ-42--  \r\n"
+        )
         let outcome = feedMultipartThreeWays(body, boundary: boundary)
         #expect(outcome.failure == nil && outcome.sawEnd)
         #expect(outcome.parts.map(\.text) == ["no headers", ""])
@@ -43,7 +48,8 @@ import Testing
 
     @Test(arguments: ["file", "files[]", "f", "relativePath", "path", "名前"])
     func anyFieldNameIsReported(_ name: String) {
-        let body = bytes("--XyZ-42\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"n.bin\"\r\n\r\n123\r\n--XyZ-42--")
+        let body = bytes(
+            "--XyZ-42\r\nContent-Disposition: form-data; name=\"\(name)\"; filename=\"n.bin\"\r\n\r\n123\r\n--XyZ-42--")
         let outcome = feedMultipart(body, boundary: boundary, chunks: [0..<body.count])
         #expect(outcome.parts.first?.head.name == name)
     }
@@ -51,7 +57,9 @@ import Testing
     @Test func manyEmptyAndShortParts() {
         var text = ""
         for index in 0..<300 {
-            text += "\r\n--XyZ-42\r\nContent-Disposition: form-data; name=\"n\(index)\"\r\n\r\n" + String(repeating: "x", count: index % 3)
+            text +=
+                "\r\n--XyZ-42\r\nContent-Disposition: form-data; name=\"n\(index)\"\r\n\r\n"
+                + String(repeating: "x", count: index % 3)
         }
         let body = bytes(text + "\r\n--XyZ-42--\r\n")
         let outcome = feedMultipart(body, boundary: boundary, chunks: [0..<body.count])
@@ -64,7 +72,9 @@ import Testing
 
     @Test func binaryPayloadWithEveryByteValue() {
         let payload = (0..<1024).map { UInt8(truncatingIfNeeded: $0 * 7) } + bytes("\r\n--XyZ-4") + [0x0D]
-        let body = bytes("--XyZ-42\r\nContent-Disposition: form-data; name=\"f\"; filename=\"b.bin\"\r\n\r\n") + payload + bytes("\r\n--XyZ-42--")
+        let body =
+            bytes("--XyZ-42\r\nContent-Disposition: form-data; name=\"f\"; filename=\"b.bin\"\r\n\r\n") + payload
+            + bytes("\r\n--XyZ-42--")
         let outcome = feedMultipartThreeWays(body, boundary: boundary)
         #expect(outcome.parts.first?.payload == payload)
     }
@@ -77,7 +87,9 @@ import Testing
         #expect(outcome.parts.first?.ended == false)
     }
 
-    @Test(arguments: ["", "--XyZ-42", "--XyZ-42\r\nContent-Disposition: form-data; name=\"f\"\r\n", "--XyZ-42\r\n\r\n\r\n--XyZ-42-"])
+    @Test(arguments: [
+        "", "--XyZ-42", "--XyZ-42\r\nContent-Disposition: form-data; name=\"f\"\r\n", "--XyZ-42\r\n\r\n\r\n--XyZ-42-",
+    ])
     func truncatedBodiesFailAtFinish(_ text: String) {
         let outcome = feedMultipartThreeWays(bytes(text), boundary: boundary)
         #expect(outcome.failure != nil)
@@ -88,7 +100,9 @@ import Testing
         let body = bytes("--other\r\nContent-Disposition: form-data; name=\"f\"\r\n\r\nx\r\n--other--\r\n")
         let outcome = feedMultipartThreeWays(body, boundary: boundary)
         #expect(outcome.parts.isEmpty)
-        #expect(outcome.failure == .badRequest("The request body contains no part with the boundary named in its Content-Type header."))
+        #expect(
+            outcome.failure
+                == .badRequest("The request body contains no part with the boundary named in its Content-Type header."))
     }
 
     @Test(arguments: ["", String(repeating: "a", count: 71), "ends with space ", "bad\r\nchars", "semi;colon"])
@@ -99,10 +113,12 @@ import Testing
         #expect(parser.finish() == step.event)
     }
 
-    @Test(arguments: ["--XyZ-42X\r\n", "--XyZ-42-x", "--XyZ-42 x\r\n", "--XyZ-42\rx", "--XyZ-42\r\nno colon here\r\n\r\n",
-                      "--XyZ-42\r\n: empty name\r\n\r\n", "--XyZ-42\r\n continuation first\r\n\r\n",
-                      "--XyZ-42\r\nA: nul\0\r\n\r\n", "--XyZ-42\r\nA: bare\rCR\r\n\r\n",
-                      "--XyZ-42\r\nContent-Disposition: form-data; name=\"unterminated\r\n\r\n"])
+    @Test(arguments: [
+        "--XyZ-42X\r\n", "--XyZ-42-x", "--XyZ-42 x\r\n", "--XyZ-42\rx", "--XyZ-42\r\nno colon here\r\n\r\n",
+        "--XyZ-42\r\n: empty name\r\n\r\n", "--XyZ-42\r\n continuation first\r\n\r\n",
+        "--XyZ-42\r\nA: nul\0\r\n\r\n", "--XyZ-42\r\nA: bare\rCR\r\n\r\n",
+        "--XyZ-42\r\nContent-Disposition: form-data; name=\"unterminated\r\n\r\n",
+    ])
     func malformedDelimiterLinesAndHeadsFail(_ text: String) {
         let outcome = feedMultipartThreeWays(bytes(text + "\r\n--XyZ-42--"), boundary: boundary)
         guard case .badRequest(let message)? = outcome.failure else {
@@ -114,7 +130,8 @@ import Testing
     }
 
     @Test func foldedAndLatin1HeaderValuesAreRead() {
-        let body = bytes("--XyZ-42\r\nContent-Disposition: form-data;\r\n name=\"f\"; filename=\"caf") + [0xE9]
+        let body =
+            bytes("--XyZ-42\r\nContent-Disposition: form-data;\r\n name=\"f\"; filename=\"caf") + [0xE9]
             + bytes(".txt\"\r\n\r\nx\r\n--XyZ-42--")
         let outcome = feedMultipartThreeWays(body, boundary: boundary)
         #expect(outcome.failure == nil)
@@ -135,8 +152,9 @@ import Testing
         let atLimit = bytes("--XyZ-42\r\n" + partHead(paddedTo: 64) + "x\r\n--XyZ-42--")
         #expect(feedMultipartThreeWays(atLimit, boundary: boundary, limits: limits).failure == nil)
         let over = bytes("--XyZ-42\r\n" + partHead(paddedTo: 65) + "x\r\n--XyZ-42--")
-        #expect(feedMultipartThreeWays(over, boundary: boundary, limits: limits).failure
-            == .badRequest("A part of the form has headers larger than 64 bytes."))
+        #expect(
+            feedMultipartThreeWays(over, boundary: boundary, limits: limits).failure
+                == .badRequest("A part of the form has headers larger than 64 bytes."))
         #expect(MultipartLimits().maxPartHeadSize == 8 * 1024)
     }
 
@@ -146,8 +164,9 @@ import Testing
         let three = bytes("--XyZ-42\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n\r\n--XyZ-42--")
         #expect(feedMultipartThreeWays(three, boundary: boundary, limits: limits).failure == nil)
         let four = bytes("--XyZ-42\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\n\r\n\r\n--XyZ-42--")
-        #expect(feedMultipartThreeWays(four, boundary: boundary, limits: limits).failure
-            == .badRequest("A part of the form has more than 3 headers."))
+        #expect(
+            feedMultipartThreeWays(four, boundary: boundary, limits: limits).failure
+                == .badRequest("A part of the form has more than 3 headers."))
         #expect(MultipartLimits().maxPartHeaderCount == 32)
     }
 
@@ -168,12 +187,18 @@ import Testing
         var limits = MultipartLimits()
         limits.maxFieldSize = 10
         func body(_ disposition: String, size: Int) -> [UInt8] {
-            bytes("--XyZ-42\r\nContent-Disposition: form-data; \(disposition)\r\n\r\n" + String(repeating: "-", count: size) + "\r\n--XyZ-42--")
+            bytes(
+                "--XyZ-42\r\nContent-Disposition: form-data; \(disposition)\r\n\r\n" + String(repeating: "-", count: size)
+                    + "\r\n--XyZ-42--")
         }
-        #expect(feedMultipartThreeWays(body("name=\"relativePath\"", size: 10), boundary: boundary, limits: limits).failure == nil)
-        #expect(feedMultipartThreeWays(body("name=\"relativePath\"", size: 11), boundary: boundary, limits: limits).failure
-            == .badRequest("The form field \"relativePath\" is larger than 10 bytes."))
-        #expect(feedMultipartThreeWays(body("name=\"f\"; filename=\"big\"", size: 1000), boundary: boundary, limits: limits).failure == nil)
+        #expect(
+            feedMultipartThreeWays(body("name=\"relativePath\"", size: 10), boundary: boundary, limits: limits).failure == nil)
+        #expect(
+            feedMultipartThreeWays(body("name=\"relativePath\"", size: 11), boundary: boundary, limits: limits).failure
+                == .badRequest("The form field \"relativePath\" is larger than 10 bytes."))
+        #expect(
+            feedMultipartThreeWays(body("name=\"f\"; filename=\"big\"", size: 1000), boundary: boundary, limits: limits).failure
+                == nil)
         #expect(MultipartLimits().maxFieldSize == 64 * 1024)
     }
 
@@ -190,7 +215,8 @@ import Testing
         var ended = MultipartParser(boundary: boundary)
         let closed = bytes("--XyZ-42--")
         #expect(closed.withUnsafeBytes { ended.parse($0) } == MultipartStep(consumed: 10, event: .end))
-        #expect(bytes("junk\r\n--XyZ-42\r\n").withUnsafeBytes { ended.parse($0) } == MultipartStep(consumed: 16, event: .needMore))
+        #expect(
+            bytes("junk\r\n--XyZ-42\r\n").withUnsafeBytes { ended.parse($0) } == MultipartStep(consumed: 16, event: .needMore))
         #expect(ended.finish() == nil)
     }
 }

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// Cross-site request forgery: state-changing requests from other websites are refused;
 /// our own page and non-browser clients pass.
@@ -78,8 +79,10 @@ import Testing
 
     /// RFC 6454 §4: the scheme is part of the origin. With TLS on, a page over plain HTTP
     /// is not our HTTPS page's origin, nor the other way round, though host and port match.
-    @Test(arguments: [("http://192.168.1.20:8080", "https"), ("https://192.168.1.20:8080", "http"),
-                      ("HTTPS://192.168.1.20:8080", "http")])
+    @Test(arguments: [
+        ("http://192.168.1.20:8080", "https"), ("https://192.168.1.20:8080", "http"),
+        ("HTTPS://192.168.1.20:8080", "http"),
+    ])
     func anotherSchemeIsAnotherOrigin(origin: String, scheme: String) {
         #expect(!OriginCheck.matches(origin: origin, host: "192.168.1.20:8080", scheme: scheme))
         #expect(throws: HTTPError.self) { try OriginCheck.check(Self.head(.post, ["Origin": origin]), scheme: scheme) }

@@ -1,22 +1,26 @@
 import Foundation
 import Testing
+
 @testable import FiledropCore
 
 /// Loading: a missing or broken catalogue is one problem and its language reads English; with
 /// no catalogue at all the keys stand in. Text: plurals, placeholders, escaping, sizes.
 @Suite struct PageLanguagesTests {
-    static let english = #"{"language.name":"English","report.saved.one":"{count} file saved","report.saved.other":"{count} files saved","number.decimalSeparator":".","size.bytes.one":"{count} byte","size.bytes.other":"{count} bytes","greet":"Hello <{name}>"}"#
-    static let german = #"{"language.name":"Deutsch","report.saved.one":"{count} Datei gespeichert","report.saved.other":"{count} Dateien gespeichert","number.decimalSeparator":",","size.bytes.other":"{count} Bytes"}"#
+    static let english =
+        #"{"language.name":"English","report.saved.one":"{count} file saved","report.saved.other":"{count} files saved","number.decimalSeparator":".","size.bytes.one":"{count} byte","size.bytes.other":"{count} bytes","greet":"Hello <{name}>"}"#
+    static let german =
+        #"{"language.name":"Deutsch","report.saved.one":"{count} Datei gespeichert","report.saved.other":"{count} Dateien gespeichert","number.decimalSeparator":",","size.bytes.other":"{count} Bytes"}"#
 
     static func files(_ files: [String: String]) -> (String) -> [UInt8]? {
         { name in files[name].map { Array($0.utf8) } }
     }
 
     @Test func missingAndBrokenCataloguesFallBackToEnglish() {
-        let languages = PageLanguages(reading: Self.files([
-            "i18n-en.json": Self.english, "i18n-de.json": Self.german, "i18n-fr.json": "{\"a\": 1}",
-            "i18n-zh.json": String(repeating: " ", count: FlatJSONObject.defaultMaxBytes + 1),
-        ]))
+        let languages = PageLanguages(
+            reading: Self.files([
+                "i18n-en.json": Self.english, "i18n-de.json": Self.german, "i18n-fr.json": "{\"a\": 1}",
+                "i18n-zh.json": String(repeating: " ", count: FlatJSONObject.defaultMaxBytes + 1),
+            ]))
         #expect(languages.problems.count == 3)
         #expect(languages.problems.contains { $0.contains("i18n-fr.json") && $0.contains("byte 6") })
         #expect(languages.problems.contains { $0.contains("i18n-es.json") && $0.contains("cannot be read") })
@@ -42,15 +46,20 @@ import Testing
     }
 
     @Test func indexPageFillsMarksOnce() {
-        let template = "<html lang=\"{{@lang}}\" dir=\"{{@dir}}\"><script>{{@strings}}</script>{{greet}} {{ not a mark }} {{unknown.key}} {x}"
-        let languages = PageLanguages(reading: Self.files([
-            "i18n-en.json": Self.english, "i18n-de.json": Self.german, "index.html": template,
-        ]))
+        let template =
+            "<html lang=\"{{@lang}}\" dir=\"{{@dir}}\"><script>{{@strings}}</script>{{greet}} {{ not a mark }} {{unknown.key}} {x}"
+        let languages = PageLanguages(
+            reading: Self.files([
+                "i18n-en.json": Self.english, "i18n-de.json": Self.german, "index.html": template,
+            ]))
         let page = String(decoding: languages.indexPage(.german)?.body ?? [], as: UTF8.self)
         // The script's strings only (not the result page's `report.`), German's "other" without English's "one".
         let strings = #"{"greet":"Hello <{name}>","size.bytes.other":"{count} Bytes"}"#
             .replacingOccurrences(of: "<", with: "\\u003c")
-        #expect(page == "<html lang=\"de\" dir=\"ltr\"><script>\(strings)</script>Hello &lt;{name}&gt; {{ not a mark }} unknown.key {x}")
+        #expect(
+            page
+                == "<html lang=\"de\" dir=\"ltr\"><script>\(strings)</script>Hello &lt;{name}&gt; {{ not a mark }} unknown.key {x}"
+        )
         #expect(languages.indexPage(.german)?.etag != languages.indexPage(.english)?.etag)
     }
 }

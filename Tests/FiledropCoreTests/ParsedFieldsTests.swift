@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// A parsed head's fields stay bytes (`FieldBytes`) until read: every way of reading them
 /// must give what Strings made at parse time gave.
@@ -15,10 +16,13 @@ import Testing
     }
 
     @Test func lookupsIterationAndEqualityMatchHeadersBuiltFromStrings() throws {
-        let headers = try parsed("User-Agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/120\r\n"
-            + "Accept-Encoding:   gzip, deflate, br  \r\nX-Empty:\r\nupgrade-insecure-requests: 1\r\n")
-        let built = HTTPHeaders([("Host", "example"), ("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"),
-                                 ("Accept-Encoding", "gzip, deflate, br"), ("X-Empty", ""), ("upgrade-insecure-requests", "1")])
+        let headers = try parsed(
+            "User-Agent: Mozilla/5.0 (X11; Linux x86_64) Chrome/120\r\n"
+                + "Accept-Encoding:   gzip, deflate, br  \r\nX-Empty:\r\nupgrade-insecure-requests: 1\r\n")
+        let built = HTTPHeaders([
+            ("Host", "example"), ("User-Agent", "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"),
+            ("Accept-Encoding", "gzip, deflate, br"), ("X-Empty", ""), ("upgrade-insecure-requests", "1"),
+        ])
         #expect(headers == built)
         #expect(built == headers)
         #expect(headers.map(\.name) == built.map(\.name))
@@ -45,8 +49,9 @@ import Testing
         #expect(headers.map(\.value) == ["example", "2", "*/*", "3"])
         #expect(copy[.accept] == "text/html", "a copy keeps the fields as parsed")
         #expect(copy["x-one"] == "1")
-        let (head, _) = ResponseHeadSerializer.serialize(Response(status: .ok, headers: headers), version: .http1_1,
-                                                        keepAlive: true, date: "Mon, 07 Dec 2026 16:00:00 GMT")
+        let (head, _) = ResponseHeadSerializer.serialize(
+            Response(status: .ok, headers: headers), version: .http1_1,
+            keepAlive: true, date: "Mon, 07 Dec 2026 16:00:00 GMT")
         let text = String(decoding: head, as: UTF8.self)
         #expect(text.contains("\r\nHost: example\r\nX-Two: 2\r\nAccept: */*\r\nX-Three: 3\r\n"))
     }
@@ -100,7 +105,8 @@ import Testing
     ])
     func byteSearchFindsTheNeedleAnywhereInAnyCase(haystack: String, needle: String, found: Bool) {
         let answer = haystack.withUTF8Bytes { bytes in
-            needle == "text/html" ? ByteSearch.contains(bytes, caseInsensitive: "text/html")
+            needle == "text/html"
+                ? ByteSearch.contains(bytes, caseInsensitive: "text/html")
                 : ByteSearch.contains(bytes, caseInsensitive: "application/json")
         }
         #expect(answer == found)
@@ -115,7 +121,9 @@ import Testing
             let haystack = String(decoding: (0..<length).map { _ in alphabet.randomElement(using: &generator)! }, as: UTF8.self)
             let lowered = haystack.lowercased()
             haystack.withUTF8Bytes { bytes in
-                #expect(ByteSearch.contains(bytes, caseInsensitive: "application/json") == lowered.contains("application/json"), "\(haystack)")
+                #expect(
+                    ByteSearch.contains(bytes, caseInsensitive: "application/json") == lowered.contains("application/json"),
+                    "\(haystack)")
                 #expect(ByteSearch.contains(bytes, caseInsensitive: "text/html") == lowered.contains("text/html"), "\(haystack)")
                 #expect(ByteSearch.contains(bytes, caseInsensitive: "json") == lowered.contains("json"), "\(haystack)")
             }

@@ -1,16 +1,21 @@
 import Testing
+
 @testable import FiledropCore
 
 /// A pending run's entry on disk: read back as written, whatever the file's name holds;
 /// refused (never half-read) when cut short anywhere; names that sort in queue order.
 @Suite struct PendingRunTests {
     static let runs = [
-        PendingRun(event: UploadEvent(kind: .finished, uploadID: 9, path: "run 7/data \"quoted\" \u{1F600}.csv", size: 48213,
-                                      expectedSize: 48213, client: "::ffff:192.0.2.7", method: .tus, time: 1_764_658_800,
-                                      sha256: String(repeating: "9f", count: 32)),
-                   attempts: 3, notBefore: 1_764_658_812_345),
-        PendingRun(event: UploadEvent(kind: .finished, uploadID: 0, path: "a\\b\tc.txt", size: 0, client: "192.0.2.1",
-                                      method: nil, time: -1)),
+        PendingRun(
+            event: UploadEvent(
+                kind: .finished, uploadID: 9, path: "run 7/data \"quoted\" \u{1F600}.csv", size: 48213,
+                expectedSize: 48213, client: "::ffff:192.0.2.7", method: .tus, time: 1_764_658_800,
+                sha256: String(repeating: "9f", count: 32)),
+            attempts: 3, notBefore: 1_764_658_812_345),
+        PendingRun(
+            event: UploadEvent(
+                kind: .finished, uploadID: 0, path: "a\\b\tc.txt", size: 0, client: "192.0.2.1",
+                method: nil, time: -1)),
     ]
 
     @Test(arguments: PendingRunTests.runs)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 @Suite struct PercentDecodingTests {

@@ -1,16 +1,19 @@
+import Synchronization
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Synchronization
-import Testing
 
 /// The address the QR code and the page's link give a phone, what `/config.json` says about
 /// it, and the no-script result page's address reopened.
 @Suite struct PhoneAddressTests {
     static let lan = PhoneAddress(lanURLs: ["http://192.168.1.5:8080/", "http://[fd00::5]:8080/", "http://127.0.0.1:8080/"])
 
-    @Test(arguments: ["http://127.0.0.1:8080/", "http://localhost:8080/", "http://[::1]:8080/", "http://LOCALHOST:8080/",
-                      "http://app.localhost:8080/", "http://127.1.2.3:8080/"])
+    @Test(arguments: [
+        "http://127.0.0.1:8080/", "http://localhost:8080/", "http://[::1]:8080/", "http://LOCALHOST:8080/",
+        "http://app.localhost:8080/", "http://127.1.2.3:8080/",
+    ])
     func aLoopbackPageSendsThePhoneToTheFirstLANAddress(page: String) {
         #expect(Self.lan.url(forPageURL: page) == "http://192.168.1.5:8080/")
     }
@@ -40,7 +43,9 @@ import Testing
         }
     }
 
-    static func app(_ encoder: RecordingQREncoder = RecordingQREncoder(), _ configure: (inout Configuration) -> Void = { _ in }) -> FiledropApp {
+    static func app(_ encoder: RecordingQREncoder = RecordingQREncoder(), _ configure: (inout Configuration) -> Void = { _ in })
+        -> FiledropApp
+    {
         var configuration = Configuration()
         configure(&configuration)
         return InMemoryServer(configuration: configuration, qrEncoder: encoder, phoneAddress: lan).app
@@ -58,9 +63,12 @@ import Testing
 
     @Test func theConfigurationNamesThePhoneAddressTheLANURLsAndWhetherDeletingIsAllowed() {
         let app = Self.app { $0.allowDelete = true }
-        let text = FiledropAppUploadTests.bodyText(FiledropAppUploadTests.send(app, Self.head(.get, "/config.json", host: "localhost:8080")))
-        #expect(text.contains("\"allowDelete\":true,\"allowRename\":true,\"phoneURL\":\"http://192.168.1.5:8080/\","
-            + "\"lanURLs\":[\"http://192.168.1.5:8080/\",\"http://[fd00::5]:8080/\"],\"loopbackOnly\":false}"))
+        let text = FiledropAppUploadTests.bodyText(
+            FiledropAppUploadTests.send(app, Self.head(.get, "/config.json", host: "localhost:8080")))
+        #expect(
+            text.contains(
+                "\"allowDelete\":true,\"allowRename\":true,\"phoneURL\":\"http://192.168.1.5:8080/\","
+                    + "\"lanURLs\":[\"http://192.168.1.5:8080/\",\"http://[fd00::5]:8080/\"],\"loopbackOnly\":false}"))
     }
 
     @Test(arguments: [HTTPMethod.get, .head])

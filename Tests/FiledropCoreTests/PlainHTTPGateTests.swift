@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// The plain-HTTP port while HTTPS is on: redirects for reading, refusals for anything that
 /// would send a password or a file, the trust routes served as usual.
@@ -59,14 +60,23 @@ import Testing
 
     @Test func uploadsAreRefusedInTheClientsFormat() {
         let fixture = Fixture()
-        let page = fixture.answer(Fixture.head(.post, "/upload.html", [
-            "Content-Type": "multipart/form-data; boundary=x", "Content-Length": "100", "Accept": "text/html"]))
+        let page = fixture.answer(
+            Fixture.head(
+                .post, "/upload.html",
+                [
+                    "Content-Type": "multipart/form-data; boundary=x", "Content-Length": "100", "Accept": "text/html",
+                ]))
         #expect(page?.headers["Content-Type"] == "text/html; charset=utf-8")
-        #expect(Fixture.text(page).contains(
-            "This server takes uploads and passwords only over HTTPS, so nobody on the network can read them: "
-                + "https://192.168.1.5:8443/upload.html"))
-        let reply = fixture.answer(Fixture.head(.post, "/upload", [
-            "Content-Type": "multipart/form-data; boundary=x", "Content-Length": "100", "Accept": "application/json"]))
+        #expect(
+            Fixture.text(page).contains(
+                "This server takes uploads and passwords only over HTTPS, so nobody on the network can read them: "
+                    + "https://192.168.1.5:8443/upload.html"))
+        let reply = fixture.answer(
+            Fixture.head(
+                .post, "/upload",
+                [
+                    "Content-Type": "multipart/form-data; boundary=x", "Content-Length": "100", "Accept": "application/json",
+                ]))
         #expect(reply?.headers["Content-Type"] == "application/json")
         #expect(Fixture.text(reply).contains("\"status\":403"))
         let curl = fixture.answer(Fixture.head(.put, "/files/x.bin", ["Content-Length": "3", "Expect": "100-continue"]))
@@ -118,8 +128,10 @@ import Testing
         #expect(page.contains("<a id=\"continue\" class=\"button primary\" href=\"\(secure)\">"))
         #expect(page.contains(Fixture.anchor.fingerprintSHA256))
         #expect(page.contains("<script src=\"/first-visit.js\" defer></script>"))
-        #expect(response?.headers["Content-Security-Policy"] == "default-src 'none'; style-src 'self'; img-src 'self' data:; "
-            + "script-src 'self'; connect-src https://192.168.1.5:8443; frame-ancestors 'none'; base-uri 'none'; form-action 'none'")
+        #expect(
+            response?.headers["Content-Security-Policy"] == "default-src 'none'; style-src 'self'; img-src 'self' data:; "
+                + "script-src 'self'; connect-src https://192.168.1.5:8443; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+        )
     }
 
     @Test func anIPv6HostGetsTheLinkWithoutTheScript() {
@@ -138,8 +150,9 @@ import Testing
 
     @Test func overHTTPSNothingIsGated() {
         let fixture = Fixture()
-        let response = fixture.send(Fixture.head(.put, "/files/a.txt", host: "192.168.1.5:8443", ["Content-Length": "3"]),
-                                    body: Array("abc".utf8), secure: true)
+        let response = fixture.send(
+            Fixture.head(.put, "/files/a.txt", host: "192.168.1.5:8443", ["Content-Length": "3"]),
+            body: Array("abc".utf8), secure: true)
         #expect(response.status == .created)
         #expect(fixture.storage.files[StoragePath(checkedComponents: ["a.txt"])] == Array("abc".utf8))
         #expect(fixture.answer(Fixture.head(.get, "/config.json", host: "192.168.1.5:8443"), secure: true)?.status == .ok)
@@ -169,8 +182,9 @@ import Testing
     /// On a real connection: the refusal goes out instead of `100 Continue`, and the
     /// connection closes rather than read the upload.
     @Test func theRefusalClosesTheConnectionWithoutReadingTheBody() {
-        let driver = Fixture().server.exchange("PUT /files/a.txt HTTP/1.1\r\nHost: 192.168.1.5:8080\r\nContent-Length: 5\r\n"
-            + "Expect: 100-continue\r\n\r\n")
+        let driver = Fixture().server.exchange(
+            "PUT /files/a.txt HTTP/1.1\r\nHost: 192.168.1.5:8080\r\nContent-Length: 5\r\n"
+                + "Expect: 100-continue\r\n\r\n")
         guard driver.sent.count == 1, let response = driver.responses.first else {
             Issue.record("expected the refusal alone, got \(driver.sent)")
             return

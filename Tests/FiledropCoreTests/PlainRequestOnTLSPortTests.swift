@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// Plain HTTP sent to the HTTPS port: a 400 naming the HTTPS URL, echoing only what is safe.
 @Suite struct PlainRequestOnTLSPortTests {
@@ -25,15 +26,21 @@ import Testing
     @Test func withoutAHostOrWithAnOddPathItSaysSoGenerically() {
         #expect(url(host: nil) == "https://this-server:8443/files/a.txt")
         #expect(url(target: "/a\"b<c>", host: "10.0.0.1") == "https://10.0.0.1:8443/")
-        #expect(PlainRequestOnTLSPort(port: 443).httpsURL(for: RequestHead(method: .get, target: "/", version: .http1_1,
-                                                                             headers: ["Host": "10.0.0.1"])) == "https://10.0.0.1/")
+        #expect(
+            PlainRequestOnTLSPort(port: 443).httpsURL(
+                for: RequestHead(
+                    method: .get, target: "/", version: .http1_1,
+                    headers: ["Host": "10.0.0.1"])) == "https://10.0.0.1/")
     }
 
     @Test func theAnswerIsA400InTheClientsFormat() throws {
-        let head = RequestHead(method: .get, target: "/", version: .http1_1,
-                               headers: ["Host": "10.0.0.1:8443", "Accept": "text/html"])
-        guard case .respond(let response) = responder.route(head, context: RequestContext(client: "10.0.0.2", wallClockSeconds: 0)),
-              case .bytes(let body) = response.body else {
+        let head = RequestHead(
+            method: .get, target: "/", version: .http1_1,
+            headers: ["Host": "10.0.0.1:8443", "Accept": "text/html"])
+        guard
+            case .respond(let response) = responder.route(head, context: RequestContext(client: "10.0.0.2", wallClockSeconds: 0)),
+            case .bytes(let body) = response.body
+        else {
             Issue.record("expected a response with a body")
             return
         }

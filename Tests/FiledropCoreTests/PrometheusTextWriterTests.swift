@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// The text exposition format as Prometheus parses it: escaping is where writers go wrong.
@@ -15,13 +16,14 @@ import Testing
             out.sample("filedrop_things_total", labels: ["kind": "a"], UInt64(3))
             out.sample("filedrop_things_total", labels: ["kind": "b", "size": "big"], UInt64(0))
         }
-        #expect(text == """
-            # HELP filedrop_things_total Things.
-            # TYPE filedrop_things_total counter
-            filedrop_things_total{kind="a"} 3
-            filedrop_things_total{kind="b",size="big"} 0
+        #expect(
+            text == """
+                # HELP filedrop_things_total Things.
+                # TYPE filedrop_things_total counter
+                filedrop_things_total{kind="a"} 3
+                filedrop_things_total{kind="b",size="big"} 0
 
-            """)
+                """)
     }
 
     @Test func sampleWithoutLabelsHasNoBraces() {

@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// The refusals' detail sentences on a browser's page: each sentence the code writes is found
 /// among the English catalogue's `refusal.` templates and shown in the reader's language,
@@ -12,8 +13,10 @@ import Testing
     /// Sentences as the code writes them, taken from the code itself where it can be called.
     static var codeSentences: [HTTPError] {
         var errors: [HTTPError] = [HTTPError.readOnlyServer, StoragePolicy.tooFullToStart, PendingUpload.digestMismatch]
-        let storageErrors: [StorageError] = [.exists, .notADirectory, .isADirectory, .notEmpty, .noSpace, .readOnly,
-                                             .permissionDenied, .nameTooLong, .notAllowed, .crossDevice, .movedIntoItself]
+        let storageErrors: [StorageError] = [
+            .exists, .notADirectory, .isADirectory, .notEmpty, .noSpace, .readOnly,
+            .permissionDenied, .nameTooLong, .notAllowed, .crossDevice, .movedIntoItself,
+        ]
         errors += storageErrors.map(\.httpError)
         let names = FileNamePolicy()
         for bad in ["a\u{0}b", "", "dir/", "..", " . "] {
@@ -24,8 +27,10 @@ import Testing
                 errors.append(error)
             }
         }
-        for bad in ["a/../b", "a//b", "/etc/passwd", ".hidden", "a\u{1}b", ".filedrop-x", ".tus",
-                    String(repeating: "x", count: 300)] {
+        for bad in [
+            "a/../b", "a//b", "/etc/passwd", ".hidden", "a\u{1}b", ".filedrop-x", ".tus",
+            String(repeating: "x", count: 300),
+        ] {
             do throws(HTTPError) {
                 _ = try names.storagePath(fromRelative: bad)
                 Issue.record("\(bad.debugDescription) was accepted")
@@ -64,7 +69,9 @@ import Testing
 
     @Test func placeholdersCarryTheNameOver() {
         let german = Self.languages.text(.german)
-        #expect(german.refusal("The name \"a\u{1}b\" contains a control character.") == "Der Name \"a\u{1}b\" enthält ein Steuerzeichen.")
+        #expect(
+            german.refusal("The name \"a\u{1}b\" contains a control character.")
+                == "Der Name \"a\u{1}b\" enthält ein Steuerzeichen.")
         #expect(german.refusal("\"x.txt\" already exists.") == "\"x.txt\" gibt es bereits.")
         // The more specific template wins over "{name} already exists.".
         #expect(german.refusal("A file with this name already exists.") == "Eine Datei mit diesem Namen gibt es bereits.")
@@ -75,13 +82,19 @@ import Testing
 
     /// The page in the reader's language; curl (text) and scripts (JSON) keep English.
     @Test func onlyThePageIsTranslated() {
-        let server = InMemoryServer(configuration: { var c = Configuration(); c.access = .readOnly; return c }(),
-                                    languages: Self.languages)
+        let server = InMemoryServer(
+            configuration: {
+                var c = Configuration()
+                c.access = .readOnly
+                return c
+            }(),
+            languages: Self.languages)
         let page = server.answer(InMemoryServer.head(.put, "/files/a.txt", ["Accept": "text/html", "Accept-Language": "fr"]))
         #expect(InMemoryServer.text(page).contains("Ce serveur est en lecture seule\u{A0}: les envois sont désactivés."))
         let curl = server.answer(InMemoryServer.head(.put, "/files/a.txt", ["Accept": "*/*", "Accept-Language": "fr"]))
         #expect(InMemoryServer.text(curl) == "403 Forbidden: This server is read-only: uploads are switched off.\n")
-        let json = server.answer(InMemoryServer.head(.put, "/files/a.txt", ["Accept": "application/json", "Accept-Language": "fr"]))
+        let json = server.answer(
+            InMemoryServer.head(.put, "/files/a.txt", ["Accept": "application/json", "Accept-Language": "fr"]))
         #expect(InMemoryServer.text(json).contains("\"This server is read-only: uploads are switched off.\""))
     }
 }

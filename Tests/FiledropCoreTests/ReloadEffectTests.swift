@@ -1,5 +1,6 @@
-@testable import FiledropCore
 import Testing
+
+@testable import FiledropCore
 
 /// Every key says whether a reload applies it; a reload names the restart-only keys that changed.
 @Suite struct ReloadEffectTests {
@@ -28,7 +29,9 @@ import Testing
         #expect(ConfigKey.restartOnlyChanges(from: running, to: next) == ["tls", "http-mode"])
     }
 
-    @Test(arguments: ["access-log", "log-level", "save-dir", "web-root", "access", "password-hash", "max-upload-size", "drain-timeout"])
+    @Test(arguments: [
+        "access-log", "log-level", "save-dir", "web-root", "access", "password-hash", "max-upload-size", "drain-timeout",
+    ])
     func appliesOnReload(_ name: String) throws {
         #expect(try #require(ConfigKey.named(name)).appliesOnReload)
     }
@@ -42,25 +45,30 @@ import Testing
 /// `filedrop reload` finds the daemon's control socket even when the configuration it is
 /// about to report on does not parse.
 @Suite struct ReloadCommandLineTests {
-    static func parse(_ arguments: [String], environment: [String: String] = [:], files: [String: String] = [:]) throws -> Command {
-        try ConfigurationLoader.parse(arguments: ["reload"] + arguments, environment: environment,
-                                      readFile: { files[$0] }, fileExists: { files[$0] != nil })
+    static func parse(_ arguments: [String], environment: [String: String] = [:], files: [String: String] = [:]) throws -> Command
+    {
+        try ConfigurationLoader.parse(
+            arguments: ["reload"] + arguments, environment: environment,
+            readFile: { files[$0] }, fileExists: { files[$0] != nil })
     }
 
     @Test func theSocketComesFromTheOptionTheConfigurationOrTheRuntimeDirectory() throws {
         #expect(try Self.parse(["--control-socket", "/tmp/c.sock"]) == .reload(controlSocket: "/tmp/c.sock"))
         #expect(try Self.parse([], environment: ["RUNTIME_DIRECTORY": "/run/x"]) == .reload(controlSocket: "/run/x/control.sock"))
-        #expect(try Self.parse([], files: ["/etc/filedrop/filedrop.conf": "control-socket = /srv/c.sock\n"])
-            == .reload(controlSocket: "/srv/c.sock"))
+        #expect(
+            try Self.parse([], files: ["/etc/filedrop/filedrop.conf": "control-socket = /srv/c.sock\n"])
+                == .reload(controlSocket: "/srv/c.sock"))
         #expect(try Self.parse([]) == .reload(controlSocket: ConfigurationLoader.packagedControlSocket))
     }
 
     @Test func anInvalidConfigurationStillFindsTheSocket() throws {
         let files = ["/etc/filedrop/filedrop.conf": "access = bogus\n"]
-        #expect(try Self.parse([], environment: ["RUNTIME_DIRECTORY": "/run/filedrop"], files: files)
-            == .reload(controlSocket: "/run/filedrop/control.sock"))
-        #expect(try Self.parse([], environment: ["FILEDROP_CONTROL_SOCKET": "/tmp/e.sock"], files: files)
-            == .reload(controlSocket: "/tmp/e.sock"))
+        #expect(
+            try Self.parse([], environment: ["RUNTIME_DIRECTORY": "/run/filedrop"], files: files)
+                == .reload(controlSocket: "/run/filedrop/control.sock"))
+        #expect(
+            try Self.parse([], environment: ["FILEDROP_CONTROL_SOCKET": "/tmp/e.sock"], files: files)
+                == .reload(controlSocket: "/tmp/e.sock"))
     }
 
     @Test func otherOptionsAreRefused() {

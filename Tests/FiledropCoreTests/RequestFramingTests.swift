@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 @Suite struct RequestFramingTests {
     private func framing(
@@ -16,8 +17,10 @@ import Testing
         }
     }
 
-    private func expectFraming(_ fields: [(String, String)], _ expected: BodyFraming, closes: Bool = false,
-                               version: HTTPVersion = .http1_1, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectFraming(
+        _ fields: [(String, String)], _ expected: BodyFraming, closes: Bool = false,
+        version: HTTPVersion = .http1_1, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         switch framing(fields, version: version) {
         case .success(let (framing, closeAfterResponse)):
             #expect(framing == expected, sourceLocation: sourceLocation)
@@ -27,8 +30,10 @@ import Testing
         }
     }
 
-    private func expectError(_ fields: [(String, String)], _ expected: HTTPError,
-                             version: HTTPVersion = .http1_1, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectError(
+        _ fields: [(String, String)], _ expected: HTTPError,
+        version: HTTPVersion = .http1_1, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         switch framing(fields, version: version) {
         case .success(let result): Issue.record("\(fields) gave \(result)", sourceLocation: sourceLocation)
         case .failure(let error): #expect(error == expected, sourceLocation: sourceLocation)
@@ -81,8 +86,9 @@ import Testing
         expectError([("Transfer-Encoding", "chunked, gzip")], .conflictingFraming("chunked is not the final transfer coding"))
         expectError([("Transfer-Encoding", "chunked;q=1")], .conflictingFraming("chunked is not the final transfer coding"))
         expectError([("Transfer-Encoding", "chunked, chunked")], .conflictingFraming("chunked applied more than once"))
-        expectError([("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")],
-                    .conflictingFraming("chunked applied more than once"))
+        expectError(
+            [("Transfer-Encoding", "chunked"), ("Transfer-Encoding", "chunked")],
+            .conflictingFraming("chunked applied more than once"))
         #expect(HTTPError.conflictingFraming("").status == .badRequest)
     }
 
@@ -92,8 +98,9 @@ import Testing
     }
 
     @Test func transferEncodingInHTTP10IsFaultyFraming() {
-        expectError([("Transfer-Encoding", "chunked")], .conflictingFraming("Transfer-Encoding in an HTTP/1.0 request"),
-                    version: .http1_0)
+        expectError(
+            [("Transfer-Encoding", "chunked")], .conflictingFraming("Transfer-Encoding in an HTTP/1.0 request"),
+            version: .http1_0)
     }
 
     @Test func capturedClientHeadsFrameAsExpected() throws {

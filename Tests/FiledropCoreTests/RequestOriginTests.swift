@@ -1,12 +1,14 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// The origin a request was sent to, for absolute URLs such as tus's Location: the scheme it
 /// came over, the host and port as the client wrote them, IPv6 in brackets.
 @Suite struct RequestOriginTests {
     static func head(target: String = "/files/", host: String?, version: HTTPVersion = .http1_1) -> RequestHead {
-        RequestHead(method: .post, target: target, version: version, headers: HTTPHeaders(host.map { [(name: "Host", value: $0)] } ?? []))
+        RequestHead(
+            method: .post, target: target, version: version, headers: HTTPHeaders(host.map { [(name: "Host", value: $0)] } ?? []))
     }
 
     @Test(arguments: [
@@ -23,7 +25,9 @@ import Testing
 
     @Test func anAbsoluteFormTargetNamesTheAuthority() {
         let head = Self.head(target: "http://10.0.0.2:8080/files/", host: "10.0.0.2:8080")
-        #expect(RequestOrigin(head: head, isSecure: false)?.url(path: LocationPath(components: ["files", ".tus", "x"])) == "http://10.0.0.2:8080/files/.tus/x")
+        #expect(
+            RequestOrigin(head: head, isSecure: false)?.url(path: LocationPath(components: ["files", ".tus", "x"]))
+                == "http://10.0.0.2:8080/files/.tus/x")
     }
 
     @Test func noHostNoOrigin() {

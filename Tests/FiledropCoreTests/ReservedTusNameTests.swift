@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// With allow-hidden, a stored `.tus` folder would be shadowed by the tus upload URLs
 /// (`/files/.tus/<id>`), so `.tus` is a reserved name: no upload can make it, no listing
@@ -24,7 +25,8 @@ import Testing
         let policy = FileNamePolicy(allowHidden: allowHidden)
         #expect(Self.rejection { () throws(HTTPError) in _ = try policy.storedName(from: ".tus") } == Self.sentence)
         #expect(Self.rejection { () throws(HTTPError) in _ = try policy.storedName(from: ".TUS") } == Self.sentence)
-        #expect(Self.rejection { () throws(HTTPError) in _ = try policy.storagePath(fromRelative: ".tus/a.txt") } == Self.sentence)
+        #expect(
+            Self.rejection { () throws(HTTPError) in _ = try policy.storagePath(fromRelative: ".tus/a.txt") } == Self.sentence)
         #expect(Self.rejection { () throws(HTTPError) in _ = try policy.storagePath(fromRelative: "a/.tus") } == Self.sentence)
         #expect(Self.rejection { () throws(HTTPError) in _ = try policy.storagePath(fromURLPath: "%2Etus/a") } == Self.sentence)
         #expect(Self.rejection { () throws(HTTPError) in _ = try policy.storagePath(fromURLPath: ".tus") } == Self.sentence)
@@ -40,9 +42,15 @@ import Testing
         #expect(FiledropAppUploadTests.bodyText(put).contains(Self.sentence))
         #expect(server.send(.post, "/upload?name=.tus/a.txt", body: Array("x".utf8)).status == .badRequest)
         let form = FiledropAppUploadTests.multipart([("file", "a.txt", "x")])
-        #expect(server.send(.post, "/upload?path=.tus", ["Content-Type": "multipart/form-data; boundary=XyZ"], body: form).status == .badRequest)
-        let tus = server.create(length: 1, extra: ["Upload-Metadata": "filename " + Base64.encode("a".utf8)
-                                                    + ",relativePath " + Base64.encode(".tus/a".utf8)])
+        #expect(
+            server.send(.post, "/upload?path=.tus", ["Content-Type": "multipart/form-data; boundary=XyZ"], body: form).status
+                == .badRequest)
+        let tus = server.create(
+            length: 1,
+            extra: [
+                "Upload-Metadata": "filename " + Base64.encode("a".utf8)
+                    + ",relativePath " + Base64.encode(".tus/a".utf8)
+            ])
         #expect(tus.status == .badRequest)
         #expect(server.storage.files.isEmpty)
         // The same upload under a hidden name of its own is stored: allow-hidden is on.

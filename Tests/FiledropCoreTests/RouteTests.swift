@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// `Route`: every route, every method, and the odd paths (dot segments already removed by
 /// `RequestHead`, percent escapes kept for `FileNamePolicy`, the tus URLs next to the files).
@@ -67,25 +68,30 @@ import Testing
         #expect(Self.route(.get, "/files/d/?zip") == Self.stored("d/", .listing(zip: true), directory: true))
         #expect(Self.route(.get, "/files/d/?format=json") == Self.stored("d/", .listing(zip: false), directory: true))
         #expect(Self.route(.put, "/files/d/a.txt") == Self.stored("d/a.txt", .upload))
-        #expect(Self.route(.put, "/files/d/") == Self.stored("d/", .methodRefused(.put, allowed: [.get, .head]), directory: true))
+        #expect(
+            Self.route(.put, "/files/d/") == Self.stored("d/", .methodRefused(.put, allowed: [.get, .head]), directory: true))
         #expect(Self.route(.delete, "/files/a.txt") == Self.stored("a.txt", .delete))
         #expect(Self.route(.options, "/files/a.txt") == Self.stored("a.txt", .options))
         for method in [HTTPMethod.post, .patch, Self.unknown] {
-            #expect(Self.route(method, "/files/a.txt") == Self.stored("a.txt", .methodRefused(method, allowed: [.get, .head, .put])))
+            #expect(
+                Self.route(method, "/files/a.txt") == Self.stored("a.txt", .methodRefused(method, allowed: [.get, .head, .put])))
         }
     }
 
     /// The file operations: WebDAV MOVE and MKCOL, and the multi-select ZIP (every `select`
     /// value, decoded, in order; `?zip` alone stays the whole folder).
     @Test func fileOperations() {
-        #expect(Self.route(.move, "/files/a.txt", ["Destination": "/files/b%20c.txt"])
+        #expect(
+            Self.route(.move, "/files/a.txt", ["Destination": "/files/b%20c.txt"])
                 == Self.stored("a.txt", .move(destination: "/files/b%20c.txt")))
         #expect(Self.route(.move, "/files/d/") == Self.stored("d/", .move(destination: nil), directory: true))
         #expect(Self.route(.mkcol, "/files/new/") == Self.stored("new/", .makeFolder(hasBody: false), directory: true))
         #expect(Self.route(.mkcol, "/files/new", ["Content-Length": "0"]) == Self.stored("new", .makeFolder(hasBody: false)))
         #expect(Self.route(.mkcol, "/files/new", ["Content-Length": "3"]) == Self.stored("new", .makeFolder(hasBody: true)))
-        #expect(Self.route(.mkcol, "/files/new", ["Transfer-Encoding": "chunked"]) == Self.stored("new", .makeFolder(hasBody: true)))
-        #expect(Self.route(.get, "/files/d/?zip&select=a.txt&select=sub%2F&select=b+c")
+        #expect(
+            Self.route(.mkcol, "/files/new", ["Transfer-Encoding": "chunked"]) == Self.stored("new", .makeFolder(hasBody: true)))
+        #expect(
+            Self.route(.get, "/files/d/?zip&select=a.txt&select=sub%2F&select=b+c")
                 == Self.stored("d/", .zipSelection(names: ["a.txt", "sub/", "b c"]), directory: true))
         #expect(Self.route(.get, "/files/d/?select=a.txt") == Self.stored("d/", .listing(zip: false), directory: true))
         #expect(Self.route(.get, "/files/a.txt?zip&select=a") == Self.stored("a.txt", .download(attachment: false)))
@@ -95,7 +101,8 @@ import Testing
 
     @Test func withoutTusTheFilesRouteTakesEverything() {
         #expect(Self.route(.options, "/files/", tus: false) == Self.stored("", .options, directory: true))
-        #expect(Self.route(.post, "/files/", tus: false)
+        #expect(
+            Self.route(.post, "/files/", tus: false)
                 == Self.stored("", .methodRefused(.post, allowed: [.get, .head, .put]), directory: true))
         #expect(Self.route(.head, "/files/.tus/abc", tus: false) == Self.stored(".tus/abc", .download(attachment: false)))
     }
@@ -108,7 +115,8 @@ import Testing
         // protocol.md "X-HTTP-Method-Override": the method meant, not the one sent.
         #expect(Self.route(.post, "/files/", ["X-HTTP-Method-Override": "OPTIONS"]) == .tus(.options))
         #expect(Self.route(.get, "/files/", ["X-HTTP-Method-Override": "POST"]) == .tus(.creation))
-        #expect(Self.route(.post, "/files/", ["X-HTTP-Method-Override": "PATCH"])
+        #expect(
+            Self.route(.post, "/files/", ["X-HTTP-Method-Override": "PATCH"])
                 == Self.stored("", .methodRefused(.post, allowed: [.get, .head, .put]), directory: true))
     }
 
@@ -118,7 +126,8 @@ import Testing
         #expect(Self.route(.delete, "/files/.tus/abc") == .tus(.upload(id: "abc", .terminate)))
         #expect(Self.route(.options, "/files/.tus/abc") == .tus(.options))
         #expect(Self.route(.post, "/files/.tus/abc", ["X-HTTP-Method-Override": "PATCH"]) == .tus(.upload(id: "abc", .append)))
-        #expect(Self.route(.post, "/files/.tus/abc", ["X-HTTP-Method-Override": "DELETE"]) == .tus(.upload(id: "abc", .terminate)))
+        #expect(
+            Self.route(.post, "/files/.tus/abc", ["X-HTTP-Method-Override": "DELETE"]) == .tus(.upload(id: "abc", .terminate)))
         for method in [HTTPMethod.get, .post, .put, Self.unknown] {
             #expect(Self.route(method, "/files/.tus/abc") == .tus(.upload(id: "abc", .methodRefused(method))))
         }

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// What an upload's answer says the file was saved as: the renamed name for the page's
 /// "saved as" (tus included), and nothing of it in a drop box, where a renamed

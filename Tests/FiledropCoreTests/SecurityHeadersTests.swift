@@ -1,11 +1,14 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// Every response carries the defensive headers; a handler's own policy is not doubled.
 @Suite struct SecurityHeadersTests {
     static func head(_ response: Response) -> String {
-        String(decoding: ResponseHeadSerializer.serialize(response, version: .http1_1, keepAlive: true, date: "d").head, as: UTF8.self)
+        String(
+            decoding: ResponseHeadSerializer.serialize(response, version: .http1_1, keepAlive: true, date: "d").head,
+            as: UTF8.self)
     }
 
     @Test func defaultsOnABareResponse() {
@@ -29,7 +32,9 @@ import Testing
         #expect(text.contains("\r\nContent-Security-Policy: sandbox\r\n"))
     }
 
-    @Test(arguments: [HTTPError.unauthorized("x"), .forbidden("x"), .misdirectedRequest("x"), .tooManyRequests("x", retryAfterSeconds: 3)])
+    @Test(arguments: [
+        HTTPError.unauthorized("x"), .forbidden("x"), .misdirectedRequest("x"), .tooManyRequests("x", retryAfterSeconds: 3),
+    ])
     func htmlErrorsHaveAPolicy(error: HTTPError) {
         let response = Response.error(error, format: .html)
         #expect(response.headers["Content-Security-Policy"] == "default-src 'none'; style-src 'unsafe-inline'")

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// A response carrying its headers serialized ahead goes on the wire byte for byte as it would
 /// without them, and loses them as soon as its headers change.
@@ -11,8 +12,10 @@ import Testing
     ]
 
     static func wire(_ response: Response, version: HTTPVersion, keepAlive: Bool) -> String {
-        let head = ResponseHeadSerializer.serialize(response, version: version, keepAlive: keepAlive,
-                                                    date: "Tue, 14 Nov 2023 22:13:20 GMT").head
+        let head = ResponseHeadSerializer.serialize(
+            response, version: version, keepAlive: keepAlive,
+            date: "Tue, 14 Nov 2023 22:13:20 GMT"
+        ).head
         return String(decoding: head, as: UTF8.self)
     }
 
@@ -41,22 +44,26 @@ import Testing
             let response = Response(status: status, headers: prepared, body: body)
             #expect(response.fieldBlock == prepared.fieldBlock)
             for (version, keepAlive) in Self.connections {
-                #expect(Self.wire(response, version: version, keepAlive: keepAlive)
+                #expect(
+                    Self.wire(response, version: version, keepAlive: keepAlive)
                         == Self.wire(Self.withoutBlock(response), version: version, keepAlive: keepAlive))
             }
         }
     }
 
     @Test func theBlockIsTheFieldLinesOnly() {
-        let prepared = SerializedHeaders(["Content-Type": "text/plain", "Content-Security-Policy": "sandbox", "Content-Length": "9"])
-        #expect(String(decoding: prepared.fieldBlock, as: UTF8.self) == """
-            Content-Type: text/plain\r
-            Content-Security-Policy: sandbox\r
-            X-Content-Type-Options: nosniff\r
-            Referrer-Policy: no-referrer\r
-            X-Frame-Options: DENY\r
+        let prepared = SerializedHeaders([
+            "Content-Type": "text/plain", "Content-Security-Policy": "sandbox", "Content-Length": "9",
+        ])
+        #expect(
+            String(decoding: prepared.fieldBlock, as: UTF8.self) == """
+                Content-Type: text/plain\r
+                Content-Security-Policy: sandbox\r
+                X-Content-Type-Options: nosniff\r
+                Referrer-Policy: no-referrer\r
+                X-Frame-Options: DENY\r
 
-            """)
+                """)
     }
 
     /// Each way of changing the headers of a response that came with a block.
@@ -86,7 +93,10 @@ import Testing
         var expected = original
         edit.apply(to: &expected)
         let written = Self.wire(response, version: .http1_1, keepAlive: true)
-        #expect(written == Self.wire(Response(status: .ok, headers: expected, body: .bytes([1, 2, 3])), version: .http1_1, keepAlive: true))
+        #expect(
+            written
+                == Self.wire(
+                    Response(status: .ok, headers: expected, body: .bytes([1, 2, 3])), version: .http1_1, keepAlive: true))
         #expect(written.contains("ETag") == expected.contains("etag"))
     }
 
@@ -95,7 +105,8 @@ import Testing
         response.status = .notModified
         response.body = .empty
         #expect(response.fieldBlock != nil)
-        #expect(Self.wire(response, version: .http1_1, keepAlive: true)
+        #expect(
+            Self.wire(response, version: .http1_1, keepAlive: true)
                 == Self.wire(Self.withoutBlock(response), version: .http1_1, keepAlive: true))
     }
 

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropTesting
 
@@ -87,19 +88,23 @@ import Testing
         metrics.observeConnections { 2 }
         metrics.hookQueue.setDepth(7)
         metrics.webhookQueue.keptInMemory(2)
-        let page = String(decoding: MetricsPage.render(metrics, MetricsReadings(freeBytes: 42, tusPending: (1, 10, 100)),
-                                                       version: "0.1.0"), as: UTF8.self)
+        let page = String(
+            decoding: MetricsPage.render(
+                metrics, MetricsReadings(freeBytes: 42, tusPending: (1, 10, 100)),
+                version: "0.1.0"), as: UTF8.self)
         let lines = page.split(separator: "\n")
         let helps = lines.filter { $0.hasPrefix("# HELP ") }.map { $0.split(separator: " ")[2] }
         let types = lines.filter { $0.hasPrefix("# TYPE ") }.map { $0.split(separator: " ")[2] }
         #expect(helps == types)
         #expect(Set(helps).count == helps.count)
-        for family in ["filedrop_uploads_total", "filedrop_upload_bytes_total", "filedrop_refusals_total",
-                       "filedrop_active_connections", "filedrop_active_uploads", "filedrop_tus_pending_bytes",
-                       "filedrop_save_dir_free_bytes", "filedrop_hook_runs_total", "filedrop_hook_failures_total",
-                       "filedrop_hook_timeouts_total", "filedrop_hook_queue_depth", "filedrop_webhook_queue_depth",
-                       "filedrop_hook_queue_unsaved_total", "filedrop_http_request_duration_seconds", "filedrop_build_info",
-                       "process_start_time_seconds"] {
+        for family in [
+            "filedrop_uploads_total", "filedrop_upload_bytes_total", "filedrop_refusals_total",
+            "filedrop_active_connections", "filedrop_active_uploads", "filedrop_tus_pending_bytes",
+            "filedrop_save_dir_free_bytes", "filedrop_hook_runs_total", "filedrop_hook_failures_total",
+            "filedrop_hook_timeouts_total", "filedrop_hook_queue_depth", "filedrop_webhook_queue_depth",
+            "filedrop_hook_queue_unsaved_total", "filedrop_http_request_duration_seconds", "filedrop_build_info",
+            "process_start_time_seconds",
+        ] {
             #expect(helps.contains(Substring(family)), "\(family)")
         }
         #expect(!helps.contains("process_open_fds"))

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// The DNS-SD instance name: `mdns-name`, else "filedrop on HOSTNAME", within RFC 6763's
@@ -30,8 +31,9 @@ import Testing
         #expect(Configuration().mdnsName == nil)
         let off = try parse(["--mdns", "off"])
         #expect(off?.mdns == false)
-        let environment = try ConfigurationLoader.parse(arguments: [], environment: ["FILEDROP_MDNS": "no"],
-                                                        readFile: { _ in nil }, fileExists: { _ in false })
+        let environment = try ConfigurationLoader.parse(
+            arguments: [], environment: ["FILEDROP_MDNS": "no"],
+            readFile: { _ in nil }, fileExists: { _ in false })
         guard case .run(let fromEnvironment) = environment else {
             Issue.record("expected run")
             return
@@ -47,8 +49,11 @@ import Testing
     }
 
     private func parse(_ arguments: [String]) throws -> Configuration? {
-        guard case .run(let configuration) = try ConfigurationLoader.parse(arguments: arguments, environment: [:],
-                                                                           readFile: { _ in nil }, fileExists: { _ in false }) else { return nil }
+        guard
+            case .run(let configuration) = try ConfigurationLoader.parse(
+                arguments: arguments, environment: [:],
+                readFile: { _ in nil }, fileExists: { _ in false })
+        else { return nil }
         return configuration
     }
 }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropTesting
 
@@ -7,8 +8,9 @@ import Testing
 /// check answers 503 with the upload's sentence, and 200 whenever that upload is taken.
 @Suite struct SpaceAdmissionTests {
     static func policy(minFree: UInt64) -> StoragePolicy {
-        StoragePolicy(names: FileNamePolicy(allowHidden: false), collision: .rename, maxFileSize: nil, minFreeSpace: minFree,
-                      durable: false)
+        StoragePolicy(
+            names: FileNamePolicy(allowHidden: false), collision: .rename, maxFileSize: nil, minFreeSpace: minFree,
+            durable: false)
     }
 
     @Test func admitsWhileBytesAboveTheMinimumAndAnInodeAreFree() {
@@ -35,10 +37,14 @@ import Testing
 
     @Test func refusesWithoutAFreeInodeOrOnAReadOnlyMount() {
         let policy = Self.policy(minFree: 0)
-        #expect(policy.admission(for: nil, space: SpaceReading(availableBytes: 1 << 30, availableInodes: 0)) == StoragePolicy.noFreeInodes)
+        #expect(
+            policy.admission(for: nil, space: SpaceReading(availableBytes: 1 << 30, availableInodes: 0))
+                == StoragePolicy.noFreeInodes)
         // A file system with no inode table (btrfs reports none) is not out of inodes.
         #expect(policy.admission(for: nil, space: SpaceReading(availableBytes: 1 << 30, availableInodes: nil)) == nil)
-        #expect(policy.admission(for: nil, space: SpaceReading(availableBytes: 1 << 30, readOnly: true)) == StorageError.readOnly.httpError)
+        #expect(
+            policy.admission(for: nil, space: SpaceReading(availableBytes: 1 << 30, readOnly: true))
+                == StorageError.readOnly.httpError)
     }
 
     /// A one-byte PUT and `/healthz` on the same disk, for free space around `min-free-space`.
@@ -49,7 +55,8 @@ import Testing
         var configuration = Configuration()
         configuration.minFreeSpace = minFree
         let server = InMemoryServer(configuration: configuration, storage: storage)
-        let upload = server.send(InMemoryServer.head(.put, "/files/one.txt", [.accept: "text/plain", .contentLength: "1"]), body: [0x41])
+        let upload = server.send(
+            InMemoryServer.head(.put, "/files/one.txt", [.accept: "text/plain", .contentLength: "1"]), body: [0x41])
         let health = server.answer(InMemoryServer.head(.get, "/healthz", [.accept: "text/plain"]))
         if free > minFree {
             #expect(upload.status.code == 201)
@@ -59,7 +66,8 @@ import Testing
             #expect(health?.status.code == 503)
             let sentence = "The server's disk is too full for this upload."
             #expect(InMemoryServer.text(upload).contains(sentence))
-            #expect(InMemoryServer.text(health) == "503 Service Unavailable: The save directory takes no uploads now: \(sentence)\n")
+            #expect(
+                InMemoryServer.text(health) == "503 Service Unavailable: The save directory takes no uploads now: \(sentence)\n")
         }
     }
 

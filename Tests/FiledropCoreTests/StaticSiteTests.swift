@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// The page's own files: what `Accept-Ranges: bytes` promises holds (206, 416, If-Range),
 /// and every variant of a compressible file names Accept-Encoding in Vary.
@@ -14,7 +15,9 @@ import Testing
             self.name = name
         }
 
-        func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile { throw .notAllowed }
+        func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile {
+            throw .notAllowed
+        }
         func recordedSHA256(_ path: StoragePath) -> String? { nil }
         func recordedSHA256s(_ directory: StoragePath, files: [FileMetadata]) -> [String?] { files.map { _ in nil } }
         func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
@@ -36,7 +39,8 @@ import Testing
         for (field, value) in extra { headers.add(name: field, value: value) }
         let head = RequestHead(method: .get, target: "/" + name, version: .http1_1, headers: headers)
         let compression = ResponseCompression(compressor: FileDownloadTests.FakeCompressor(), head: head)
-        return try StaticSite.response(for: Substring(name), head: head, webRoot: OneFileWebRoot(name: name), compression: compression)
+        return try StaticSite.response(
+            for: Substring(name), head: head, webRoot: OneFileWebRoot(name: name), compression: compression)
     }
 
     /// The installable page: the manifest under its own type (W3C Application Manifest), gzipped
@@ -71,10 +75,11 @@ import Testing
         #expect(gzip.headers["Accept-Ranges"] == nil)
     }
 
-    @Test(arguments: [
-        [:], ["Accept-Encoding": "gzip"], ["Range": "bytes=0-9"], ["If-None-Match": etag],
-        ["Accept-Encoding": "gzip", "If-None-Match": ResponseCompression.gzipETag(etag)],
-    ] as [HTTPHeaders])
+    @Test(
+        arguments: [
+            [:], ["Accept-Encoding": "gzip"], ["Range": "bytes=0-9"], ["If-None-Match": etag],
+            ["Accept-Encoding": "gzip", "If-None-Match": ResponseCompression.gzipETag(etag)],
+        ] as [HTTPHeaders])
     func everyVariantHasTheSameVary(extra: HTTPHeaders) throws {
         #expect(try Self.response(extra).headers["Vary"] == "Accept-Encoding")
     }

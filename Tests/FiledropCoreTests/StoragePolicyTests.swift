@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// The storage policy's decisions on their own: free space, the size limit, where the
 /// mid-body checks fall, the one durability switch, collisions.
@@ -58,6 +59,8 @@ import Testing
         let storage = InMemoryStorage()
         storage.state.withLock { $0.files[StoragePath(checkedComponents: ["a.txt"])] = [1] }
         let file = try storage.createUpload(in: .root)
-        #expect(throws: StorageError.exists) { try Self.policy { $0.onCollision = .reject }.publish(file, directory: .root, name: "a.txt") }
+        #expect(throws: StorageError.exists) {
+            try Self.policy { $0.onCollision = .reject }.publish(file, directory: .root, name: "a.txt")
+        }
     }
 }

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
-import Testing
 
 /// Feeds a parser the same bytes three ways - whole, one byte at a time, and split in two at
 /// every offset - and requires the same outcome from each (swift-nio's
@@ -31,8 +32,10 @@ enum ThreeWayFeeding {
     }
 
     /// The head parser as the connection drives it: keep the bytes, append, offer them again.
-    static func parseHead(_ bytes: [UInt8], limits: HTTPLimits = HTTPLimits(),
-                          sourceLocation: SourceLocation = #_sourceLocation) -> HeadParseResult {
+    static func parseHead(
+        _ bytes: [UInt8], limits: HTTPLimits = HTTPLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> HeadParseResult {
         outcome(of: bytes, sourceLocation: sourceLocation) { pieces in
             var parser = HTTPHeadParser(limits: limits)
             var buffer: [UInt8] = []
@@ -59,8 +62,10 @@ enum ThreeWayFeeding {
 
     /// The body decoder as the connection drives it: offer each piece, re-offer the rest
     /// after every step, check the step stays inside what was offered.
-    static func decodeBody(_ bytes: [UInt8], framing: BodyFraming, limits: HTTPLimits = HTTPLimits(),
-                           sourceLocation: SourceLocation = #_sourceLocation) -> DecodedBody {
+    static func decodeBody(
+        _ bytes: [UInt8], framing: BodyFraming, limits: HTTPLimits = HTTPLimits(),
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> DecodedBody {
         outcome(of: bytes, sourceLocation: sourceLocation) { pieces in
             var decoder = BodyDecoder(framing: framing, limits: limits)
             var decoded = DecodedBody()

@@ -1,7 +1,8 @@
-@testable import FiledropCore
-@testable import FiledropHTTP
 import Foundation
 import Testing
+
+@testable import FiledropCore
+@testable import FiledropHTTP
 
 /// `/ca.crt`, `/ca.mobileconfig` and `/trust`: what each serves with filedrop's own CA, with
 /// the operator's certificate, and with HTTPS off.
@@ -92,14 +93,16 @@ import Testing
         #expect(payload == "02CC9A6F-13E8-8470-9D2A-F9C6813E47DB")
         #expect(UUID(uuidString: profile) != nil && UUID(uuidString: payload) != nil)
         #expect(second["PayloadUUID"] as? String == profile)
-        let other = TrustAnchor(certificateDER: [1], fingerprintSHA256: String(repeating: "AA:", count: 31) + "AB", commonName: "x")
+        let other = TrustAnchor(
+            certificateDER: [1], fingerprintSHA256: String(repeating: "AA:", count: 31) + "AB", commonName: "x")
         let uuids = MobileConfigProfile(anchor: other, serverName: "x").uuids
         #expect(uuids.profile != profile && uuids.profile != uuids.payload)
     }
 
     @Test func theProfileEscapesWhatItWasGiven() throws {
-        let anchor = TrustAnchor(certificateDER: [0x30, 0x00], fingerprintSHA256: HTTPSFixture.anchor.fingerprintSHA256,
-                                 commonName: "A&B <CA> \"x\"\u{1}")
+        let anchor = TrustAnchor(
+            certificateDER: [0x30, 0x00], fingerprintSHA256: HTTPSFixture.anchor.fingerprintSHA256,
+            commonName: "A&B <CA> \"x\"\u{1}")
         let profile = MobileConfigProfile(anchor: anchor, serverName: "h<o>st")
         let plist = try #require(try Self.parse(profile.response()))
         #expect(plist["PayloadDisplayName"] as? String == "filedrop CA on h<o>st")
@@ -151,8 +154,10 @@ import Testing
 
     /// Every sentence from the catalogue, none of English's left, whether the language came
     /// from Accept-Language or the cookie; the page says what chose its words.
-    @Test(arguments: [(HTTPFieldName.acceptLanguage, "de-DE,de;q=0.9,en;q=0.5", PageLanguage.german),
-                      (HTTPFieldName.cookie, "filedrop-lang=zh", PageLanguage.chinese)])
+    @Test(arguments: [
+        (HTTPFieldName.acceptLanguage, "de-DE,de;q=0.9,en;q=0.5", PageLanguage.german),
+        (HTTPFieldName.cookie, "filedrop-lang=zh", PageLanguage.chinese),
+    ])
     func thePageIsInTheReadersLanguage(field: HTTPFieldName, value: String, language: PageLanguage) throws {
         let response = Fixture().answer(Fixture.head(.get, "/trust", [field: value]))
         let html = Fixture.text(response)
@@ -164,7 +169,8 @@ import Testing
         #expect(html.contains("<em>"))
         // Every placeholder filled, every emphasis mark turned into markup.
         #expect(!html.contains("{") && !html.contains("*"))
-        for key in english.keys where key.hasPrefix("trust.") && key != "trust.nothingHeading" && !key.hasPrefix("trust.nothing") {
+        for key in english.keys where key.hasPrefix("trust.") && key != "trust.nothingHeading" && !key.hasPrefix("trust.nothing")
+        {
             let fixed = english[key]!.split(separator: "{").first.map(String.init) ?? ""
             // The opening words of each English sentence (before any placeholder or emphasis).
             let opening = String(fixed.prefix { $0 != "*" }.prefix(24))
@@ -177,8 +183,9 @@ import Testing
     @Test(arguments: PageLanguage.allCases)
     func everyLanguageFillsEveryMark(language: PageLanguage) {
         for authority in [HTTPSFixture.anchor, nil] {
-            let html = Fixture.text(Fixture(authority: authority).answer(
-                Fixture.head(.get, "/trust", [.cookie: "filedrop-lang=\(language.rawValue)"])))
+            let html = Fixture.text(
+                Fixture(authority: authority).answer(
+                    Fixture.head(.get, "/trust", [.cookie: "filedrop-lang=\(language.rawValue)"])))
             #expect(html.contains("<html lang=\"\(language.tag)\""))
             #expect(!html.contains("{") && !html.contains("*") && !html.contains(">trust."), "\(language)")
         }

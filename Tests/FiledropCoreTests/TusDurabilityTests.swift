@@ -1,8 +1,9 @@
+import Synchronization
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Synchronization
-import Testing
 
 /// What a tus upload is once every byte is in: published before the 204 that says so, kept
 /// (and published by a retry, a HEAD or the next start) when saving fails for a reason that
@@ -92,7 +93,9 @@ import Testing
         #expect(server.area.adoptedBytesOnDisk.withLock { $0 } == [false])
     }
 
-    @Test(arguments: [(StorageError.permissionDenied, 503), (.io(call: "renameat2", errno: 5), 503), (.noSpace, 507), (.readOnly, 507)])
+    @Test(arguments: [
+        (StorageError.permissionDenied, 503), (.io(call: "renameat2", errno: 5), 503), (.noSpace, 507), (.readOnly, 507),
+    ])
     func aFailedPublishKeepsTheDataAndAnEmptyPatchFinishesIt(failure: StorageError, status: Int) throws {
         let server = Server()
         let location = try #require(server.create(length: 10).headers["location"])
@@ -216,8 +219,12 @@ import Testing
         let log = RecordingLog()
         let (server, holder) = try Self.serverWithSlotTaken(log)
         let before = log.kinds
-        let refused = server.send(.post, "/files/", ["Tus-Resumable": "1.0.0", "Upload-Length": "10",
-                                                     "Content-Type": "application/offset+octet-stream"], body: Self.content)
+        let refused = server.send(
+            .post, "/files/",
+            [
+                "Tus-Resumable": "1.0.0", "Upload-Length": "10",
+                "Content-Type": "application/offset+octet-stream",
+            ], body: Self.content)
         #expect(refused.status == .tooManyRequests)
         #expect(refused.headers["location"] == nil)
         #expect(server.area.ids().isEmpty)
@@ -225,8 +232,14 @@ import Testing
         #expect(log.kinds == before + [.uploadRefused], "one refusal: no upload started, no upload failed")
         holder.abort()
         #expect(server.create(length: 10).status == .created, "a creation without a body takes no slot")
-        #expect(server.send(.post, "/files/", ["Tus-Resumable": "1.0.0", "Upload-Length": "10",
-                                               "Content-Type": "application/offset+octet-stream"], body: Self.content).status == .created)
+        #expect(
+            server.send(
+                .post, "/files/",
+                [
+                    "Tus-Resumable": "1.0.0", "Upload-Length": "10",
+                    "Content-Type": "application/offset+octet-stream",
+                ], body: Self.content
+            ).status == .created)
     }
 
     @Test func a429PatchStartsNothing() throws {

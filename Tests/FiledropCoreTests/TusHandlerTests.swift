@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// The tus protocol against in-memory storage and a hand-moved clock: creation, offsets,
 /// the write lock, checksums, termination, expiry, limits one over, recovery after restart.
@@ -24,8 +25,10 @@ import Testing
             app = Self.makeApp(storage: storage, uploads: uploads, log: log, configure)
         }
 
-        static func makeApp(storage: InMemoryStorage, uploads: TusUploads, log: any LogSink,
-                            _ configure: (inout Configuration) -> Void) -> FiledropApp {
+        static func makeApp(
+            storage: InMemoryStorage, uploads: TusUploads, log: any LogSink,
+            _ configure: (inout Configuration) -> Void
+        ) -> FiledropApp {
             var configuration = Configuration()
             configuration.fsync = false
             configure(&configuration)
@@ -41,32 +44,46 @@ import Testing
             if publishing { _ = app.publishCompleteTusUploads() }
         }
 
-        func route(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders, client: String = "10.0.0.1",
-                   host: String = "localhost", secure: Bool = false) -> RouteDecision {
+        func route(
+            _ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders, client: String = "10.0.0.1",
+            host: String = "localhost", secure: Bool = false
+        ) -> RouteDecision {
             var all: HTTPHeaders = ["Host": host]
             for (name, value) in headers { all.add(name: name, value: value) }
-            return app.route(RequestHead(method: method, target: target, version: .http1_1, headers: all),
-                             context: RequestContext(client: client, wallClockSeconds: clock.now, isSecure: secure))
+            return app.route(
+                RequestHead(method: method, target: target, version: .http1_1, headers: all),
+                context: RequestContext(client: client, wallClockSeconds: clock.now, isSecure: secure))
         }
 
-        func send(_ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:], body: [UInt8] = [], pieces: Int = 1,
-                  client: String = "10.0.0.1", host: String = "localhost", secure: Bool = false) -> Response {
+        func send(
+            _ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders = [:], body: [UInt8] = [], pieces: Int = 1,
+            client: String = "10.0.0.1", host: String = "localhost", secure: Bool = false
+        ) -> Response {
             var headers = headers
             if !body.isEmpty { headers.add(name: "Content-Length", value: String(body.count)) }
-            return RequestDriver.send(route(method, target, headers, client: client, host: host, secure: secure), body: body, pieces: pieces)
+            return RequestDriver.send(
+                route(method, target, headers, client: client, host: host, secure: secure), body: body, pieces: pieces)
         }
 
         func create(length: UInt64?, name: String = "a.bin", client: String = "10.0.0.1", extra: HTTPHeaders = [:]) -> Response {
             var headers: HTTPHeaders = ["Tus-Resumable": "1.0.0"]
-            if !extra.contains("upload-metadata") { headers.add(name: "Upload-Metadata", value: "filename " + Base64.encode(name.utf8)) }
-            if let length { headers.add(name: "Upload-Length", value: String(length)) } else { headers.add(name: "Upload-Defer-Length", value: "1") }
+            if !extra.contains("upload-metadata") {
+                headers.add(name: "Upload-Metadata", value: "filename " + Base64.encode(name.utf8))
+            }
+            if let length {
+                headers.add(name: "Upload-Length", value: String(length))
+            } else {
+                headers.add(name: "Upload-Defer-Length", value: "1")
+            }
             for (key, value) in extra { headers.add(name: key, value: value) }
             return send(.post, "/files/", headers, client: client)
         }
 
         func patch(_ location: String, offset: UInt64, _ body: [UInt8], pieces: Int = 1, extra: HTTPHeaders = [:]) -> Response {
-            var headers: HTTPHeaders = ["Tus-Resumable": "1.0.0", "Upload-Offset": String(offset),
-                                        "Content-Type": "application/offset+octet-stream"]
+            var headers: HTTPHeaders = [
+                "Tus-Resumable": "1.0.0", "Upload-Offset": String(offset),
+                "Content-Type": "application/offset+octet-stream",
+            ]
             for (key, value) in extra { headers.add(name: key, value: value) }
             return send(.patch, location, headers, body: body, pieces: pieces)
         }
@@ -99,11 +116,15 @@ import Testing
 
     /// Absolute, on the scheme and authority the request came to (aiotus cannot resolve a
     /// relative Location), with and without a first chunk in the creation.
-    @Test(arguments: [(false, "192.168.1.5:8080", "http://192.168.1.5:8080"), (true, "[fe80::1]:8443", "https://[fe80::1]:8443"),
-                      (true, "192.168.1.5:8443", "https://192.168.1.5:8443")])
+    @Test(arguments: [
+        (false, "192.168.1.5:8080", "http://192.168.1.5:8080"), (true, "[fe80::1]:8443", "https://[fe80::1]:8443"),
+        (true, "192.168.1.5:8443", "https://192.168.1.5:8443"),
+    ])
     func locationIsAnAbsoluteURLOnTheRequestsOrigin(secure: Bool, host: String, origin: String) throws {
         let server = Server()
-        let tus: HTTPHeaders = ["Tus-Resumable": "1.0.0", "Upload-Length": "5", "Upload-Metadata": "filename " + Base64.encode("a.bin".utf8)]
+        let tus: HTTPHeaders = [
+            "Tus-Resumable": "1.0.0", "Upload-Length": "5", "Upload-Metadata": "filename " + Base64.encode("a.bin".utf8),
+        ]
         let created = server.send(.post, "/files/", tus, host: host, secure: secure)
         let location = try #require(created.headers["location"])
         #expect(location.hasPrefix(origin + "/files/.tus/"), "\(location)")
@@ -112,7 +133,8 @@ import Testing
         let createdWithBody = server.send(.post, "/files/", withBody, body: Array("12".utf8), host: host, secure: secure)
         #expect(createdWithBody.status == .created)
         #expect(createdWithBody.headers["location"]?.hasPrefix(origin + "/files/.tus/") == true)
-        #expect(server.patch(location, offset: 0, Array("12345".utf8)).status == .noContent, "the absolute URL addresses the upload")
+        #expect(
+            server.patch(location, offset: 0, Array("12345".utf8)).status == .noContent, "the absolute URL addresses the upload")
     }
 
     @Test func wrongOffsetIs409AndChangesNothing() throws {
@@ -147,8 +169,10 @@ import Testing
     @Test func secondPatchWhileOneWritesIsLockedUntilTheFirstGoesQuiet() throws {
         let server = Server()
         let location = try #require(server.create(length: 10).headers["location"])
-        let patchHeaders: HTTPHeaders = ["Tus-Resumable": "1.0.0", "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream",
-                                         "Content-Length": "10"]
+        let patchHeaders: HTTPHeaders = [
+            "Tus-Resumable": "1.0.0", "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream",
+            "Content-Length": "10",
+        ]
         // The partial file opens on a worker first: run that inline.
         guard case .readBody(let first) = server.route(.patch, location, patchHeaders).resolvedInline() else {
             Issue.record("the first PATCH was not accepted")
@@ -173,7 +197,9 @@ import Testing
         #expect(bad.status.code == 460)
         #expect(server.offset(location) == "0")
         #expect(server.patch(location, offset: 0, chunk, extra: ["Upload-Checksum": "sha3 AA=="]).status == .badRequest)
-        #expect(server.patch(location, offset: 0, chunk, extra: ["Upload-Checksum": ByteSumDigests.header(chunk)]).status == .noContent)
+        #expect(
+            server.patch(location, offset: 0, chunk, extra: ["Upload-Checksum": ByteSumDigests.header(chunk)]).status
+                == .noContent)
         #expect(server.offset(location) == "5")
         #expect(server.area.bytes(try #require(server.area.ids().first)) == chunk)
     }
@@ -182,8 +208,10 @@ import Testing
         let server = Server()
         let location = try #require(server.create(length: 10).headers["location"])
         for (checksum, expected) in [(true, "0"), (false, "4")] {
-            var headers: HTTPHeaders = ["Tus-Resumable": "1.0.0", "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream",
-                                        "Content-Length": "10"]
+            var headers: HTTPHeaders = [
+                "Tus-Resumable": "1.0.0", "Upload-Offset": "0", "Content-Type": "application/offset+octet-stream",
+                "Content-Length": "10",
+            ]
             if checksum { headers.add(name: "Upload-Checksum", value: ByteSumDigests.header(Array("1234567890".utf8))) }
             if !checksum, server.offset(location) != "0" { return }
             guard case .readBody(let consumer) = server.route(.patch, location, headers).resolvedInline() else {
@@ -215,8 +243,12 @@ import Testing
 
     @Test func creationWithUpload() throws {
         let server = Server()
-        let response = server.send(.post, "/files/", ["Tus-Resumable": "1.0.0", "Upload-Length": "11",
-                                                       "Content-Type": "application/offset+octet-stream"], body: Array("hello".utf8))
+        let response = server.send(
+            .post, "/files/",
+            [
+                "Tus-Resumable": "1.0.0", "Upload-Length": "11",
+                "Content-Type": "application/offset+octet-stream",
+            ], body: Array("hello".utf8))
         #expect(response.status == .created)
         #expect(response.headers["upload-offset"] == "5")
         let location = try #require(response.headers["location"])
@@ -275,7 +307,9 @@ import Testing
         #expect(server.patch(location, offset: 0, Array("12345".utf8)).status == .noContent)
         server.restart()
         #expect(server.offset(location) == "5")
-        #expect(server.send(.head, location, ["Tus-Resumable": "1.0.0"]).headers["upload-metadata"] == "filename " + Base64.encode("r.txt".utf8))
+        #expect(
+            server.send(.head, location, ["Tus-Resumable": "1.0.0"]).headers["upload-metadata"] == "filename "
+                + Base64.encode("r.txt".utf8))
         #expect(server.patch(location, offset: 5, Array("67890".utf8)).status == .noContent)
         #expect(server.storage.files[Self.path("r.txt")] == Array("1234567890".utf8))
     }
@@ -290,7 +324,9 @@ import Testing
         #expect(server.create(length: 1, name: ".hidden").status == .badRequest)
         let nested = server.create(length: 1, extra: ["Upload-Metadata": "relativePath " + Base64.encode("../x".utf8)])
         #expect(nested.status == .badRequest)
-        let inFolder = try #require(server.create(length: 1, extra: ["Upload-Metadata": "relativePath " + Base64.encode("a/b/c.txt".utf8)]).headers["location"])
+        let inFolder = try #require(
+            server.create(length: 1, extra: ["Upload-Metadata": "relativePath " + Base64.encode("a/b/c.txt".utf8)]).headers[
+                "location"])
         #expect(server.patch(inFolder, offset: 0, Array("x".utf8)).status == .noContent)
         #expect(server.storage.files[StoragePath(checkedComponents: ["a", "b", "c.txt"])] == Array("x".utf8))
     }
@@ -334,9 +370,14 @@ import Testing
 
     @Test func withoutTusTheRoutesAreUntouched() {
         let app = InMemoryServer().app
-        let decision = app.route(RequestHead(method: .post, target: "/files/", version: .http1_1, headers: ["Tus-Resumable": "1.0.0", "Upload-Length": "1"]),
-                                 context: RequestContext(client: "c", wallClockSeconds: 0))
-        guard case .respond(let response) = decision else { Issue.record("expected a response"); return }
+        let decision = app.route(
+            RequestHead(
+                method: .post, target: "/files/", version: .http1_1, headers: ["Tus-Resumable": "1.0.0", "Upload-Length": "1"]),
+            context: RequestContext(client: "c", wallClockSeconds: 0))
+        guard case .respond(let response) = decision else {
+            Issue.record("expected a response")
+            return
+        }
         #expect(response.status == .methodNotAllowed)
     }
 }

@@ -1,10 +1,13 @@
 import Testing
+
 @testable import FiledropCore
 
 @Suite struct TusHeadersTests {
     // RFC 4648 §10 test vectors.
-    static let vectors: [(String, String)] = [("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"),
-                                              ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy")]
+    static let vectors: [(String, String)] = [
+        ("", ""), ("f", "Zg=="), ("fo", "Zm8="), ("foo", "Zm9v"),
+        ("foob", "Zm9vYg=="), ("fooba", "Zm9vYmE="), ("foobar", "Zm9vYmFy"),
+    ]
 
     @Test func base64MatchesRFC4648Vectors() {
         for (plain, encoded) in Self.vectors {
@@ -47,8 +50,9 @@ import Testing
     }
 
     @Test func recordRoundTripsAwkwardNames() {
-        let record = TusRecord(length: 42, name: "file\n1 😀.txt", directory: ["a b", "ü"], metadata: "filename Zg==",
-                               client: "::1", created: 1_700_000_000)
+        let record = TusRecord(
+            length: 42, name: "file\n1 😀.txt", directory: ["a b", "ü"], metadata: "filename Zg==",
+            client: "::1", created: 1_700_000_000)
         #expect(TusRecord(decoding: record.encoded()) == record)
         var deferred = record
         deferred.length = nil

@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// `tus-max-pending` with requests in flight: the room a request is granted is reserved
 /// under one lock (the registry's) before the next request is checked, so two deferred-length
@@ -10,14 +11,17 @@ import Testing
     typealias Server = TusHandlerTests.Server
 
     static func patchHeaders(offset: UInt64, _ extra: HTTPHeaders) -> HTTPHeaders {
-        var headers: HTTPHeaders = ["Tus-Resumable": "1.0.0", "Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream"]
+        var headers: HTTPHeaders = [
+            "Tus-Resumable": "1.0.0", "Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream",
+        ]
         for (name, value) in extra { headers.add(name: name, value: value) }
         return headers
     }
 
     /// Starts a PATCH and leaves it receiving: its body has not arrived yet.
     static func startPatch(_ server: Server, _ location: String, _ extra: HTTPHeaders) throws -> any RequestBodyConsumer {
-        guard case .readBody(let consumer) = server.route(.patch, location, patchHeaders(offset: 0, extra)).resolvedInline() else {
+        guard case .readBody(let consumer) = server.route(.patch, location, patchHeaders(offset: 0, extra)).resolvedInline()
+        else {
             throw Refused()
         }
         return consumer
@@ -49,8 +53,9 @@ import Testing
         let first = try #require(server.create(length: nil, name: "a.bin").headers["location"])
         let second = try #require(server.create(length: nil, name: "b.bin").headers["location"])
         let writing = try Self.startPatch(server, first, ["Upload-Length": "600", "Content-Length": "1"])
-        let refused = RequestDriver.send(server.route(.patch, second, Self.patchHeaders(offset: 0, ["Upload-Length": "600", "Content-Length": "1"])),
-                                         body: [1])
+        let refused = RequestDriver.send(
+            server.route(.patch, second, Self.patchHeaders(offset: 0, ["Upload-Length": "600", "Content-Length": "1"])),
+            body: [1])
         #expect(refused.status == .insufficientStorage)
         writing.abort()
         #expect(server.patch(second, offset: 0, [1], extra: ["Upload-Length": "400"]).status == .noContent)

@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// Several daemons on one save directory (issue 20): two `TusUploads` and apps over one
 /// partial-upload area, as two processes over one folder. The area is the truth; what one
@@ -38,19 +39,26 @@ import Testing
             for (name, value) in headers { all.add(name: name, value: value) }
             if !body.isEmpty { all.add(name: "Content-Length", value: String(body.count)) }
             let head = RequestHead(method: method, target: target, version: .http1_1, headers: all)
-            let decision = apps[daemon].route(head, context: RequestContext(client: "10.0.0.1", wallClockSeconds: clock.now, isSecure: false))
+            let decision = apps[daemon].route(
+                head, context: RequestContext(client: "10.0.0.1", wallClockSeconds: clock.now, isSecure: false))
             return RequestDriver.send(decision, body: body, pieces: 1)
         }
 
         func create(_ daemon: Int, length: Int) throws -> String {
-            let created = send(daemon, .post, "/files/", ["Upload-Length": String(length),
-                                                         "Upload-Metadata": "filename " + Base64.encode("shared.bin".utf8)])
+            let created = send(
+                daemon, .post, "/files/",
+                [
+                    "Upload-Length": String(length),
+                    "Upload-Metadata": "filename " + Base64.encode("shared.bin".utf8),
+                ])
             #expect(created.status == .created)
             return try #require(created.headers["location"])
         }
 
         func patch(_ daemon: Int, _ location: String, offset: Int, _ body: [UInt8]) -> Response {
-            send(daemon, .patch, location, ["Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream"], body: body)
+            send(
+                daemon, .patch, location, ["Upload-Offset": String(offset), "Content-Type": "application/offset+octet-stream"],
+                body: body)
         }
 
         func head(_ daemon: Int, _ location: String) -> Response { send(daemon, .head, location, [:]) }

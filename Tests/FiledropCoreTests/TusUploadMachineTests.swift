@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// One tus upload's state machine driven directly: events in, decisions out, time as plain
@@ -15,16 +16,21 @@ import Testing
         return TusUploadMachine(record: record, offset: offset, lastActivity: 0)
     }
 
-    static func request(_ token: UInt64, offset: UInt64 = 0, newLength: UInt64? = nil, body: UInt64? = nil) -> TusUploadMachine.WriteRequest {
+    static func request(_ token: UInt64, offset: UInt64 = 0, newLength: UInt64? = nil, body: UInt64? = nil)
+        -> TusUploadMachine.WriteRequest
+    {
         .init(token: token, offset: offset, newLength: newLength, bodyLength: body)
     }
 
     /// Acquires for `token` and reports the open work done.
     @discardableResult
-    static func receive(_ machine: inout TusUploadMachine, _ token: UInt64, offset: UInt64 = 0, now: Int64 = 0,
-                        maxPending: UInt64? = nil, others: UInt64 = 0, body: UInt64? = nil) throws -> TusUploadMachine.WriteGrant {
-        let grant = try machine.acquire(request(token, offset: offset, body: body), now: now, staleAfter: staleAfter, sizeLimit: noLimit,
-                                        maxPending: maxPending, reservedByOthers: others)
+    static func receive(
+        _ machine: inout TusUploadMachine, _ token: UInt64, offset: UInt64 = 0, now: Int64 = 0,
+        maxPending: UInt64? = nil, others: UInt64 = 0, body: UInt64? = nil
+    ) throws -> TusUploadMachine.WriteGrant {
+        let grant = try machine.acquire(
+            request(token, offset: offset, body: body), now: now, staleAfter: staleAfter, sizeLimit: noLimit,
+            maxPending: maxPending, reservedByOthers: others)
         #expect(machine.phase == .working(token: token), "the partial file opens on a worker first")
         _ = machine.prepared(token: token, succeeded: true, previousRecord: grant.previousRecord, now: now)
         return grant
@@ -127,16 +133,18 @@ import Testing
 
     @Test func aDeferredLengthIsSetOnceAndUndoneWhenItsRecordCannotBeSaved() throws {
         var machine = Self.machine(length: nil, offset: 5)
-        let grant = try machine.acquire(Self.request(1, offset: 5, newLength: 11), now: 0, staleAfter: Self.staleAfter,
-                                        sizeLimit: Self.noLimit, maxPending: nil, reservedByOthers: 0)
+        let grant = try machine.acquire(
+            Self.request(1, offset: 5, newLength: 11), now: 0, staleAfter: Self.staleAfter,
+            sizeLimit: Self.noLimit, maxPending: nil, reservedByOthers: 0)
         #expect(grant.recordToSave?.length == 11)
         #expect(machine.record.length == 11)
         _ = machine.prepared(token: 1, succeeded: false, previousRecord: grant.previousRecord, now: 1)
         #expect(machine.record.length == nil, "the record could not be saved: as it was")
         #expect(machine.phase == .idle)
         #expect(throws: TusError.badRequest("Upload-Length is smaller than what was already uploaded.")) {
-            try machine.acquire(Self.request(2, offset: 5, newLength: 4), now: 0, staleAfter: Self.staleAfter,
-                                sizeLimit: Self.noLimit, maxPending: nil, reservedByOthers: 0)
+            try machine.acquire(
+                Self.request(2, offset: 5, newLength: 4), now: 0, staleAfter: Self.staleAfter,
+                sizeLimit: Self.noLimit, maxPending: nil, reservedByOthers: 0)
         }
     }
 

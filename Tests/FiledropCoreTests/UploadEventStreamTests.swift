@@ -1,5 +1,6 @@
 import Synchronization
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropTesting
 
@@ -30,18 +31,22 @@ import Testing
         let sink = RecordingSink()
         let app = Self.app(sink)
         let body = Array(repeating: UInt8(ascii: "x"), count: 3000)
-        let put = RequestDriver.send(app.route(InMemoryServer.head(.put, "/files/a%20b.txt", ["Content-Length": "3000"]),
-                                               context: InMemoryServer.context), body: body, pieces: 3)
+        let put = RequestDriver.send(
+            app.route(
+                InMemoryServer.head(.put, "/files/a%20b.txt", ["Content-Length": "3000"]),
+                context: InMemoryServer.context), body: body, pieces: 3)
         #expect(put.status == .created)
         let upload = sink.recorded
         #expect(upload.first?.kind == .started)
         #expect(upload.last?.kind == .finished)
         #expect(upload.contains { $0.kind == .progress })
         #expect(Set(upload.map(\.uploadID)).count == 1)
-        #expect(upload.allSatisfy { $0.method == .put && $0.client == "test" && $0.time == 1_700_000_000 && $0.expectedSize == 3000 })
+        #expect(
+            upload.allSatisfy { $0.method == .put && $0.client == "test" && $0.time == 1_700_000_000 && $0.expectedSize == 3000 })
         #expect((upload.last?.path, upload.last?.size) == ("a b.txt", 3000))
 
-        let delete = RequestDriver.send(app.route(InMemoryServer.head(.delete, "/files/a%20b.txt"), context: InMemoryServer.context))
+        let delete = RequestDriver.send(
+            app.route(InMemoryServer.head(.delete, "/files/a%20b.txt"), context: InMemoryServer.context))
         #expect(delete.status == .noContent)
         #expect(sink.recorded.last.map { ($0.kind, $0.path, $0.method) } ?? (.started, "", .form) == (.deleted, "a b.txt", nil))
     }
@@ -49,8 +54,10 @@ import Testing
     @Test func aFailedUploadSaysWhy() {
         let sink = RecordingSink()
         let app = Self.app(sink)
-        let response = RequestDriver.send(app.route(InMemoryServer.head(.put, "/files/short.txt", ["Content-Length": "10"]),
-                                                    context: InMemoryServer.context), body: Array("abc".utf8))
+        let response = RequestDriver.send(
+            app.route(
+                InMemoryServer.head(.put, "/files/short.txt", ["Content-Length": "10"]),
+                context: InMemoryServer.context), body: Array("abc".utf8))
         #expect(response.status.code >= 400)
         let failed = sink.recorded.last
         #expect(failed?.kind == .failed)

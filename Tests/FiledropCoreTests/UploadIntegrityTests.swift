@@ -1,7 +1,8 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropHTTP
 @testable import FiledropTesting
-import Testing
 
 /// Issue 21 in memory, with `ByteSumHashing` standing in for libcrypto: every kind of upload
 /// records its hash with the file and reports it; a client's wrong digest publishes nothing;
@@ -10,15 +11,18 @@ import Testing
     static let content = Array("The quick brown fox jumps over the lazy dog, twice: the quick brown fox".utf8)
     static let path = StoragePath(checkedComponents: ["fox.txt"])
 
-    static func server(_ configure: (inout Configuration) -> Void = { _ in }, storage: InMemoryStorage = InMemoryStorage(),
-                       tusUploads: TusUploads? = nil) -> InMemoryServer {
+    static func server(
+        _ configure: (inout Configuration) -> Void = { _ in }, storage: InMemoryStorage = InMemoryStorage(),
+        tusUploads: TusUploads? = nil
+    ) -> InMemoryServer {
         var configuration = Configuration()
         configuration.fsync = false
         configure(&configuration)
         return InMemoryServer(configuration: configuration, storage: storage, tusUploads: tusUploads, hashing: ByteSumHashing())
     }
 
-    static func put(_ server: InMemoryServer, _ headers: HTTPHeaders = [:], body: [UInt8] = content, pieces: Int = 1) -> Response {
+    static func put(_ server: InMemoryServer, _ headers: HTTPHeaders = [:], body: [UInt8] = content, pieces: Int = 1) -> Response
+    {
         var all: HTTPHeaders = ["Accept": "application/json", "Content-Length": String(body.count)]
         for (name, value) in headers { all.add(name: name, value: value) }
         return server.send(InMemoryServer.head(.put, "/files/fox.txt", all), body: body, pieces: pieces)
@@ -76,15 +80,23 @@ import Testing
 
     @Test func multipartReportsEachFilesHash() {
         let server = Self.server()
-        let body = Array("--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n\r\nfirst\r\n--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"b.txt\"\r\n\r\nsecond file\r\n--b--\r\n".utf8)
-        let head = InMemoryServer.head(.post, "/upload", ["Accept": "application/json", "Content-Type": "multipart/form-data; boundary=b",
-                                                          "Content-Length": String(body.count)])
+        let body = Array(
+            "--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"a.txt\"\r\n\r\nfirst\r\n--b\r\nContent-Disposition: form-data; name=\"f\"; filename=\"b.txt\"\r\n\r\nsecond file\r\n--b--\r\n"
+                .utf8)
+        let head = InMemoryServer.head(
+            .post, "/upload",
+            [
+                "Accept": "application/json", "Content-Type": "multipart/form-data; boundary=b",
+                "Content-Length": String(body.count),
+            ])
         let response = server.send(head, body: body, pieces: 5)
         #expect(response.status == .created)
         let text = InMemoryServer.text(response)
         #expect(text.contains("\"sha256\":\"\(ByteSumHashing.hex(Array("first".utf8)))\""))
         #expect(text.contains("\"sha256\":\"\(ByteSumHashing.hex(Array("second file".utf8)))\""))
-        #expect(server.storage.recordedSHA256(StoragePath(checkedComponents: ["b.txt"])) == ByteSumHashing.hex(Array("second file".utf8)))
+        #expect(
+            server.storage.recordedSHA256(StoragePath(checkedComponents: ["b.txt"]))
+                == ByteSumHashing.hex(Array("second file".utf8)))
     }
 
     @Test func offRecordsNothingAndIgnoresClientDigests() {
@@ -125,8 +137,9 @@ import Testing
         let stream = ByteSumHashing.Stream(behindEvery: 100)
         var configuration = Configuration()
         configuration.fsync = false
-        var writer = GuardedWriter(sink: file, policy: StoragePolicy(configuration: configuration), storage: storage, startingAt: 0,
-                                   limit: SizeLimit(bytes: .max, refusal: .contentTooLarge(limit: .max)), digest: stream)
+        var writer = GuardedWriter(
+            sink: file, policy: StoragePolicy(configuration: configuration), storage: storage, startingAt: 0,
+            limit: SizeLimit(bytes: .max, refusal: .contentTooLarge(limit: .max)), digest: stream)
         try Self.content.withUnsafeBytes { try writer.write($0) }
         let early = writer.pause()
         #expect(early == nil, "71 bytes: not behind yet")
@@ -146,14 +159,18 @@ import Testing
         server(storage: area.storage, tusUploads: TusUploads(area: area, digests: ByteSumDigests(), clock: { 0 }))
     }
 
-    static func tus(_ server: InMemoryServer, _ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders, body: [UInt8] = []) -> Response {
+    static func tus(_ server: InMemoryServer, _ method: HTTPMethod, _ target: String, _ headers: HTTPHeaders, body: [UInt8] = [])
+        -> Response
+    {
         var all: HTTPHeaders = ["Tus-Resumable": "1.0.0", "Content-Length": String(body.count)]
         for (name, value) in headers { all.add(name: name, value: value) }
         return server.send(InMemoryServer.head(method, target, all), body: body)
     }
 
     static func create(_ server: InMemoryServer) throws -> String {
-        let created = tus(server, .post, "/files/", ["Upload-Length": String(content.count), "Upload-Metadata": "filename " + Base64.encode("fox.txt".utf8)])
+        let created = tus(
+            server, .post, "/files/",
+            ["Upload-Length": String(content.count), "Upload-Metadata": "filename " + Base64.encode("fox.txt".utf8)])
         return try #require(created.headers[.location])
     }
 
@@ -191,7 +208,8 @@ import Testing
         let server = Self.tusServer(area)
         let location = try Self.create(server)
         #expect(Self.patch(server, location, from: 0, to: 30).status == .noContent)
-        let refused = Self.patch(server, location, from: 30, to: Self.content.count, ["Upload-Checksum": "sum8 " + Base64.encode([0])])
+        let refused = Self.patch(
+            server, location, from: 30, to: Self.content.count, ["Upload-Checksum": "sum8 " + Base64.encode([0])])
         #expect(refused.status.code == 460)
         #expect(area.storage.files.isEmpty)
         #expect(Self.patch(server, location, from: 30, to: Self.content.count).status == .noContent)

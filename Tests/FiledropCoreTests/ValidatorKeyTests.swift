@@ -1,4 +1,5 @@
 import Testing
+
 @testable import FiledropCore
 
 /// The keyed hash behind every ETag: SipHash-2-4 as published, and tags that hide the inode.
@@ -11,12 +12,15 @@ import Testing
         #expect(Self.referenceKey.hash([0x0706_0504_0302_0100]) == 0x93f5_f579_9a93_2462)
     }
 
-    @Test("A string is its bytes, eight to a little-endian word, the last padded, then its length",
-          arguments: ["", "a", "1234567", "12345678", "123456789", "IMG_000001.JPG", "Grüße 😀 sixteen+ bytes"])
+    @Test(
+        "A string is its bytes, eight to a little-endian word, the last padded, then its length",
+        arguments: ["", "a", "1234567", "12345678", "123456789", "IMG_000001.JPG", "Grüße 😀 sixteen+ bytes"])
     func stringsAreTheirWords(text: String) {
         let bytes = Array(text.utf8)
         var words = stride(from: 0, to: bytes.count, by: 8).map { start in
-            bytes[start..<min(start + 8, bytes.count)].enumerated().reduce(UInt64(0)) { $0 | UInt64($1.element) << UInt64(8 * $1.offset) }
+            bytes[start..<min(start + 8, bytes.count)].enumerated().reduce(UInt64(0)) {
+                $0 | UInt64($1.element) << UInt64(8 * $1.offset)
+            }
         }
         words.append(UInt64(bytes.count))
         var hasher = ValidatorKey.Hasher(key: Self.referenceKey)

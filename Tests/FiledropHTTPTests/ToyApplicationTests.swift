@@ -50,8 +50,9 @@ struct ToyApplicationTests {
     /// Plays the server: feeds `input`, carries out every action (blocking work inline), and
     /// returns what was written and the label of each answered request.
     static func serve(_ input: String, responder: some HTTPResponder = Toy()) -> (output: String, labels: [RequestLabel]) {
-        var machine = ConnectionStateMachine(configuration: ConnectionConfiguration(), responder: responder,
-                                             context: RequestContext(client: "toy-client", wallClockSeconds: 0), now: 0)
+        var machine = ConnectionStateMachine(
+            configuration: ConnectionConfiguration(), responder: responder,
+            context: RequestContext(client: "toy-client", wallClockSeconds: 0), now: 0)
         var buffer = Array(input.utf8)
         var output = ""
         var labels: [RequestLabel] = []

@@ -1,8 +1,9 @@
 import CLinux
-@testable import FiledropIO
-@testable import FiledropServer
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// The kernel's address announcements reach `onChange` through an event loop, once per
 /// wakeup, in a network namespace of the test's own (the socket watches the namespace of the
@@ -81,7 +82,10 @@ import Testing
         while true {
             let count = recv(witness.descriptor, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             if count >= 0 { continue }
-            if errno == ENOBUFS { overflowed = true; continue }
+            if errno == ENOBUFS {
+                overflowed = true
+                continue
+            }
             break
         }
         #expect(overflowed)

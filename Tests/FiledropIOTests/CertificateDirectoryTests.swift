@@ -1,8 +1,9 @@
-@testable import FiledropIO
-@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// tls-dir's files are published whole, with their mode from the first byte, and never
 /// replace a CA file behind another daemon's back.
@@ -42,8 +43,11 @@ import Testing
         let directory = CertificateDirectory(path: temporary.tls)
         try directory.create()
         mkdir(directory.keyPath, 0o700)
-        #expect(throws: CertificateError.fileUnreadable(path: directory.keyPath, errno: EISDIR)) { try directory.read(directory.keyPath) }
-        try temporary.write([UInt8](repeating: 0x41, count: CertificateDirectory.fileSizeLimit + 1), to: directory.certificatePath)
+        #expect(throws: CertificateError.fileUnreadable(path: directory.keyPath, errno: EISDIR)) {
+            try directory.read(directory.keyPath)
+        }
+        try temporary.write(
+            [UInt8](repeating: 0x41, count: CertificateDirectory.fileSizeLimit + 1), to: directory.certificatePath)
         #expect(throws: CertificateError.fileUnreadable(path: directory.certificatePath, errno: EFBIG)) {
             try directory.read(directory.certificatePath)
         }

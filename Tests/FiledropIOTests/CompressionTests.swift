@@ -1,8 +1,9 @@
-@testable import FiledropCore
 import FiledropHTTP
-@testable import FiledropIO
 import Foundation
 import Testing
+
+@testable import FiledropCore
+@testable import FiledropIO
 
 /// gzip on zlib: whole bodies, streamed file regions and the web root cache, each checked
 /// by inflating the result with zlib.

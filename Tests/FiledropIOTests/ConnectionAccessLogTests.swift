@@ -1,9 +1,10 @@
 import FiledropCore
 import FiledropHTTP
-@testable import FiledropIO
-@testable import FiledropServer
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// A download the client does not take whole is still in the access log, marked cut, with
 /// the bytes that went out: a live server on 127.0.0.1, a real client socket.
@@ -34,8 +35,10 @@ import Testing
     }
 
     /// Serves on a port of its own while `body` runs with that port, then shuts down.
-    func serving(_ configure: (inout ConnectionConfiguration) -> Void = { _ in }, log: Records,
-                 _ body: (UInt16) throws -> Void) throws {
+    func serving(
+        _ configure: (inout ConnectionConfiguration) -> Void = { _ in }, log: Records,
+        _ body: (UInt16) throws -> Void
+    ) throws {
         let listener = try ListeningSocket.bind(host: "127.0.0.1", port: 0)
         var configuration = ServerConfiguration()
         configuration.threads = 1

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropServer
-import Testing
 
 /// The admission policy alone, fed the counts the server would see; no sockets.
 @Suite struct ConnectionAdmissionTests {
@@ -47,10 +48,12 @@ import Testing
         let policy = ConnectionAdmission(maxConnections: maxConnections, maxConnectionsPerClient: 64)
         var held: [Int: Int] = [:]
         var open = 0
-        let attempts = interleaved
+        let attempts =
+            interleaved
             ? (0..<wanted).flatMap { _ in Array(0..<17) }
             : (0..<17).flatMap { address in Array(repeating: address, count: wanted) }
-        for address in attempts where policy.decide(open: open, heldByClient: held[address, default: 0], addresses: held.count) == .admit {
+        for address in attempts
+        where policy.decide(open: open, heldByClient: held[address, default: 0], addresses: held.count) == .admit {
             held[address, default: 0] += 1
             open += 1
         }

@@ -1,9 +1,10 @@
 import FiledropCore
 import FiledropHTTP
-@testable import FiledropIO
-@testable import FiledropServer
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// A new request is read into the loop's scratch, and what the request leaves behind (the
 /// next pipelined request, a head cut short) moves to the connection's own buffer: requests
@@ -47,7 +48,8 @@ import Testing
         while bodies.count < count {
             if let end = received.firstRange(of: Array("\r\n\r\n".utf8)) {
                 let head = String(decoding: received[..<end.lowerBound], as: UTF8.self).lowercased()
-                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                let length =
+                    head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
                     .flatMap { Int($0.dropFirst("content-length:".count).trimmingOWS()) } ?? 0
                 if received.count >= end.upperBound + length {
                     bodies.append(String(decoding: received[end.upperBound..<(end.upperBound + length)], as: UTF8.self))

@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropServer
-import Testing
 
 /// The slot table alone: admissions, evictions and closes as the server would report them,
 /// with a clock that is just a number.
@@ -10,8 +11,10 @@ import Testing
     }
 
     /// Admits and returns the id, failing the test on anything else.
-    static func admitted(_ table: inout ConnectionSlots, _ client: String, _ stage: ConnectionSlots.Stage,
-                         owner: Int = 0, now: UInt64 = 0) -> ConnectionSlots.ID? {
+    static func admitted(
+        _ table: inout ConnectionSlots, _ client: String, _ stage: ConnectionSlots.Stage,
+        owner: Int = 0, now: UInt64 = 0
+    ) -> ConnectionSlots.ID? {
         guard case .admit(let id) = table.admit(client: client, stage: stage, owner: owner, now: now) else { return nil }
         return id
     }
@@ -20,8 +23,11 @@ import Testing
     static func fill(_ table: inout ConnectionSlots, stage: ConnectionSlots.Stage, from first: Int = 0) -> [ConnectionSlots.ID] {
         var ids: [ConnectionSlots.ID] = []
         while !table.isFull {
-            guard let id = admitted(&table, "10.0.0.\(first + ids.count)", stage == .committed ? .awaitingHead : stage,
-                                    now: UInt64(ids.count)) else { break }
+            guard
+                let id = admitted(
+                    &table, "10.0.0.\(first + ids.count)", stage == .committed ? .awaitingHead : stage,
+                    now: UInt64(ids.count))
+            else { break }
             if stage == .committed { table.advanced(id, to: .committed) }
             ids.append(id)
         }
@@ -62,7 +68,9 @@ import Testing
         var victims: [ConnectionSlots.ID] = []
         // Newcomers on the plain port: they queue behind the older heads.
         for n in 0..<4 {
-            if case .admitEvicting(_, let eviction) = table.admit(client: "172.16.0.\(n)", stage: .awaitingHead, owner: 0, now: 10) {
+            if case .admitEvicting(_, let eviction) = table.admit(
+                client: "172.16.0.\(n)", stage: .awaitingHead, owner: 0, now: 10)
+            {
                 victims.append(eviction.victim)
                 table.closed(eviction.victim)
             }
@@ -75,7 +83,8 @@ import Testing
         let head = Self.admitted(&table, "10.0.0.1", .awaitingHead, now: 0)!
         _ = Self.admitted(&table, "10.0.0.2", .handshaking, now: 1)!
         guard case .admitEvicting(let newcomer, _) = table.admit(client: "10.0.0.3", stage: .handshaking, owner: 0, now: 2),
-              case .admitEvicting(_, let second) = table.admit(client: "10.0.0.4", stage: .awaitingHead, owner: 0, now: 3) else {
+            case .admitEvicting(_, let second) = table.admit(client: "10.0.0.4", stage: .awaitingHead, owner: 0, now: 3)
+        else {
             Issue.record("no eviction")
             return
         }
@@ -116,7 +125,8 @@ import Testing
         let a = Self.admitted(&table, "10.0.0.1", .awaitingHead)!
         _ = Self.admitted(&table, "10.0.0.2", .awaitingHead)!
         guard case .admitEvicting(_, let eviction) = table.admit(client: "10.0.0.3", stage: .awaitingHead, owner: 0, now: 1),
-              eviction.victim == a else {
+            eviction.victim == a
+        else {
             Issue.record("a was not chosen")
             return
         }
@@ -146,8 +156,10 @@ import Testing
         var refused = 0
         for address in 0..<100 {
             for round in 0..<64 {
-                switch table.admit(client: "127.0.\(address / 50).\(address % 50 + 2)", stage: .handshaking, owner: 0,
-                                   now: UInt64(address * 64 + round)) {
+                switch table.admit(
+                    client: "127.0.\(address / 50).\(address % 50 + 2)", stage: .handshaking, owner: 0,
+                    now: UInt64(address * 64 + round))
+                {
                 case .admit: break
                 case .admitEvicting(_, let eviction): table.closed(eviction.victim)
                 case .refuse: refused += 1

@@ -19,7 +19,8 @@ import Testing
 
     /// A SHA-512 crypt hash made elsewhere (`openssl passwd -6 -salt saltsalt secret`) is accepted.
     @Test func sha512CryptFromElsewhere() throws {
-        let verifier = try CryptPassword(hash: "$6$saltsalt$TVLlQcbpFVof5W3Yz4DTP6gRstiNuHwwTt6GLc1E5n0U0aDehy0S5knV8wiOQSpT0Y77vwPZN.Pq.H91p5hVO1")
+        let verifier = try CryptPassword(
+            hash: "$6$saltsalt$TVLlQcbpFVof5W3Yz4DTP6gRstiNuHwwTt6GLc1E5n0U0aDehy0S5knV8wiOQSpT0Y77vwPZN.Pq.H91p5hVO1")
         #expect(verifier.verify(Array("secret".utf8)))
         #expect(!verifier.verify(Array("Secret".utf8)))
     }

@@ -1,8 +1,9 @@
 import CLinux
-@testable import FiledropIO
-@testable import FiledropServer
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// Events reach their handler through the registration's address in epoll_event.data; a
 /// handler unregistered while a batch is dispatched gets none of the batch's remaining events,
@@ -56,7 +57,8 @@ import Testing
     /// third on the same descriptor number. The closed one's pending event must be dropped.
     @Test func aHandlerClosedEarlierInTheBatchGetsNoEvent() throws {
         let loop = try EventLoop(index: 0)
-        let first = ReadyHandler(), second = ReadyHandler()
+        let first = ReadyHandler()
+        let second = ReadyHandler()
         var newcomer: ReadyHandler?
         for (handler, other) in [(first, second), (second, first)] {
             handler.onEvent = { _, loop in

@@ -1,7 +1,8 @@
-@testable import FiledropIO
-@testable import FiledropServer
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 @Suite("FileDescriptor")
 struct FileDescriptorTests {

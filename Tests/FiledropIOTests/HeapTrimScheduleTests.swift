@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropIO
 @testable import FiledropServer
-import Testing
 
 /// When the heap is trimmed: once after a burst of closes has calmed down, never during it,
 /// never for steady traffic. Ticks are fed by hand; no allocator is touched.

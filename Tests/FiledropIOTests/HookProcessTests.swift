@@ -1,6 +1,7 @@
 import Glibc
 import Synchronization
 import Testing
+
 @testable import FiledropIO
 
 /// One on-upload run: argv is the program alone (no shell reads the file name), the
@@ -25,18 +26,23 @@ import Testing
         return (path, directory)
     }
 
-    static func run(_ body: String, environment: [String] = ["PATH=/usr/bin:/bin"], input: String = "",
-                    timeout: UInt64 = 10_000_000_000, grace: UInt64 = 200_000_000) throws -> (HookProcess.Outcome, [String], String) {
+    static func run(
+        _ body: String, environment: [String] = ["PATH=/usr/bin:/bin"], input: String = "",
+        timeout: UInt64 = 10_000_000_000, grace: UInt64 = 200_000_000
+    ) throws -> (HookProcess.Outcome, [String], String) {
         let (path, directory) = try script(body)
         let lines = Lines()
-        let process = HookProcess(program: path, environment: environment, input: Array(input.utf8), workingDirectory: directory,
-                                  timeout: timeout, grace: grace) { _, stream, line in lines.add(stream, line) }
+        let process = HookProcess(
+            program: path, environment: environment, input: Array(input.utf8), workingDirectory: directory,
+            timeout: timeout, grace: grace
+        ) { _, stream, line in lines.add(stream, line) }
         let outcome = process.run().outcome
         return (outcome, lines.all, directory)
     }
 
     @Test func environmentStdinOutputAndStatus() throws {
-        let (outcome, lines, directory) = try Self.run("""
+        let (outcome, lines, directory) = try Self.run(
+            """
             echo "args=$# cwd=$(pwd)"
             env | sort
             read -r line; echo "stdin=$line"
@@ -49,8 +55,10 @@ import Testing
         #expect(lines.contains("stdout: stdin={\"x\":1}"))
         #expect(lines.contains("stderr: oops"))
         // Nothing of the test runner's environment: sh adds PWD (and may add SHLVL, _).
-        let variables = lines.filter { $0.hasPrefix("stdout: ") && $0.contains("=") && !$0.contains("args=") && !$0.contains("stdin=") }
-            .map { String($0.dropFirst(8).prefix { $0 != "=" }) }
+        let variables = lines.filter {
+            $0.hasPrefix("stdout: ") && $0.contains("=") && !$0.contains("args=") && !$0.contains("stdin=")
+        }
+        .map { String($0.dropFirst(8).prefix { $0 != "=" }) }
         #expect(Set(variables).subtracting(["PWD", "SHLVL", "_", "OLDPWD"]) == ["PATH", "FILEDROP_NAME"])
     }
 
@@ -99,7 +107,8 @@ import Testing
     }
 
     @Test func longLinesAreCutAndVolumeIsBounded() throws {
-        let (outcome, lines, _) = try Self.run("""
+        let (outcome, lines, _) = try Self.run(
+            """
             head -c 5000 /dev/zero | tr '\\0' 'a'; echo
             i=0; while [ $i -lt 500 ]; do echo line $i; i=$((i+1)); done
             """)
@@ -110,8 +119,10 @@ import Testing
     }
 
     @Test func aMissingProgramIsReported() {
-        let process = HookProcess(program: "/nonexistent/hook", environment: [], input: [], workingDirectory: "/",
-                                  timeout: 1_000_000_000, grace: 1) { _, _, _ in }
+        let process = HookProcess(
+            program: "/nonexistent/hook", environment: [], input: [], workingDirectory: "/",
+            timeout: 1_000_000_000, grace: 1
+        ) { _, _, _ in }
         guard case .couldNotStart(let reason) = process.run().outcome else {
             Issue.record("started a program that does not exist")
             return

@@ -1,5 +1,6 @@
 import FiledropCore
 import Testing
+
 @testable import FiledropIO
 
 @Suite struct LibQREncoderTests {

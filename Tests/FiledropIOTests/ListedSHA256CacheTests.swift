@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 

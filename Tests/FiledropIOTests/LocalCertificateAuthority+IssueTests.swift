@@ -1,8 +1,9 @@
-@testable import FiledropIO
-@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// Server certificates from the local CA, checked by `openssl verify` for real: they verify
 /// for every name and address they were issued for and for no other.
@@ -25,7 +26,8 @@ import Testing
 
     private func verify(_ leaf: String, _ check: [String], at time: Int64? = nil) throws -> OpenSSLCommand.Outcome {
         let attime = time.map { ["-attime", String($0)] } ?? []
-        return try OpenSSLCommand.run(["verify", "-CAfile", temporary.tls + "/ca.crt", "-purpose", "sslserver"] + attime + check + [leaf])
+        return try OpenSSLCommand.run(
+            ["verify", "-CAfile", temporary.tls + "/ca.crt", "-purpose", "sslserver"] + attime + check + [leaf])
     }
 
     @Test func verifiesForItsNamesAndAddressesOnly() throws {
@@ -67,7 +69,8 @@ import Testing
     @Test func lifetimeExtensionsAndSubject() throws {
         try #require(OpenSSLCommand.isAvailable, "needs /usr/bin/openssl")
         let now = Clock.wallClockSeconds()
-        let issued = try authority.issueServerCertificate(dnsNames: ["nas.local"], ipAddresses: ["10.0.0.7", "fe80::1"], now: now)
+        let issued = try authority.issueServerCertificate(
+            dnsNames: ["nas.local"], ipAddresses: ["10.0.0.7", "fe80::1"], now: now)
         #expect(issued.notBefore == now - 3_600)
         #expect(issued.notAfter == now + 7 * 86_400)
         #expect(issued.dnsNames == ["nas.local"] && issued.ipAddresses == ["10.0.0.7", "fe80::1"])
@@ -80,7 +83,10 @@ import Testing
         #expect(text.contains("X509v3 Basic Constraints: critical\n                CA:FALSE"))
         #expect(text.contains("X509v3 Key Usage: critical\n                Digital Signature\n"))
         #expect(text.contains("X509v3 Extended Key Usage: \n                TLS Web Server Authentication\n"))
-        #expect(text.contains("X509v3 Subject Alternative Name: \n                DNS:nas.local, IP Address:10.0.0.7, IP Address:FE80:0:0:0:0:0:0:1\n"))
+        #expect(
+            text.contains(
+                "X509v3 Subject Alternative Name: \n                DNS:nas.local, IP Address:10.0.0.7, IP Address:FE80:0:0:0:0:0:0:1\n"
+            ))
         #expect(text.contains("X509v3 Subject Key Identifier"))
         #expect(text.contains("X509v3 Authority Key Identifier"))
 
@@ -100,11 +106,14 @@ import Testing
     @Test func anAddressOnlyCertificateAndACustomLifetime() throws {
         try #require(OpenSSLCommand.isAvailable, "needs /usr/bin/openssl")
         let now = Clock.wallClockSeconds()
-        let issued = try authority.issueServerCertificate(dnsNames: [], ipAddresses: ["::1", "127.0.0.1", "::1"], now: now, lifetime: 600)
+        let issued = try authority.issueServerCertificate(
+            dnsNames: [], ipAddresses: ["::1", "127.0.0.1", "::1"], now: now, lifetime: 600)
         #expect(issued.ipAddresses == ["::1", "127.0.0.1"])
         #expect(issued.notAfter == now + 600)
         let leaf = try leafFile(issued)
-        #expect(try OpenSSLCommand.run(["x509", "-in", leaf, "-noout", "-subject", "-nameopt", "RFC2253"]).output == "subject=CN=::1\n")
+        #expect(
+            try OpenSSLCommand.run(["x509", "-in", leaf, "-noout", "-subject", "-nameopt", "RFC2253"]).output
+                == "subject=CN=::1\n")
         #expect(try verify(leaf, ["-verify_ip", "::1"]).status == 0)
         #expect(try verify(leaf, ["-verify_ip", "127.0.0.1"]).status == 0)
     }
@@ -115,7 +124,10 @@ import Testing
         #expect(issued.notAfter == authority.notAfter)
     }
 
-    @Test(arguments: ["", "bad name", "a..b", "-lead.example", "nas\n", "ünïcode.example", "*.example", String(repeating: "a", count: 64) + ".example"])
+    @Test(arguments: [
+        "", "bad name", "a..b", "-lead.example", "nas\n", "ünïcode.example", "*.example",
+        String(repeating: "a", count: 64) + ".example",
+    ])
     func namesThatAreNotDNSNamesAreRefused(name: String) {
         #expect(throws: CertificateError.invalidName(name)) {
             try authority.issueServerCertificate(dnsNames: [name], ipAddresses: [], now: Clock.wallClockSeconds())
@@ -148,6 +160,7 @@ import Testing
         try authority.writeServerCertificateFile(second)
         #expect(temporary.contents(authority.serverCertificatePath) == second.certificateChainPEM)
         #expect(temporary.mode(authority.serverCertificatePath) == 0o644)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: temporary.tls).sorted() == ["ca.crt", "ca.key", "server.crt"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: temporary.tls).sorted() == ["ca.crt", "ca.key", "server.crt"])
     }
 }

@@ -1,8 +1,9 @@
-@testable import FiledropIO
-@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// The CA of `tls = auto`: made once with the right files and modes, loaded again with the
 /// same identity (as the openssl tool sees it), and refused, naming the file, when damaged.
@@ -29,12 +30,15 @@ import Testing
         try #require(OpenSSLCommand.isAvailable, "needs /usr/bin/openssl")
         let temporary = try TemporaryDirectory()
         let now = Clock.wallClockSeconds()
-        let authority = try LocalCertificateAuthority.loadOrCreate(directory: temporary.tls, commonName: "filedrop CA on test", now: now)
+        let authority = try LocalCertificateAuthority.loadOrCreate(
+            directory: temporary.tls, commonName: "filedrop CA on test", now: now)
         let certificate = temporary.tls + "/ca.crt"
 
         let fingerprint = try OpenSSLCommand.run(["x509", "-noout", "-fingerprint", "-sha256", "-in", certificate])
         #expect(fingerprint.status == 0)
-        let printed = fingerprint.output.split(separator: "=", maxSplits: 1).last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let printed = fingerprint.output.split(separator: "=", maxSplits: 1).last.map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
         #expect(printed == authority.fingerprintSHA256)
         #expect(authority.fingerprintSHA256.count == 32 * 3 - 1)
 
@@ -51,7 +55,9 @@ import Testing
         let hex = serial.split(separator: "=").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) } ?? ""
         #expect(hex.count >= 24 && hex.count <= 34, "serial \(hex)")
 
-        let dates = try OpenSSLCommand.run(["x509", "-noout", "-startdate", "-enddate", "-dateopt", "iso_8601", "-in", certificate])
+        let dates = try OpenSSLCommand.run([
+            "x509", "-noout", "-startdate", "-enddate", "-dateopt", "iso_8601", "-in", certificate,
+        ])
         #expect(dates.status == 0, "\(dates.output)")
         #expect(authority.notAfter == now + 3_652 * 86_400)
         // The self-signed certificate verifies against itself, as a trust anchor must.
@@ -71,14 +77,16 @@ import Testing
             #expect(error?.description.contains(key) == true)
             #expect(error?.description.contains("chmod 600") == true)
         }
-        #expect(CertificateError.keyOpenToOthers(path: "/x/ca.key", mode: 0o644).description
-            == "the CA key /x/ca.key is readable by other users (mode 0644); chmod 600 it")
+        #expect(
+            CertificateError.keyOpenToOthers(path: "/x/ca.key", mode: 0o644).description
+                == "the CA key /x/ca.key is readable by other users (mode 0644); chmod 600 it")
         chmod(key, 0o400)
         _ = try LocalCertificateAuthority.loadOrCreate(directory: temporary.tls, commonName: "test")
     }
 
     @Test func theKeyOfAnotherCAIsRefused() throws {
-        let first = try TemporaryDirectory(), second = try TemporaryDirectory()
+        let first = try TemporaryDirectory()
+        let second = try TemporaryDirectory()
         _ = try LocalCertificateAuthority.loadOrCreate(directory: first.tls, commonName: "first")
         _ = try LocalCertificateAuthority.loadOrCreate(directory: second.tls, commonName: "second")
         try first.write(second.contents(second.tls + "/ca.key") ?? [], to: first.tls + "/ca.key", mode: 0o600)
@@ -171,7 +179,9 @@ import Testing
         let name = "filedrop CA on " + String(repeating: "é", count: 80)
         _ = try LocalCertificateAuthority.loadOrCreate(directory: temporary.tls, commonName: name)
         try #require(OpenSSLCommand.isAvailable, "needs /usr/bin/openssl")
-        let subject = try OpenSSLCommand.run(["x509", "-noout", "-subject", "-nameopt", "RFC2253,-esc_msb", "-in", temporary.tls + "/ca.crt"]).output
+        let subject = try OpenSSLCommand.run([
+            "x509", "-noout", "-subject", "-nameopt", "RFC2253,-esc_msb", "-in", temporary.tls + "/ca.crt",
+        ]).output
         #expect(subject.contains("CN=" + String(name.prefix(64)) + ","), "\(subject)")
     }
 }

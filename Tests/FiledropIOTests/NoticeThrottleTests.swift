@@ -1,6 +1,7 @@
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropServer
-import Testing
 
 @Suite struct NoticeThrottleTests {
     static let second: UInt64 = 1_000_000_000

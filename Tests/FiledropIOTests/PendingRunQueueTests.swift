@@ -1,11 +1,12 @@
-@testable import FiledropCore
 import FiledropHTTP
-@testable import FiledropIO
-@testable import FiledropServer
 import Foundation
 import Glibc
 import Synchronization
 import Testing
+
+@testable import FiledropCore
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// The on-disk queue of hook runs and webhook notices: kept in order, claimed by one queue
 /// at a time (as by daemons sharing a save directory), resumed by a new queue on the same
@@ -31,20 +32,27 @@ struct PendingRunQueueTests {
     }
 
     static func event(_ name: String) -> UploadEvent {
-        UploadEvent(kind: .finished, uploadID: 1, path: name, size: 3, client: "192.0.2.1", method: .put, time: 1_700_000_000,
-                    sha256: String(repeating: "ab", count: 32))
+        UploadEvent(
+            kind: .finished, uploadID: 1, path: name, size: 3, client: "192.0.2.1", method: .put, time: 1_700_000_000,
+            sha256: String(repeating: "ab", count: 32))
     }
 
-    static func queue(_ fixture: SaveDirectoryFixture, log: any LogSink = Messages(), metrics: RunQueueMetrics = RunQueueMetrics(),
-                      wallClock: @escaping @Sendable () -> Int64 = { Clock.wallClockNanoseconds() }) -> PendingRunQueue {
-        PendingRunQueue(settings: .init(folderName: folder, label: "on-upload", durable: true, minFreeSpace: 0),
-                        storage: fixture.storage, metrics: metrics, log: log, wallClock: wallClock, rescanInterval: 0)
+    static func queue(
+        _ fixture: SaveDirectoryFixture, log: any LogSink = Messages(), metrics: RunQueueMetrics = RunQueueMetrics(),
+        wallClock: @escaping @Sendable () -> Int64 = { Clock.wallClockNanoseconds() }
+    ) -> PendingRunQueue {
+        PendingRunQueue(
+            settings: .init(folderName: folder, label: "on-upload", durable: true, minFreeSpace: 0),
+            storage: fixture.storage, metrics: metrics, log: log, wallClock: wallClock, rescanInterval: 0)
     }
 
     /// `next()` that gives up after a while instead of waiting forever: nil when nothing came.
     static func next(_ queue: PendingRunQueue, within seconds: Double = 0.5) -> PendingRunQueue.Claim? {
         let result = ClaimBox()
-        let thread = Thread { let claim = queue.next(); result.value.withLock { $0 = claim } }
+        let thread = Thread {
+            let claim = queue.next()
+            result.value.withLock { $0 = claim }
+        }
         thread.start()
         let deadline = Date().addingTimeInterval(seconds)
         while result.value.withLock({ $0 == nil }), Date() < deadline { usleep(2_000) }
@@ -104,8 +112,9 @@ struct PendingRunQueueTests {
         }
         // A restart: a fresh storage and queue over the same directory.
         let reopened = try PosixStorage(root: fixture.path)
-        let after = PendingRunQueue(settings: .init(folderName: Self.folder, label: "on-upload", durable: true, minFreeSpace: 0),
-                                    storage: reopened, metrics: RunQueueMetrics(), log: Messages(), rescanInterval: 0)
+        let after = PendingRunQueue(
+            settings: .init(folderName: Self.folder, label: "on-upload", durable: true, minFreeSpace: 0),
+            storage: reopened, metrics: RunQueueMetrics(), log: Messages(), rescanInterval: 0)
         var seen: [String] = []
         while seen.count < 2, let claim = Self.next(after) {
             seen.append(claim.run.event.path)
@@ -148,7 +157,10 @@ struct PendingRunQueueTests {
         #expect(claim.run.event.path == "second")
         queue.done(claim)
         #expect(try entries(fixture) == [damaged + ".bad"])
-        #expect(log.all.contains { $0.contains("skipping the unreadable entry \(Self.folder)/\(damaged)") && $0.contains("moved aside") })
+        #expect(
+            log.all.contains {
+                $0.contains("skipping the unreadable entry \(Self.folder)/\(damaged)") && $0.contains("moved aside")
+            })
     }
 
     @Test func aRetryWaitsForItsTimeAndKeepsItsAttempts() throws {

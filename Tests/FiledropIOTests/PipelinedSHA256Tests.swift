@@ -2,6 +2,7 @@ import CCrypto
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 @testable import FiledropTesting

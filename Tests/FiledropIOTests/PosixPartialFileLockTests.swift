@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 
@@ -12,7 +13,9 @@ struct PosixPartialFileLockTests {
     static let id = "0123456789abcdef0123456789abcdef"
 
     /// A second daemon: another storage object over the same directory, made before the upload.
-    static func twoDaemons() throws -> (fixture: SaveDirectoryFixture, first: PosixPartialUploadArea, second: PosixPartialUploadArea) {
+    static func twoDaemons() throws -> (
+        fixture: SaveDirectoryFixture, first: PosixPartialUploadArea, second: PosixPartialUploadArea
+    ) {
         let fixture = try SaveDirectoryFixture()
         return (fixture, fixture.storage.partialUploads, try PosixStorage(root: fixture.path).partialUploads)
     }

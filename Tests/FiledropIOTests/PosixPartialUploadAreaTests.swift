@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 
@@ -52,7 +53,8 @@ struct PosixPartialUploadAreaTests {
         #expect(fixture.contents("\(Self.folder)/\(Self.id).info") == Array("length=11".utf8))
         #expect(try fixture.entriesOnDisk(Self.folder) == [Self.id + ".part", Self.id + ".info"])
         // A crash between writing the temporary record and renaming it.
-        _ = FileManager.default.createFile(atPath: "\(fixture.path)/\(Self.folder)/\(Self.id).info.tmp", contents: Data("half".utf8))
+        _ = FileManager.default.createFile(
+            atPath: "\(fixture.path)/\(Self.folder)/\(Self.id).info.tmp", contents: Data("half".utf8))
         let found = area.recover()
         #expect(found.first?.record == Array("length=11".utf8))
         #expect(try fixture.entriesOnDisk(Self.folder) == [Self.id + ".part", Self.id + ".info"])
@@ -115,7 +117,9 @@ struct PosixPartialUploadAreaTests {
         #expect(file.writebackDue)
         try file.paceWriteback()
         try file.synchronize()
-        #expect(fixture.contents("\(Self.folder)/\(Self.id).part") == Array("head".utf8) + Array(repeating: UInt8(ascii: "x"), count: 5000))
+        #expect(
+            fixture.contents("\(Self.folder)/\(Self.id).part") == Array("head".utf8)
+                + Array(repeating: UInt8(ascii: "x"), count: 5000))
     }
 
     @Test func writerThatIsNotDurableNeverAsksForWriteBack() throws {
@@ -175,8 +179,12 @@ struct LibcryptoDigestsTests {
 
     @Test func md5OfRFC1321Vector() throws {
         // RFC 1321 A.5: MD5("abc") = 900150983cd24fb0d6963f7d28e17f72.
-        #expect(try digest("md5", ["a", "bc"]) == Base64.encode([0x90, 0x01, 0x50, 0x98, 0x3c, 0xd2, 0x4f, 0xb0,
-                                                                    0xd6, 0x96, 0x3f, 0x7d, 0x28, 0xe1, 0x7f, 0x72]))
+        #expect(
+            try digest("md5", ["a", "bc"])
+                == Base64.encode([
+                    0x90, 0x01, 0x50, 0x98, 0x3c, 0xd2, 0x4f, 0xb0,
+                    0xd6, 0x96, 0x3f, 0x7d, 0x28, 0xe1, 0x7f, 0x72,
+                ]))
     }
 
     @Test func unknownAlgorithmIsNil() {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 
@@ -33,9 +34,13 @@ import Testing
         let fixture = try SaveDirectoryFixture()
         try Self.write("a", "a.txt", in: fixture)
         try Self.write("b", "b.txt", in: fixture)
-        #expect(throws: StorageError.exists) { try fixture.storage.move(Self.path("a.txt"), to: Self.path("b.txt"), durable: false) }
+        #expect(throws: StorageError.exists) {
+            try fixture.storage.move(Self.path("a.txt"), to: Self.path("b.txt"), durable: false)
+        }
         #expect(throws: StorageError.notFound) { try fixture.storage.move(Self.path("gone"), to: Self.path("x"), durable: false) }
-        #expect(throws: StorageError.notFound) { try fixture.storage.move(Self.path("a.txt"), to: Self.path("no/x"), durable: false) }
+        #expect(throws: StorageError.notFound) {
+            try fixture.storage.move(Self.path("a.txt"), to: Self.path("no/x"), durable: false)
+        }
         #expect(fixture.contents("a.txt") == Array("a".utf8) && fixture.contents("b.txt") == Array("b".utf8))
     }
 
@@ -45,8 +50,12 @@ import Testing
         try Self.write("a", "a.txt", in: fixture)
         #expect(symlink(outside.path, fixture.path + "/out") == 0)
         #expect(symlink("/etc/hostname", fixture.path + "/host") == 0)
-        #expect(throws: StorageError.notAllowed) { try fixture.storage.move(Self.path("a.txt"), to: Self.path("out/a.txt"), durable: false) }
-        #expect(throws: StorageError.notAllowed) { try fixture.storage.move(Self.path("host"), to: Self.path("mine"), durable: false) }
+        #expect(throws: StorageError.notAllowed) {
+            try fixture.storage.move(Self.path("a.txt"), to: Self.path("out/a.txt"), durable: false)
+        }
+        #expect(throws: StorageError.notAllowed) {
+            try fixture.storage.move(Self.path("host"), to: Self.path("mine"), durable: false)
+        }
         #expect(throws: StorageError.notAllowed) { try fixture.storage.makeDirectory(Self.path("out/new"), durable: false) }
         #expect(try outside.entriesOnDisk().isEmpty)
         #expect(try fixture.entriesOnDisk() == ["a.txt", "out", "host"])

@@ -1,10 +1,11 @@
+import Foundation
+import Glibc
+import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 @testable import FiledropServer
 @testable import FiledropTesting
-import Foundation
-import Glibc
-import Testing
 
 /// Awkward names that must survive the round trip byte for byte.
 let awkwardNames = ["file\n1.txt", "😀.bin", "quote\"d 'name'.txt", "a%20b.txt", "  spaced out  ", "tab\there", "Ünïcödé.txt"]
@@ -35,11 +36,13 @@ struct PosixStorageTests {
         var expected = stat()
         #expect(stat(fixture.path + "/five", &expected) == 0)
         let metadata = try #require(try fixture.storage.metadata(storagePath("five")))
-        #expect(metadata == FileMetadata(
-            name: "five", kind: .file, size: 5,
-            modified: Int64(expected.st_mtim.tv_sec) * 1_000_000_000 + Int64(expected.st_mtim.tv_nsec),
-            inode: UInt64(expected.st_ino),
-            changed: Int64(expected.st_ctim.tv_sec) * 1_000_000_000 + Int64(expected.st_ctim.tv_nsec)))
+        #expect(
+            metadata
+                == FileMetadata(
+                    name: "five", kind: .file, size: 5,
+                    modified: Int64(expected.st_mtim.tv_sec) * 1_000_000_000 + Int64(expected.st_mtim.tv_nsec),
+                    inode: UInt64(expected.st_ino),
+                    changed: Int64(expected.st_ctim.tv_sec) * 1_000_000_000 + Int64(expected.st_ctim.tv_nsec)))
         #expect(try fixture.storage.metadata(.root)?.kind == .directory)
         #expect(try fixture.storage.metadata(storagePath("missing")) == nil)
         #expect(try fixture.storage.metadata(storagePath("missing", "deeper")) == nil)
@@ -73,7 +76,8 @@ struct PosixStorageTests {
         #expect(mkdir(fixture.path + "/dir", 0o755) == 0)
         #expect(mkfifo(fixture.path + "/fifo", 0o644) == 0)
         #expect(symlink("file.txt", fixture.path + "/link") == 0)
-        #expect(FileManager.default.createFile(atPath: fixture.path + "/.filedrop-tmp-0123456789abcdef", contents: Data("x".utf8)))
+        #expect(
+            FileManager.default.createFile(atPath: fixture.path + "/.filedrop-tmp-0123456789abcdef", contents: Data("x".utf8)))
         #expect(FileManager.default.createFile(atPath: fixture.path + "/.filedrop-state", contents: Data("x".utf8)))
         #expect(FileManager.default.createFile(atPath: fixture.path + "/.hidden-by-user", contents: Data("x".utf8)))
         let pending = try fixture.storage.createUpload(in: .root)
@@ -99,7 +103,8 @@ struct PosixStorageTests {
     @Test("Reserved and non-plain names are refused even inside a StoragePath")
     func reservedNames() throws {
         let fixture = try SaveDirectoryFixture()
-        #expect(FileManager.default.createFile(atPath: fixture.path + "/.filedrop-tmp-0000000000000001", contents: Data("x".utf8)))
+        #expect(
+            FileManager.default.createFile(atPath: fixture.path + "/.filedrop-tmp-0000000000000001", contents: Data("x".utf8)))
         for name in [".filedrop-tmp-0000000000000001", "..", ".", "a/b", ""] {
             #expect(throws: StorageError.notAllowed) { try fixture.storage.open(storagePath(name)) }
             #expect(throws: StorageError.notAllowed) { try fixture.storage.createUpload(in: storagePath(name)) }
@@ -154,8 +159,10 @@ struct PosixStorageTests {
     @Test("Uploads are refused when less than minFreeSpace is free")
     func minFreeSpace() throws {
         let fixture = try SaveDirectoryFixture()
-        let store = UploadStore(storage: fixture.storage, policy: .testing(minFreeSpace: .max), monitor: UploadMonitor(log: NoLog(), now: { 0 }))
-        let plan = try store.plan(directory: .root, clientName: "a.bin", expectedSize: nil, client: "test", checksummed: false, method: .put)
+        let store = UploadStore(
+            storage: fixture.storage, policy: .testing(minFreeSpace: .max), monitor: UploadMonitor(log: NoLog(), now: { 0 }))
+        let plan = try store.plan(
+            directory: .root, clientName: "a.bin", expectedSize: nil, client: "test", checksummed: false, method: .put)
         guard case .failure(let refusal) = plan.open() else {
             Issue.record("opened below minFreeSpace")
             return

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import FiledropIO
 
 /// The process facts /metrics reports, read from this test process's /proc/self. Other

@@ -1,9 +1,10 @@
-@testable import FiledropCore
-@testable import FiledropIO
-@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
+
+@testable import FiledropCore
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// A fresh save directory under /tmp for one test, removed (and unmounted, if a tmpfs was
 /// mounted on it) when the fixture goes away.
@@ -22,9 +23,12 @@ final class SaveDirectoryFixture {
             try Self.run("/bin/mount", "-t", "tmpfs", "-o", "size=\(tmpfsSize)", "tmpfs", path)
             mounted = true
         }
-        storage = try PosixStorage(root: path, options: options, watch: { directory in
-            seeingOnlyOwnChanges ? DirectoryChangeWatch(seeingOnlyNotedChanges: ()) : DirectoryChangeWatch(directory: directory)
-        })
+        storage = try PosixStorage(
+            root: path, options: options,
+            watch: { directory in
+                seeingOnlyOwnChanges
+                    ? DirectoryChangeWatch(seeingOnlyNotedChanges: ()) : DirectoryChangeWatch(directory: directory)
+            })
     }
 
     deinit {
@@ -50,7 +54,9 @@ final class SaveDirectoryFixture {
 
     /// Writes `bytes` as a new upload in `directory` and publishes it as `name`.
     @discardableResult
-    func upload(_ bytes: [UInt8], as name: String, in directory: StoragePath = .root, replacing: Bool = false) throws -> any UploadFile {
+    func upload(_ bytes: [UInt8], as name: String, in directory: StoragePath = .root, replacing: Bool = false) throws
+        -> any UploadFile
+    {
         let upload = try storage.createUpload(in: directory)
         try bytes.withUnsafeBytes { try upload.write($0) }
         try upload.publish(as: name, replacing: replacing, durable: true)
@@ -106,8 +112,11 @@ let temporaryModes = [
 
 extension StoragePolicy {
     /// The daemon's policy with the free-space rule under test.
-    static func testing(minFreeSpace: UInt64, spaceCheckInterval: UInt64 = StoragePolicy.defaultSpaceCheckInterval) -> StoragePolicy {
-        StoragePolicy(names: FileNamePolicy(allowHidden: false), collision: .rename, maxFileSize: nil, minFreeSpace: minFreeSpace,
-                      durable: true, spaceCheckInterval: spaceCheckInterval)
+    static func testing(minFreeSpace: UInt64, spaceCheckInterval: UInt64 = StoragePolicy.defaultSpaceCheckInterval)
+        -> StoragePolicy
+    {
+        StoragePolicy(
+            names: FileNamePolicy(allowHidden: false), collision: .rename, maxFileSize: nil, minFreeSpace: minFreeSpace,
+            durable: true, spaceCheckInterval: spaceCheckInterval)
     }
 }

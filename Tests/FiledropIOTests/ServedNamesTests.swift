@@ -1,13 +1,16 @@
 import Glibc
 import Testing
+
 @testable import FiledropIO
 
 /// What the `tls = auto` certificate must cover: normalized so that equal means "the same
 /// certificate will do", and read from the interfaces as they are now.
 @Suite struct ServedNamesTests {
     @Test func namesAreNormalizedSortedAndSplitFromAddresses() {
-        let names = ServedNames(names: ["NAS.Local.", "localhost", "nas.local", "[::1]", "::0:1", "192.168.1.20",
-                                        "fd00:0::3", "files.home", "", "."])
+        let names = ServedNames(names: [
+            "NAS.Local.", "localhost", "nas.local", "[::1]", "::0:1", "192.168.1.20",
+            "fd00:0::3", "files.home", "", ".",
+        ])
         #expect(names.dnsNames == ["files.home", "localhost", "nas.local"])
         #expect(names.ipAddresses == ["192.168.1.20", "::1", "fd00::3"])
         #expect(names == ServedNames(names: ["files.home", "fd00::3", "::1", "nas.local", "192.168.1.20", "localhost"]))

@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 
@@ -122,8 +123,9 @@ struct SmallFileCacheTests {
     func trustedNamesSharingASlot() throws {
         let cache = SmallFileCache(capacity: 1)
         func file(_ name: String) -> OpenedFile {
-            OpenedFile(handle: FileContents(Array(name.utf8)),
-                       metadata: FileMetadata(name: name, kind: .file, size: UInt64(name.utf8.count), modified: 0, inode: 1))
+            OpenedFile(
+                handle: FileContents(Array(name.utf8)),
+                metadata: FileMetadata(name: name, kind: .file, size: UInt64(name.utf8.count), modified: 0, inode: 1))
         }
         cache.trust(file("a.txt"), named: "a.txt", changes: 7, now: 0)
         #expect(cache.trusted("a.txt", changes: 7, now: 1)?.metadata.name == "a.txt")

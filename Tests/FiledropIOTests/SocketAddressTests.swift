@@ -1,7 +1,8 @@
-@testable import FiledropIO
-@testable import FiledropServer
 import Glibc
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// The client's address as logs, limits and the access rules see it: written by hand for
 /// IPv4 (and IPv4-mapped IPv6, what a dual-stack `[::]` listener accepts from IPv4 clients),
@@ -11,7 +12,8 @@ import Testing
         ("0.0.0.0", "0.0.0.0"), ("10.0.0.1", "10.0.0.1"), ("192.168.100.255", "192.168.100.255"),
         ("255.255.255.255", "255.255.255.255"), ("1.20.100.9", "1.20.100.9"), ("127.0.0.1", "127.0.0.1"),
         ("::ffff:192.168.1.20", "192.168.1.20"), ("::ffff:0.0.0.9", "0.0.0.9"), ("::1", "::1"),
-        ("fe80::1", "fe80::1"), ("2001:db8::8a2e:370:7334", "2001:db8::8a2e:370:7334"), ("::ffff:1:2", "0.1.0.2"), ("64:ff9b::1", "64:ff9b::1"),
+        ("fe80::1", "fe80::1"), ("2001:db8::8a2e:370:7334", "2001:db8::8a2e:370:7334"), ("::ffff:1:2", "0.1.0.2"),
+        ("64:ff9b::1", "64:ff9b::1"),
     ])
     func hostIsTheAddressAsText(literal: String, text: String) throws {
         let address = try #require(SocketAddress(host: literal, port: 8080))

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 
@@ -44,7 +45,9 @@ struct StorageConfinementTests {
         #expect(symlink(outside.path, fixture.path + "/real/escape") == 0)
 
         #expect(throws: StorageError.notAllowed) { try fixture.storage.createUpload(in: storagePath("real", "escape")) }
-        #expect(throws: StorageError.notAllowed) { try fixture.storage.createUpload(in: storagePath("real", "escape", "new", "dirs")) }
+        #expect(throws: StorageError.notAllowed) {
+            try fixture.storage.createUpload(in: storagePath("real", "escape", "new", "dirs"))
+        }
         #expect(try outside.entriesOnDisk().isEmpty)
     }
 
@@ -56,7 +59,9 @@ struct StorageConfinementTests {
         #expect(throws: StorageError.notAllowed) { try fixture.storage.createUpload(in: storagePath("dangling")) }
         #expect(throws: StorageError.notAllowed) { try fixture.storage.list(storagePath("dangling")) }
         #expect(try outside.entriesOnDisk().isEmpty)
-        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: fixture.path + "/dangling") == outside.path + "/would-be-made")
+        #expect(
+            try FileManager.default.destinationOfSymbolicLink(atPath: fixture.path + "/dangling") == outside.path
+                + "/would-be-made")
     }
 
     @Test("A symlinked file is neither served nor listed, wherever it points")

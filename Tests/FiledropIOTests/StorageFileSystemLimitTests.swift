@@ -1,9 +1,10 @@
-@testable import FiledropCore
-@testable import FiledropIO
-@testable import FiledropServer
 import Foundation
 import Glibc
 import Testing
+
+@testable import FiledropCore
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// Full and read-only file systems, on a small tmpfs mounted for the test. Needs root and
 /// mount(2); skipped with a note where `mount -t tmpfs` is not permitted.
@@ -48,7 +49,10 @@ struct StorageFileSystemLimitTests {
         while written < 1 << 20 {
             do throws(StorageError) {
                 let refusal: GuardedWriter.Refusal? = block.withUnsafeBytes { bytes in
-                    do throws(GuardedWriter.Refusal) { try writer.write(bytes); return nil } catch { return error }
+                    do throws(GuardedWriter.Refusal) {
+                        try writer.write(bytes)
+                        return nil
+                    } catch { return error }
                 }
                 if case .storage(let error)? = refusal { throw error }
                 written += block.count

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import FiledropIO
 
 /// A TCP client socket connected to `127.0.0.1:port`, with a 10 s receive timeout so a test

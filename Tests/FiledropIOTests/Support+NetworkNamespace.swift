@@ -1,8 +1,9 @@
-@testable import FiledropIO
-@testable import FiledropServer
 import Foundation
 import Glibc
 import Synchronization
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// A network namespace of the test's own (`ip netns add`), its loopback up, deleted when the
 /// value goes away: addresses change there without touching the machine's real interfaces.
@@ -49,7 +50,9 @@ final class TestNetworkNamespace {
     }
 
     private typealias SetNamespace = @convention(c) (Int32, Int32) -> Int32
-    private static let setns: SetNamespace? = dlsym(dlopen(nil, RTLD_NOW), "setns").map { unsafeBitCast($0, to: SetNamespace.self) }
+    private static let setns: SetNamespace? = dlsym(dlopen(nil, RTLD_NOW), "setns").map {
+        unsafeBitCast($0, to: SetNamespace.self)
+    }
     private static let CLONE_NEWNET: Int32 = 0x4000_0000
 
     /// Runs `body` on a thread of its own that entered the namespace (setns(2) moves only the

@@ -50,26 +50,42 @@ struct ZipReader {
             start = u64(record + 48)
             usedZip64EndRecord = true
         }
-        try require(Int(start + size) == (usedZip64EndRecord ? end - 20 - 56 : end), "central directory does not end at the end records")
+        try require(
+            Int(start + size) == (usedZip64EndRecord ? end - 20 - 56 : end), "central directory does not end at the end records")
         var at = Int(start)
         for _ in 0..<count {
             try require(u32(at) == 0x0201_4b50, "central header signature at \(at)")
-            let flags = u16(at + 8), method = u16(at + 10), crc = u32(at + 16)
-            var compressed = UInt64(u32(at + 20)), uncompressed = UInt64(u32(at + 24))
-            let nameLength = Int(u16(at + 28)), extraLength = Int(u16(at + 30)), commentLength = Int(u16(at + 32))
+            let flags = u16(at + 8)
+            let method = u16(at + 10)
+            let crc = u32(at + 16)
+            var compressed = UInt64(u32(at + 20))
+            var uncompressed = UInt64(u32(at + 24))
+            let nameLength = Int(u16(at + 28))
+            let extraLength = Int(u16(at + 30))
+            let commentLength = Int(u16(at + 32))
             var offset = UInt64(u32(at + 42))
             let nameBytes = Array(bytes[(at + 46)..<(at + 46 + nameLength)])
             var extra = at + 46 + nameLength
             let extraEnd = extra + extraLength
             var zip64 = false
             while extra < extraEnd {
-                let tag = u16(extra), length = Int(u16(extra + 2))
+                let tag = u16(extra)
+                let length = Int(u16(extra + 2))
                 if tag == 0x0001 {
                     zip64 = true
                     var field = extra + 4
-                    if uncompressed == 0xFFFF_FFFF { uncompressed = u64(field); field += 8 }
-                    if compressed == 0xFFFF_FFFF { compressed = u64(field); field += 8 }
-                    if offset == 0xFFFF_FFFF { offset = u64(field); field += 8 }
+                    if uncompressed == 0xFFFF_FFFF {
+                        uncompressed = u64(field)
+                        field += 8
+                    }
+                    if compressed == 0xFFFF_FFFF {
+                        compressed = u64(field)
+                        field += 8
+                    }
+                    if offset == 0xFFFF_FFFF {
+                        offset = u64(field)
+                        field += 8
+                    }
                     try require(field == extra + 4 + length, "ZIP64 extra length")
                 }
                 extra += 4 + length
@@ -87,7 +103,9 @@ struct ZipReader {
                 let descriptor = data + Int(compressed)
                 try require(u32(descriptor) == 0x0807_4b50, "data descriptor signature")
                 try require(u32(descriptor + 4) == crc, "descriptor CRC")
-                let sizes = localZip64 ? (u64(descriptor + 8), u64(descriptor + 16)) : (UInt64(u32(descriptor + 8)), UInt64(u32(descriptor + 12)))
+                let sizes =
+                    localZip64
+                    ? (u64(descriptor + 8), u64(descriptor + 16)) : (UInt64(u32(descriptor + 8)), UInt64(u32(descriptor + 12)))
                 try require(sizes == (compressed, uncompressed), "descriptor sizes")
             }
             let contents: [UInt8]
@@ -98,8 +116,10 @@ struct ZipReader {
             }
             try require(UInt64(contents.count) == uncompressed, "uncompressed size")
             try require(CRC32.checksum(contents) == crc, "CRC-32 of \(String(decoding: nameBytes, as: UTF8.self))")
-            entries.append(Entry(name: String(decoding: nameBytes, as: UTF8.self), method: method, flags: flags, contents: contents,
-                                 usedZip64: zip64 || localZip64))
+            entries.append(
+                Entry(
+                    name: String(decoding: nameBytes, as: UTF8.self), method: method, flags: flags, contents: contents,
+                    usedZip64: zip64 || localZip64))
         }
     }
 }

@@ -1,7 +1,8 @@
-@testable import FiledropIO
-@testable import FiledropServer
 import Foundation
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// Loading certificates and keys into an SSL_CTX: what works, and that each failure names
 /// the file at fault (the daemon prints it and exits 2). Certificates come from the
@@ -20,12 +21,15 @@ import Testing
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let path = directory.path
-            try openssl("req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(path)/ca.key",
-                        "-out", "\(path)/ca.crt", "-days", "2", "-subj", "/CN=test CA")
-            try openssl("req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(path)/leaf.key",
-                        "-out", "\(path)/leaf.csr", "-subj", "/CN=localhost")
-            try openssl("x509", "-req", "-in", "\(path)/leaf.csr", "-CA", "\(path)/ca.crt", "-CAkey", "\(path)/ca.key",
-                        "-CAcreateserial", "-out", "\(path)/leaf.crt", "-days", "1")
+            try openssl(
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(path)/ca.key",
+                "-out", "\(path)/ca.crt", "-days", "2", "-subj", "/CN=test CA")
+            try openssl(
+                "req", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-keyout", "\(path)/leaf.key",
+                "-out", "\(path)/leaf.csr", "-subj", "/CN=localhost")
+            try openssl(
+                "x509", "-req", "-in", "\(path)/leaf.csr", "-CA", "\(path)/ca.crt", "-CAkey", "\(path)/ca.key",
+                "-CAcreateserial", "-out", "\(path)/leaf.crt", "-days", "1")
             try openssl("genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", "\(path)/other.key")
             try (Data(contentsOf: leafCertificate) + Data(contentsOf: caCertificate)).write(to: chain)
         }
@@ -35,8 +39,9 @@ import Testing
         func credentials(certificate: URL? = nil, key: URL? = nil) throws -> TLSCredentials {
             let certificate = certificate ?? leafCertificate
             let key = key ?? leafKey
-            return TLSCredentials(certificateChainPEM: try bytes(certificate), privateKeyPEM: try bytes(key),
-                                  certificateSource: certificate.path, keySource: key.path)
+            return TLSCredentials(
+                certificateChainPEM: try bytes(certificate), privateKeyPEM: try bytes(key),
+                certificateSource: certificate.path, keySource: key.path)
         }
 
         @discardableResult
@@ -66,7 +71,9 @@ import Testing
         let material = try Material()
         let context = try TLSContext(credentials: material.credentials(certificate: material.chain), kernelTLS: false)
         // The fingerprint is the leaf's, the first certificate of the chain.
-        #expect(context.fingerprintSHA256 == (try TLSContext(credentials: material.credentials(), kernelTLS: false)).fingerprintSHA256)
+        #expect(
+            context.fingerprintSHA256 == (try TLSContext(credentials: material.credentials(), kernelTLS: false)).fingerprintSHA256
+        )
     }
 
     @Test func aKeyOfAnotherCertificateIsRefusedNamingBothFiles() throws {

@@ -2,6 +2,7 @@ import CLinux
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 
@@ -97,7 +98,10 @@ struct TrustedNameTests {
 
     @Test("Only local file systems are watched: on a network or FUSE file system another machine's changes go unreported")
     func localFileSystemsOnly() throws {
-        let nfs = 0x6969, cifs = 0xFF53_4D42, ceph = 0x00C3_6400, fuse = 0x6573_5546
+        let nfs = 0x6969
+        let cifs = 0xFF53_4D42
+        let ceph = 0x00C3_6400
+        let fuse = 0x6573_5546
         for network in [nfs, cifs, ceph, fuse] { #expect(!DirectoryChangeWatch.localFileSystems.contains(network)) }
         for local in [0xEF53, 0x0102_1994] { #expect(DirectoryChangeWatch.localFileSystems.contains(local)) }
         let fixture = try SaveDirectoryFixture()
@@ -119,7 +123,9 @@ struct TrustedNameTests {
     func watchesEnd() throws {
         func inotifyInstances() -> Int {
             let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-            return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:inotify" }.count
+            return entries.filter {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:inotify"
+            }.count
         }
         let directory = FileDescriptor(owning: open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC))
         let made = 64

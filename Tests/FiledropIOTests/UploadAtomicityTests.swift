@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 
@@ -127,7 +128,8 @@ struct UploadAtomicityTests {
         #expect(fixture.contents("new/dirs/d.txt") == bytes("durable?"))
     }
 
-    @Test("Publish names must be plain, unreserved components", arguments: ["", ".", "..", "a/b", ".filedrop-tmp-1", ".filedrop"])
+    @Test(
+        "Publish names must be plain, unreserved components", arguments: ["", ".", "..", "a/b", ".filedrop-tmp-1", ".filedrop"])
     func publishNames(name: String) throws {
         let fixture = try SaveDirectoryFixture()
         let upload = try fixture.storage.createUpload(in: .root)
@@ -142,7 +144,9 @@ struct UploadAtomicityTests {
         let upload = try fixture.storage.createUpload(in: .root)
         defer { upload.discard() }
         // ext4 and tmpfs allow 255 bytes: 256 is one over.
-        #expect(throws: StorageError.nameTooLong) { try upload.publish(as: String(repeating: "n", count: 256), replacing: false, durable: false) }
+        #expect(throws: StorageError.nameTooLong) {
+            try upload.publish(as: String(repeating: "n", count: 256), replacing: false, durable: false)
+        }
         try upload.publish(as: String(repeating: "n", count: 255), replacing: false, durable: false)
     }
 
@@ -186,12 +190,15 @@ struct UploadAtomicityTests {
     func staleTemporaries() throws {
         let fixture = try SaveDirectoryFixture()
         let outside = try SaveDirectoryFixture()
-        #expect(FileManager.default.createFile(atPath: fixture.path + "/.filedrop-tmpish but not ours", contents: Data("keep".utf8)))
+        #expect(
+            FileManager.default.createFile(atPath: fixture.path + "/.filedrop-tmpish but not ours", contents: Data("keep".utf8)))
         try fixture.upload(bytes("keep"), as: "keep.txt", in: storagePath("a", "b"))
         for relative in [".filedrop-tmp-0000000000000001", "a/.filedrop-tmp-0000000000000002", "a/b/.filedrop-tmp-x"] {
             #expect(FileManager.default.createFile(atPath: fixture.path + "/" + relative, contents: Data("junk".utf8)))
         }
-        #expect(FileManager.default.createFile(atPath: outside.path + "/.filedrop-tmp-0000000000000003", contents: Data("theirs".utf8)))
+        #expect(
+            FileManager.default.createFile(
+                atPath: outside.path + "/.filedrop-tmp-0000000000000003", contents: Data("theirs".utf8)))
         #expect(symlink(outside.path, fixture.path + "/a/elsewhere") == 0)
         let inFlight = try fixture.storage.createUpload(in: .root)
         inFlight.discard()

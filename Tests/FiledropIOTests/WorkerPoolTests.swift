@@ -1,10 +1,11 @@
 import FiledropCore
 import FiledropHTTP
-@testable import FiledropIO
-@testable import FiledropServer
 import Glibc
 import Synchronization
 import Testing
+
+@testable import FiledropIO
+@testable import FiledropServer
 
 /// The pool the loops hand blocking work to: completions come back on the submitting loop
 /// in the order the work finished, work nobody waits for is skipped, and the queue of such
@@ -32,8 +33,10 @@ import Testing
         #expect(record.completions.count == expected)
     }
 
-    func submit(_ pool: WorkerPool, _ label: String, skippable: Bool = false, ticket: WorkTicket = WorkTicket(),
-                loop: EventLoop, record: Record, stopAfter: Int, body: @escaping @Sendable () -> Void = {}) -> Bool {
+    func submit(
+        _ pool: WorkerPool, _ label: String, skippable: Bool = false, ticket: WorkTicket = WorkTicket(),
+        loop: EventLoop, record: Record, stopAfter: Int, body: @escaping @Sendable () -> Void = {}
+    ) -> Bool {
         let work = BlockingWork(label, skippableWhenAbandoned: skippable, body)
         return pool.submit(work, ticket: ticket, loop: loop) { outcome in
             record.completions.append((label, outcome, EventLoop.currentIndex == loop.index))
@@ -45,7 +48,8 @@ import Testing
         let loop = try EventLoop(index: 0)
         let pool = WorkerPool(threads: 2, queueLimit: 8)
         let record = Record()
-        let slowStarted = Gate(), fastDone = Gate()
+        let slowStarted = Gate()
+        let fastDone = Gate()
         _ = submit(pool, "slow", loop: loop, record: record, stopAfter: 2) {
             slowStarted.open()
             fastDone.wait()
@@ -87,7 +91,11 @@ import Testing
         let record = Record()
         let busy = Gate()
         let running = Gate()
-        #expect(submit(pool, "busy", loop: loop, record: record, stopAfter: 4) { running.open(); busy.wait() })
+        #expect(
+            submit(pool, "busy", loop: loop, record: record, stopAfter: 4) {
+                running.open()
+                busy.wait()
+            })
         running.wait()
         #expect(submit(pool, "q1", skippable: true, loop: loop, record: record, stopAfter: 4))
         #expect(submit(pool, "q2", skippable: true, loop: loop, record: record, stopAfter: 4))
@@ -122,8 +130,12 @@ import Testing
         let loop = try EventLoop(index: 0)
         let pool = WorkerPool(threads: 1, queueLimit: 8)
         let record = Record()
-        let stuck = Gate(), started = Gate()
-        _ = submit(pool, "hung NFS", loop: loop, record: record, stopAfter: 99) { started.open(); stuck.wait() }
+        let stuck = Gate()
+        let started = Gate()
+        _ = submit(pool, "hung NFS", loop: loop, record: record, stopAfter: 99) {
+            started.open()
+            stuck.wait()
+        }
         started.wait()
         let begun = Clock.monotonicNanoseconds()
         pool.shutdown(deadline: begun + 50_000_000)
@@ -170,13 +182,20 @@ import Testing
         let pool = WorkerPool(threads: 3, queueLimit: 8, cpuLimit: 1)
         let loop = try EventLoop(index: 0)
         let record = Record()
-        let hashing = Gate(), started = Gate()
+        let hashing = Gate()
+        let started = Gate()
         let order = Mutex<[String]>([])
-        let first = BlockingWork("hash-1", usesCPU: true) { started.open(); hashing.wait(); order.withLock { $0.append("hash-1") } }
+        let first = BlockingWork("hash-1", usesCPU: true) {
+            started.open()
+            hashing.wait()
+            order.withLock { $0.append("hash-1") }
+        }
         let second = BlockingWork("hash-2", usesCPU: true) { order.withLock { $0.append("hash-2") } }
         let disk = BlockingWork("fsync") { order.withLock { $0.append("fsync") } }
         for work in [first, second] {
-            pool.submit(work, ticket: WorkTicket(), loop: loop) { outcome in record.completions.append((work.label, outcome, true)) }
+            pool.submit(work, ticket: WorkTicket(), loop: loop) { outcome in
+                record.completions.append((work.label, outcome, true))
+            }
         }
         started.wait()
         pool.submit(disk, ticket: WorkTicket(), loop: loop) { outcome in

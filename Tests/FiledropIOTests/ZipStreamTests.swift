@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+
 @testable import FiledropCore
 @testable import FiledropIO
 
@@ -13,8 +14,10 @@ import Testing
         try Data(bytes).write(to: url)
     }
 
-    static func archive(_ directory: StoragePath = .root, selecting names: Set<String>? = nil,
-                        in fixture: SaveDirectoryFixture) throws -> [UInt8] {
+    static func archive(
+        _ directory: StoragePath = .root, selecting names: Set<String>? = nil,
+        in fixture: SaveDirectoryFixture
+    ) throws -> [UInt8] {
         let stream = ZlibCompressor().zipStream(of: directory, selecting: names, in: fixture.storage)
         #expect(stream.knownLength == nil)
         var bytes: [UInt8] = []
@@ -40,9 +43,11 @@ import Testing
 
         let zip = try ZipReader(Self.archive(in: fixture))
         let byName = Dictionary(uniqueKeysWithValues: zip.entries.map { ($0.name, $0) })
-        #expect(zip.entries.map(\.name) == [
-            "album/", "album/deep/", "album/deep/😀 \"q\" & <b>.md", "album/empty.txt", "album/photo.JPG", "notes.txt", "nothing here/",
-        ])
+        #expect(
+            zip.entries.map(\.name) == [
+                "album/", "album/deep/", "album/deep/😀 \"q\" & <b>.md", "album/empty.txt", "album/photo.JPG", "notes.txt",
+                "nothing here/",
+            ])
         #expect(byName["notes.txt"]?.contents == text)
         #expect(byName["notes.txt"]?.method == 8)
         #expect(byName["album/photo.JPG"]?.contents == photo)

@@ -1,15 +1,19 @@
 import FiledropCore
 import FiledropHTTP
-@testable import FiledropSystemd
 import Testing
+
+@testable import FiledropSystemd
 
 /// The text sinks format access-log records straight into bytes; the line must be exactly
 /// what logging `record.event` through the general path writes, whatever the record holds.
 @Suite struct AccessLogLineTests {
-    static func record(method: HTTPMethod = .get, target: String = "/files/small.bin", status: Int = 200,
-                       micros: UInt64 = 1_729, client: String = "127.0.0.1", cut: Bool = false) -> AccessLogRecord {
-        AccessLogRecord(method: method, target: target, status: status, bytesSent: 4096, bytesReceived: 0,
-                        durationMicroseconds: micros, client: client, responseCut: cut)
+    static func record(
+        method: HTTPMethod = .get, target: String = "/files/small.bin", status: Int = 200,
+        micros: UInt64 = 1_729, client: String = "127.0.0.1", cut: Bool = false
+    ) -> AccessLogRecord {
+        AccessLogRecord(
+            method: method, target: target, status: status, bytesSent: 4096, bytesReceived: 0,
+            durationMicroseconds: micros, client: client, responseCut: cut)
     }
 
     static let records: [AccessLogRecord] = [
@@ -29,8 +33,9 @@ import Testing
     func textLineMatchesTheEventLine(record: AccessLogRecord) throws {
         let pipe = try LogPipe()
         defer { pipe.close() }
-        let sink = TextLogSink(writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .info, colored: true,
-                               timestamp: { "2026-11-30 07:00:00" })
+        let sink = TextLogSink(
+            writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .info, colored: true,
+            timestamp: { "2026-11-30 07:00:00" })
         sink.logRequest(record)
         sink.log(record.event)
         let lines = pipe.lines()
@@ -53,12 +58,14 @@ import Testing
     @Test func plainRecordLine() throws {
         let pipe = try LogPipe()
         defer { pipe.close() }
-        let sink = TextLogSink(writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .info, colored: false,
-                               timestamp: { "T" })
+        let sink = TextLogSink(
+            writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .info, colored: false,
+            timestamp: { "T" })
         sink.logRequest(Self.record(target: "/files/a b", micros: 12_005))
-        #expect(pipe.lines() == [
-            #"T info    GET /files/a b 200 method=GET path="/files/a b" status=200 bytes=4096 received=0 duration=12.005ms client=127.0.0.1"#,
-        ])
+        #expect(
+            pipe.lines() == [
+                #"T info    GET /files/a b 200 method=GET path="/files/a b" status=200 bytes=4096 received=0 duration=12.005ms client=127.0.0.1"#
+            ])
     }
 
     @Test(arguments: [LogLevel.notice, .warning, .error])

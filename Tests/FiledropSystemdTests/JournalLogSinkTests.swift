@@ -1,8 +1,9 @@
 import FiledropCore
 import FiledropHTTP
-@testable import FiledropSystemd
 import Glibc
 import Testing
+
+@testable import FiledropSystemd
 
 extension ProcessStateTests {
     /// The journald path end to end. Where no journald runs (a container), the test plays
@@ -10,8 +11,9 @@ extension ProcessStateTests {
     /// datagram libsystemd sends, then stops listening to see the fallback, and removes
     /// everything it created.
     @Suite struct JournalLogSinkTests {
-        static let upload = LogEvent(level: .info, kind: .uploadFinished, message: "upload finished",
-                                     fields: [("file", "a\nb.txt"), ("size", "12"), ("client", "127.0.0.1")])
+        static let upload = LogEvent(
+            level: .info, kind: .uploadFinished, message: "upload finished",
+            fields: [("file", "a\nb.txt"), ("size", "12"), ("client", "127.0.0.1")])
 
         /// JOURNAL_STREAM naming the pipe's write end, as systemd sets it for our stderr.
         static func journalStream(of fd: Int32) throws -> [String: String] {
@@ -23,8 +25,9 @@ extension ProcessStateTests {
         @Test func missingJournalSocketMeansPrefixedLines() throws {
             let pipe = try LogPipe()
             defer { pipe.close() }
-            let sink = makeLogSink(environment: try Self.journalStream(of: pipe.writeEnd), isTerminal: true,
-                                   fileDescriptor: pipe.writeEnd, journalSocketPath: "/nonexistent/journal/socket")
+            let sink = makeLogSink(
+                environment: try Self.journalStream(of: pipe.writeEnd), isTerminal: true,
+                fileDescriptor: pipe.writeEnd, journalSocketPath: "/nonexistent/journal/socket")
             #expect(sink is PriorityPrefixLogSink)
             sink.log(Self.upload)
             sink.log(LogEvent(level: .debug, message: "below the minimum"))
@@ -50,14 +53,17 @@ extension ProcessStateTests {
                 for (index, byte) in socketPath.utf8.enumerated() { buffer[index] = byte }
             }
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(journald, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(journald, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             try #require(bound == 0)
 
             let pipe = try LogPipe()
             defer { pipe.close() }
-            let sink = makeLogSink(environment: try Self.journalStream(of: pipe.writeEnd), isTerminal: false,
-                                   minimumLevel: .info, fileDescriptor: pipe.writeEnd)
+            let sink = makeLogSink(
+                environment: try Self.journalStream(of: pipe.writeEnd), isTerminal: false,
+                minimumLevel: .info, fileDescriptor: pipe.writeEnd)
             let journal = try #require(sink as? JournalLogSink)
             sink.log(Self.upload)
             sink.log(LogEvent(level: .debug, message: "below the minimum"))
@@ -67,16 +73,17 @@ extension ProcessStateTests {
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = recv(journald, &buffer, buffer.count, Int32(MSG_DONTWAIT))
             try #require(count > 0)
-            #expect(String(decoding: buffer[0..<count], as: UTF8.self) == """
-                MESSAGE=upload finished
-                PRIORITY=6
-                SYSLOG_IDENTIFIER=filedrop
-                MESSAGE_ID=2a513c64b70849ae9cba2de06aeadce0
-                FILEDROP_FILE=a\\nb.txt
-                FILEDROP_SIZE=12
-                FILEDROP_CLIENT=127.0.0.1
+            #expect(
+                String(decoding: buffer[0..<count], as: UTF8.self) == """
+                    MESSAGE=upload finished
+                    PRIORITY=6
+                    SYSLOG_IDENTIFIER=filedrop
+                    MESSAGE_ID=2a513c64b70849ae9cba2de06aeadce0
+                    FILEDROP_FILE=a\\nb.txt
+                    FILEDROP_SIZE=12
+                    FILEDROP_CLIENT=127.0.0.1
 
-                """)
+                    """)
             #expect(recv(journald, &buffer, buffer.count, Int32(MSG_DONTWAIT)) < 0, "the debug event must have been dropped")
             #expect(pipe.lines().isEmpty)
 

@@ -1,25 +1,29 @@
 import Dispatch
 import FiledropCore
 import FiledropHTTP
-@testable import FiledropSystemd
 import Glibc
 import Testing
 
+@testable import FiledropSystemd
+
 @Suite struct LogSinkTests {
-    static let upload = LogEvent(level: .info, kind: .uploadFinished, message: "upload finished",
-                                 fields: [("file", "a.txt"), ("size", "12"), ("client", "127.0.0.1")])
+    static let upload = LogEvent(
+        level: .info, kind: .uploadFinished, message: "upload finished",
+        fields: [("file", "a.txt"), ("size", "12"), ("client", "127.0.0.1")])
 
     @Test func textLineShape() throws {
         let pipe = try LogPipe()
         defer { pipe.close() }
-        let sink = TextLogSink(writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .info, colored: false,
-                               timestamp: { "2026-11-30 07:00:00" })
+        let sink = TextLogSink(
+            writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .info, colored: false,
+            timestamp: { "2026-11-30 07:00:00" })
         sink.log(Self.upload)
         sink.log(LogEvent(level: .warning, message: "disk low"))
-        #expect(pipe.lines() == [
-            "2026-11-30 07:00:00 info    upload finished file=a.txt size=12 client=127.0.0.1",
-            "2026-11-30 07:00:00 warning disk low",
-        ])
+        #expect(
+            pipe.lines() == [
+                "2026-11-30 07:00:00 info    upload finished file=a.txt size=12 client=127.0.0.1",
+                "2026-11-30 07:00:00 warning disk low",
+            ])
     }
 
     @Test func realTimestampLooksLikeADate() throws {
@@ -31,21 +35,27 @@ import Testing
     @Test func userTextIsEscapedAndQuoted() throws {
         let pipe = try LogPipe()
         defer { pipe.close() }
-        let sink = TextLogSink(writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .debug, colored: false,
-                               timestamp: { "T" })
-        sink.log(LogEvent(level: .error, message: "bad name\n\u{1B}[2J", fields: [
-            ("file", "a b\n\"c\".txt"), ("path", "/x\\y"), ("empty", ""), ("client", "[::1]:5"),
-        ]))
-        #expect(pipe.lines() == [
-            #"T error   bad name\n\x1b[2J file="a b\n\"c\".txt" path="/x\\y" empty="" client=[::1]:5"#,
-        ])
+        let sink = TextLogSink(
+            writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .debug, colored: false,
+            timestamp: { "T" })
+        sink.log(
+            LogEvent(
+                level: .error, message: "bad name\n\u{1B}[2J",
+                fields: [
+                    ("file", "a b\n\"c\".txt"), ("path", "/x\\y"), ("empty", ""), ("client", "[::1]:5"),
+                ]))
+        #expect(
+            pipe.lines() == [
+                #"T error   bad name\n\x1b[2J file="a b\n\"c\".txt" path="/x\\y" empty="" client=[::1]:5"#
+            ])
     }
 
     @Test func colorsOnlyTheLevelWord() throws {
         let pipe = try LogPipe()
         defer { pipe.close() }
-        let sink = TextLogSink(writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .debug, colored: true,
-                               timestamp: { "T" })
+        let sink = TextLogSink(
+            writer: LogLineWriter(fileDescriptor: pipe.writeEnd), minimumLevel: .debug, colored: true,
+            timestamp: { "T" })
         sink.log(LogEvent(level: .error, message: "boom"))
         sink.log(LogEvent(level: .info, message: "fine"))
         #expect(pipe.lines() == ["T \u{1B}[31merror\u{1B}[0m   boom", "T info    fine"])
@@ -74,11 +84,12 @@ import Testing
         sink.log(Self.upload)
         sink.log(LogEvent(level: .error, message: "cannot bind", fields: [("address", "[::]:80")]))
         sink.log(LogEvent(level: .debug, message: "tick"))
-        #expect(pipe.lines() == [
-            "<6>upload finished file=a.txt size=12 client=127.0.0.1",
-            "<3>cannot bind address=[::]:80",
-            "<7>tick",
-        ])
+        #expect(
+            pipe.lines() == [
+                "<6>upload finished file=a.txt size=12 client=127.0.0.1",
+                "<3>cannot bind address=[::]:80",
+                "<7>tick",
+            ])
     }
 
     /// Lines longer than PIPE_BUF from many threads into a pipe drained slowly: a writer
@@ -117,18 +128,27 @@ import Testing
     }
 
     @Test func journalFields() {
-        let event = LogEvent(level: .warning, kind: .uploadFailed, message: "upload failed\nagain",
-                             fields: [("file", "x\u{1B}.bin"), ("client-ip", "10.0.0.7"), ("ünï", "1")])
+        let event = LogEvent(
+            level: .warning, kind: .uploadFailed, message: "upload failed\nagain",
+            fields: [("file", "x\u{1B}.bin"), ("client-ip", "10.0.0.7"), ("ünï", "1")])
         let fields = JournalLogSink.fields(for: event)
-        #expect(fields.map(\.name) == ["MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "MESSAGE_ID", "FILEDROP_FILE", "FILEDROP_CLIENT_IP", "FILEDROP__N_"])
-        #expect(fields.map(\.value) == [#"upload failed\nagain"#, "4", "filedrop", "82e77480c00442998efbc80ddce130f3", #"x\x1b.bin"#, "10.0.0.7", "1"])
+        #expect(
+            fields.map(\.name) == [
+                "MESSAGE", "PRIORITY", "SYSLOG_IDENTIFIER", "MESSAGE_ID", "FILEDROP_FILE", "FILEDROP_CLIENT_IP", "FILEDROP__N_",
+            ])
+        #expect(
+            fields.map(\.value) == [
+                #"upload failed\nagain"#, "4", "filedrop", "82e77480c00442998efbc80ddce130f3", #"x\x1b.bin"#, "10.0.0.7", "1",
+            ])
         #expect(!JournalLogSink.fields(for: LogEvent(level: .info, message: "m")).contains { $0.name == "MESSAGE_ID" })
         #expect(JournalLogSink.fieldName(for: String(repeating: "k", count: 100)).count == 64)
     }
 
     @Test func messageIDsAreDistinct128BitIDs() {
-        let kinds: [LogEventKind] = [.request, .started, .stopping, .reloaded, .uploadStarted, .uploadFinished, .uploadFailed, .uploadRefused,
-                                      .configInvalid, .requestsNotLogged]
+        let kinds: [LogEventKind] = [
+            .request, .started, .stopping, .reloaded, .uploadStarted, .uploadFinished, .uploadFailed, .uploadRefused,
+            .configInvalid, .requestsNotLogged,
+        ]
         let ids = kinds.compactMap(\.messageID)
         #expect(ids.count == kinds.count)
         #expect(Set(ids).count == ids.count)
@@ -142,7 +162,8 @@ import Testing
         for environment in [[:], ["JOURNAL_STREAM": "1:2"], ["JOURNAL_STREAM": "nonsense"], ["JOURNAL_STREAM": ""]] {
             let plain = makeLogSink(environment: environment, isTerminal: false, fileDescriptor: pipe.writeEnd)
             #expect((plain as? TextLogSink)?.colored == false)
-            let terminal = makeLogSink(environment: environment, isTerminal: true, minimumLevel: .debug, fileDescriptor: pipe.writeEnd)
+            let terminal = makeLogSink(
+                environment: environment, isTerminal: true, minimumLevel: .debug, fileDescriptor: pipe.writeEnd)
             #expect((terminal as? TextLogSink)?.colored == true)
             #expect((terminal as? TextLogSink)?.minimumLevel == .debug)
         }

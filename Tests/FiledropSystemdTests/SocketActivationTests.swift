@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+
 @testable import FiledropSystemd
 
 extension ProcessStateTests {
@@ -62,7 +63,10 @@ extension ProcessStateTests {
                     }
                 }
             }
-            let fresh = [Self.loopbackSocket(type: SOCK_STREAM), Self.loopbackSocket(type: SOCK_DGRAM), Self.loopbackSocket(type: SOCK_STREAM)]
+            let fresh = [
+                Self.loopbackSocket(type: SOCK_STREAM), Self.loopbackSocket(type: SOCK_DGRAM),
+                Self.loopbackSocket(type: SOCK_STREAM),
+            ]
             var ports: [UInt16] = []
             for (fd, socket) in zip(targets, fresh) {
                 try #require(socket >= 0)

@@ -1,6 +1,7 @@
 import FiledropCore
 import Glibc
 import Testing
+
 @testable import FiledropSystemd
 
 extension ProcessStateTests {
@@ -8,7 +9,9 @@ extension ProcessStateTests {
     @Suite struct SystemdNotifierTests {
         /// Runs `body` with NOTIFY_SOCKET pointing at a fresh receiver and a notifier built
         /// from that environment.
-        func withNotifier(watchdog: [String: String?] = [:], _ body: (SystemdNotifier, NotifySocketReceiver) throws -> Void) throws {
+        func withNotifier(watchdog: [String: String?] = [:], _ body: (SystemdNotifier, NotifySocketReceiver) throws -> Void)
+            throws
+        {
             let receiver = try NotifySocketReceiver()
             var variables: [String: String?] = ["NOTIFY_SOCKET": receiver.path, "WATCHDOG_USEC": nil, "WATCHDOG_PID": nil]
             variables.merge(watchdog) { $1 }
@@ -32,7 +35,8 @@ extension ProcessStateTests {
             try withNotifier { notifier, receiver in
                 #expect(notifier.isActive)
                 notifier.ready(status: "Serving 2 addresses", extra: [("X_FILEDROP_LISTEN", "127.0.0.1:43117,[::1]:43117")])
-                #expect(receiver.receive() == "READY=1\nSTATUS=Serving 2 addresses\nX_FILEDROP_LISTEN=127.0.0.1:43117,[::1]:43117")
+                #expect(
+                    receiver.receive() == "READY=1\nSTATUS=Serving 2 addresses\nX_FILEDROP_LISTEN=127.0.0.1:43117,[::1]:43117")
             }
         }
 

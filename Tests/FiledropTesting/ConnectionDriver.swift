@@ -20,8 +20,10 @@ struct ConnectionDriver {
     var holdsWork = false
     var held: [BlockingWork] = []
 
-    init(responder: any HTTPResponder, configuration: ConnectionConfiguration = ConnectionConfiguration(),
-         context: RequestContext = RequestContext(client: "test", wallClockSeconds: 0)) {
+    init(
+        responder: any HTTPResponder, configuration: ConnectionConfiguration = ConnectionConfiguration(),
+        context: RequestContext = RequestContext(client: "test", wallClockSeconds: 0)
+    ) {
         machine = ConnectionStateMachine(configuration: configuration, responder: responder, context: context, now: 0)
     }
 

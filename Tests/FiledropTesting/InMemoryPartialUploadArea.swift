@@ -1,4 +1,5 @@
 import Synchronization
+
 @testable import FiledropCore
 
 /// A `PartialUploadArea` in memory whose `adopt` publishes into an `InMemoryStorage` with the
@@ -29,7 +30,10 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
 
     func recover() -> [RecoveredPartialUpload] {
         entries.withLock { all in
-            all.map { RecoveredPartialUpload(id: $0.key, record: $0.value.record, size: UInt64($0.value.bytes.count), modified: $0.value.modified) }
+            all.map {
+                RecoveredPartialUpload(
+                    id: $0.key, record: $0.value.record, size: UInt64($0.value.bytes.count), modified: $0.value.modified)
+            }
         }
     }
 
@@ -82,7 +86,10 @@ final class InMemoryPartialUploadArea: PartialUploadArea {
         adoptedBytesOnDisk.withLock { $0.append(bytesOnDisk) }
         let upload = try storage.createUpload(in: directory, checksummed: true, durable: durable)
         let failure: StorageError? = entry.bytes.withUnsafeBytes { bytes in
-            do throws(StorageError) { try upload.write(bytes); return nil } catch { return error }
+            do throws(StorageError) {
+                try upload.write(bytes)
+                return nil
+            } catch { return error }
         }
         if let failure { throw failure }
         return AdoptedMemoryUpload(upload: upload, area: self, id: id)

@@ -11,23 +11,28 @@ struct InMemoryServer {
 
     /// The app as the daemon builds it, with in-memory storage and web root; the optional
     /// parts (tus, access control, HTTPS, QR codes, the catalogues) as given.
-    init(configuration: Configuration = Configuration(), storage: InMemoryStorage = InMemoryStorage(),
-         log: any LogSink = NoLog(), compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
-         tusUploads: TusUploads? = nil,
-         access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []),
-         hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages()) {
+    init(
+        configuration: Configuration = Configuration(), storage: InMemoryStorage = InMemoryStorage(),
+        log: any LogSink = NoLog(), compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
+        tusUploads: TusUploads? = nil,
+        access: AccessControl? = nil, https: HTTPSPresentation? = nil, phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []),
+        hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages()
+    ) {
         self.storage = storage
-        app = FiledropApp(configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
-                          monitor: UploadMonitor(log: log, now: { 0 }), compressor: compressor, qrEncoder: qrEncoder,
-                          tusUploads: tusUploads,
-                          access: access, https: https, phoneAddress: phoneAddress, hashing: hashing, languages: languages)
+        app = FiledropApp(
+            configuration: configuration, storage: storage, webRoot: InMemoryStorage(),
+            monitor: UploadMonitor(log: log, now: { 0 }), compressor: compressor, qrEncoder: qrEncoder,
+            tusUploads: tusUploads,
+            access: access, https: https, phoneAddress: phoneAddress, hashing: hashing, languages: languages)
     }
 
     static let context = RequestContext(client: "test", wallClockSeconds: 0)
 
     /// A request head with a Host field (none when `host` is nil) and `headers` after it.
-    static func head(_ method: HTTPMethod, _ target: String, host: String? = "localhost", _ headers: HTTPHeaders = [:],
-                     version: HTTPVersion = .http1_1) -> RequestHead {
+    static func head(
+        _ method: HTTPMethod, _ target: String, host: String? = "localhost", _ headers: HTTPHeaders = [:],
+        version: HTTPVersion = .http1_1
+    ) -> RequestHead {
         var all = HTTPHeaders()
         if let host { all.add(name: "Host", value: host) }
         for (name, value) in headers { all.add(name: name, value: value) }

@@ -1,4 +1,5 @@
 import Synchronization
+
 @testable import FiledropCore
 
 /// A `Storage` in memory with the same visibility rules as the real one: an upload is
@@ -65,7 +66,8 @@ final class InMemoryStorage: Storage, Sendable {
             if let bytes = state.files[path] {
                 return FileMetadata(name: path.name ?? "", kind: .file, size: UInt64(bytes.count), modified: 0, inode: 1)
             }
-            return state.directories.contains(path) ? FileMetadata(name: path.name ?? "", kind: .directory, size: 0, modified: 0, inode: 2) : nil
+            return state.directories.contains(path)
+                ? FileMetadata(name: path.name ?? "", kind: .directory, size: 0, modified: 0, inode: 2) : nil
         }
     }
 

@@ -37,19 +37,24 @@ final class PausingConsumer: RequestBodyConsumer {
         body += bytes[..<room]
         sinceLastPause = 0
         pauseOut = true
-        return .paused(accepted: room, work: BlockingWork("write-back") {}, then: {
-            self.pauseOut = false
-            self.pacings += 1
-        })
+        return .paused(
+            accepted: room, work: BlockingWork("write-back") {},
+            then: {
+                self.pauseOut = false
+                self.pacings += 1
+            })
     }
 
     func finish(trailers: HTTPHeaders) -> Deferred<Response> {
         precondition(ending == .open && !pauseOut, "finished after \(ending), or while paused")
         ending = .publishing
-        return .blocking("publish", {
-            self.published = true
-            return self.body.count
-        }) { count in
+        return .blocking(
+            "publish",
+            {
+                self.published = true
+                return self.body.count
+            }
+        ) { count in
             self.ending = .finished
             return .ready(Response(status: .created, body: .bytes(Array("stored \(count)".utf8))))
         }

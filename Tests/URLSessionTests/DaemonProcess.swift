@@ -16,7 +16,8 @@ final class DaemonProcess {
 
     static var binary: String {
         if let explicit = ProcessInfo.processInfo.environment["FILEDROP_BIN"] { return explicit }
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
         for configuration in ["release", "debug"] {
             let candidate = root.appendingPathComponent(".build/\(configuration)/filedrop").path
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
@@ -42,12 +43,15 @@ final class DaemonProcess {
             raw.copyBytes(from: bytes.prefix(raw.count - 1))
         }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notifyDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(notifyDescriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else { throw DaemonError.setup("bind notify socket: errno \(errno)") }
 
         process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = ["--listen", "127.0.0.1:0", "--save-dir", saveDirectory.path, "--web-root", Self.webRoot, "--config="] + arguments
+        process.arguments =
+            ["--listen", "127.0.0.1:0", "--save-dir", saveDirectory.path, "--web-root", Self.webRoot, "--config="] + arguments
         // Other suites in this process set LISTEN_FDS and friends while they test socket
         // activation; the daemon must not inherit them.
         var environment = ProcessInfo.processInfo.environment.filter { key, _ in
@@ -71,8 +75,9 @@ final class DaemonProcess {
             let fields = text.split(separator: "\n")
             guard fields.contains("READY=1") else { continue }
             if let listen = fields.first(where: { $0.hasPrefix("X_FILEDROP_LISTEN=") }),
-               let first = listen.dropFirst("X_FILEDROP_LISTEN=".count).split(separator: ",").first,
-               let colon = first.lastIndex(of: ":"), let port = UInt16(first[first.index(after: colon)...]) {
+                let first = listen.dropFirst("X_FILEDROP_LISTEN=".count).split(separator: ",").first,
+                let colon = first.lastIndex(of: ":"), let port = UInt16(first[first.index(after: colon)...])
+            {
                 self.port = port
                 return
             }

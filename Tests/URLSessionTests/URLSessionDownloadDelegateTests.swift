@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A download task driven by a `URLSessionDownloadDelegate`, as apps that show progress use
 /// it: every `didWriteData` knows the total (the daemon sends Content-Length), the bytes
@@ -53,8 +54,10 @@ final class DownloadRecorder: NSObject, URLSessionDownloadDelegate, @unchecked S
         }
     }
 
-    func urlSession(_ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
-                    totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64) {
+    func urlSession(
+        _ session: URLSession, downloadTask: URLSessionDownloadTask, didWriteData bytesWritten: Int64,
+        totalBytesWritten: Int64, totalBytesExpectedToWrite: Int64
+    ) {
         lock.withLock {
             result.expectedTotals.append(totalBytesExpectedToWrite)
             result.writtenSum += bytesWritten

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The three ways Foundation's URLSession sends a body (in-memory Data, a file, a stream),
 /// plus a hand-built multipart form as iOS apps send it, against the real daemon.
@@ -66,7 +67,8 @@ import Testing
         let boundary = "Boundary-\(UUID().uuidString)"
         var body = Data()
         for (name, content) in files {
-            body.append("--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\n".data(using: .utf8)!)
+            body.append(
+                "--\(boundary)\r\nContent-Disposition: form-data; name=\"file\"; filename=\"\(name)\"\r\n".data(using: .utf8)!)
             body.append("Content-Type: application/octet-stream\r\n\r\n".data(using: .utf8)!)
             body.append(content)
             body.append("\r\n".data(using: .utf8)!)
@@ -117,7 +119,9 @@ final class StreamingBodyDelegate: NSObject, URLSessionDataDelegate, @unchecked 
         }
     }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
         streamsHandedOut += 1
         completionHandler(InputStream(data: body))
     }

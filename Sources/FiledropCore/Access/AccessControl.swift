@@ -19,8 +19,10 @@ public struct AccessControl: Sendable {
         public let uploads: UploadCounters
         public let passwordChecks: PasswordCheckGate
 
-        public init(throttle: LoginThrottle = LoginThrottle(), uploads: UploadCounters = UploadCounters(),
-                    passwordChecks: PasswordCheckGate = PasswordCheckGate()) {
+        public init(
+            throttle: LoginThrottle = LoginThrottle(), uploads: UploadCounters = UploadCounters(),
+            passwordChecks: PasswordCheckGate = PasswordCheckGate()
+        ) {
             self.throttle = throttle
             self.uploads = uploads
             self.passwordChecks = passwordChecks
@@ -44,11 +46,14 @@ public struct AccessControl: Sendable {
     ///   - verifier: checks passwords against `password-hash`; without one, nothing that needs
     ///     the password is ever allowed.
     ///   - now: monotonic nanoseconds, injected so tests control time.
-    public init(configuration: Configuration, machineNames: [String] = [], verifier: (any PasswordVerifier)? = nil,
-                records: ClientRecords = ClientRecords(), cache: CredentialCache = CredentialCache(),
-                now: @escaping @Sendable () -> UInt64) {
-        policy = AccessPolicy(mode: configuration.access, hasPassword: configuration.passwordHash != nil,
-                              publishesTrustRoutes: configuration.tls != .off, metricsAccess: configuration.metricsAccess)
+    public init(
+        configuration: Configuration, machineNames: [String] = [], verifier: (any PasswordVerifier)? = nil,
+        records: ClientRecords = ClientRecords(), cache: CredentialCache = CredentialCache(),
+        now: @escaping @Sendable () -> UInt64
+    ) {
+        policy = AccessPolicy(
+            mode: configuration.access, hasPassword: configuration.passwordHash != nil,
+            publishesTrustRoutes: configuration.tls != .off, metricsAccess: configuration.metricsAccess)
         hosts = HostValidator(names: configuration.allowedHosts + machineNames)
         maxUploadsPerClient = configuration.maxUploadsPerClient
         hourlyUploadQuota = configuration.uploadQuotaPerHour
@@ -88,8 +93,9 @@ public struct AccessControl: Sendable {
     /// Takes an upload slot for the client, or throws 429 (`UploadAdmission` calls this
     /// before the upload has any side effect). `bodyLength`: the request's declared body.
     func takeUploadSlot(client: String, bodyLength: UInt64?) throws(HTTPError) {
-        try records.uploads.admit(client: client, maxActive: maxUploadsPerClient, hourlyQuota: hourlyUploadQuota,
-                                  bodyLength: bodyLength, now: now())
+        try records.uploads.admit(
+            client: client, maxActive: maxUploadsPerClient, hourlyQuota: hourlyUploadQuota,
+            bodyLength: bodyLength, now: now())
     }
 
     func releaseUploadSlot(client: String) {
@@ -106,8 +112,9 @@ public struct AccessControl: Sendable {
         let time = now()
         let wait = records.throttle.remainingLockout(client: client, now: time)
         guard wait == 0 else {
-            throw .tooManyRequests("Too many wrong passwords from your address; try again later.",
-                                   retryAfterSeconds: (wait + 999_999_999) / 1_000_000_000)
+            throw .tooManyRequests(
+                "Too many wrong passwords from your address; try again later.",
+                retryAfterSeconds: (wait + 999_999_999) / 1_000_000_000)
         }
         // A browser asks without credentials first and prompts on the 401: not a failure.
         guard let authorization else {
@@ -119,8 +126,9 @@ public struct AccessControl: Sendable {
             throw .unauthorized("The password is wrong.")
         }
         try records.passwordChecks.enter()
-        return PasswordCheck(access: self, authorization: authorization, password: credentials.password, verifier: verifier,
-                             client: client)
+        return PasswordCheck(
+            access: self, authorization: authorization, password: credentials.password, verifier: verifier,
+            client: client)
     }
 
     /// The verdict of a check, on the loop: records it, and throws 401 for a wrong password.

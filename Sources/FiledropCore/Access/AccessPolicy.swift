@@ -52,7 +52,8 @@ public struct AccessPolicy: Sendable, Equatable {
     public var publishesTrustRoutes: Bool
     public var metricsAccess: MetricsAccess
 
-    public init(mode: AccessMode, hasPassword: Bool, publishesTrustRoutes: Bool = false, metricsAccess: MetricsAccess = .loopback) {
+    public init(mode: AccessMode, hasPassword: Bool, publishesTrustRoutes: Bool = false, metricsAccess: MetricsAccess = .loopback)
+    {
         self.mode = mode
         self.hasPassword = hasPassword
         self.publishesTrustRoutes = publishesTrustRoutes

@@ -20,7 +20,8 @@ public struct BasicCredentials: Equatable, Sendable {
         let trimmed = value.trimmingOWS()
         let parts = trimmed.split(separator: " ", omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].equalsIgnoringASCIICase("basic"),
-              let decoded = Base64.decode(parts[1]) else { return nil }
+            let decoded = Base64.decode(parts[1])
+        else { return nil }
         // Base64.decode takes only canonical, padded RFC 4648 §4 text, as browsers and curl send.
         // RFC 7617 §2: user-id must not contain a colon, so the first one separates.
         guard let colon = decoded.firstIndex(of: UInt8(ascii: ":")) else { return nil }

@@ -74,7 +74,8 @@ public struct HostValidator: Sendable {
         var bytes = host.utf8.makeIterator()
         while let byte = bytes.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = bytes.next(), let low = bytes.next(), IPLiteral.isHexDigit(high), IPLiteral.isHexDigit(low) else { return false }
+                guard let high = bytes.next(), let low = bytes.next(), IPLiteral.isHexDigit(high), IPLiteral.isHexDigit(low)
+                else { return false }
                 continue
             }
             guard isRegNameByte(byte) else { return false }
@@ -86,9 +87,9 @@ public struct HostValidator: Sendable {
     private static func isRegNameByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
-             UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
-             UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"),
+            UInt8(ascii: "!"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"),
+            UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
             true
         default:
             false
@@ -168,7 +169,9 @@ enum IPLiteral {
     /// Where the dotted quad that `bytes` start with ends (the end, or a `:`); nil when they
     /// do not start with one.
     private static func dottedQuadEnd<C: Collection<UInt8>>(in bytes: C) -> C.Index? {
-        var dots = 0, digits = 0, value = 0
+        var dots = 0
+        var digits = 0
+        var value = 0
         var index = bytes.startIndex
         while index < bytes.endIndex, bytes[index] != UInt8(ascii: ":") {
             let byte = bytes[index]

@@ -82,7 +82,9 @@ public final class LoginThrottle: Sendable {
     private func evict(_ records: inout [String: Record], now: UInt64) {
         let before = records.count
         records = records.filter { now < $0.value.lastFailure &+ settings.forgetAfter }
-        guard records.count == before, let oldest = records.min(by: { $0.value.lastFailure < $1.value.lastFailure }) else { return }
+        guard records.count == before, let oldest = records.min(by: { $0.value.lastFailure < $1.value.lastFailure }) else {
+            return
+        }
         records.removeValue(forKey: oldest.key)
     }
 }

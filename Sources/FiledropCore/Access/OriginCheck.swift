@@ -27,8 +27,9 @@ public enum OriginCheck {
         }
         let site = head.headers[.secFetchSite]?.trimmingOWS().lowercased()
         if let site, site != "same-origin", site != "none" {
-            throw .forbidden(refusalOpening + " (Sec-Fetch-Site: \(String(site.prefix(40)).logEscaped)). "
-                + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
+            throw .forbidden(
+                refusalOpening + " (Sec-Fetch-Site: \(String(site.prefix(40)).logEscaped)). "
+                    + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
         }
         // Fetch §3.1 (serializing a request origin): under `Referrer-Policy: no-referrer`, which
         // we send, a browser's form POST says `Origin: null` even on our own page; then only
@@ -37,8 +38,9 @@ public enum OriginCheck {
         // "Share -> filedrop"), which no website can cause.
         if let origin = head.headers[.origin]?.trimmingOWS(), !(origin == "null" && (site == "same-origin" || site == "none")) {
             guard matches(origin: origin, host: head.headers[.host], scheme: scheme) else {
-                throw .forbidden(refusalOpening + " (Origin: \(String(origin.prefix(100)).logEscaped)). "
-                    + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
+                throw .forbidden(
+                    refusalOpening + " (Origin: \(String(origin.prefix(100)).logEscaped)). "
+                        + "filedrop accepts uploads and deletions only from its own page or from programs such as curl.")
             }
         }
     }
@@ -60,8 +62,9 @@ public enum OriginCheck {
         }
         let originAuthority = origin[schemeEnd.upperBound...]
         guard !originAuthority.contains("/"), !originAuthority.contains("@"),
-              let (originHost, originPort) = HostValidator.split(authority: originAuthority),
-              let (requestHost, requestPort) = HostValidator.split(authority: Substring(host)) else { return false }
+            let (originHost, originPort) = HostValidator.split(authority: originAuthority),
+            let (requestHost, requestPort) = HostValidator.split(authority: Substring(host))
+        else { return false }
         return HostValidator.normalized(originHost) == HostValidator.normalized(requestHost)
             && effective(originPort, defaultPort) == effective(requestPort, defaultPort)
     }

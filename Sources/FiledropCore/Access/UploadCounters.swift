@@ -27,8 +27,10 @@ public final class UploadCounters: Sendable {
     /// used its quota for the hour, or declared a body (`bodyLength`) the quota's rest cannot
     /// take: such an upload is refused before it starts, not cut when it crosses the quota.
     /// `now` is monotonic nanoseconds.
-    public func admit(client: String, maxActive: Int, hourlyQuota: UInt64?, bodyLength: UInt64? = nil,
-                      now: UInt64) throws(HTTPError) {
+    public func admit(
+        client: String, maxActive: Int, hourlyQuota: UInt64?, bodyLength: UInt64? = nil,
+        now: UInt64
+    ) throws(HTTPError) {
         try usage.withLock { (usage) throws(HTTPError) in
             if usage[client] == nil && usage.count >= capacity { prune(&usage, now: now) }
             var entry = usage[client] ?? Usage(windowStart: now)
@@ -37,7 +39,8 @@ public final class UploadCounters: Sendable {
                 entry.bytes = 0
             }
             guard entry.active < maxActive else {
-                throw .tooManyRequests("You already have \(maxActive) uploads running; wait until one finishes.", retryAfterSeconds: 1)
+                throw .tooManyRequests(
+                    "You already have \(maxActive) uploads running; wait until one finishes.", retryAfterSeconds: 1)
             }
             if let hourlyQuota, entry.bytes >= hourlyQuota || (bodyLength ?? 0) > hourlyQuota - entry.bytes {
                 throw Self.quotaError(hourlyQuota, windowStart: entry.windowStart, now: now)
@@ -92,8 +95,9 @@ public final class UploadCounters: Sendable {
     private static func quotaError(_ quota: UInt64, windowStart: UInt64, now: UInt64) -> HTTPError {
         let end = windowStart &+ window
         let seconds = end > now ? (end - now + 999_999_999) / 1_000_000_000 : 1
-        return .tooManyRequests("You have uploaded \(ByteCount.format(quota)) this hour, the most this server accepts from one client.",
-                                retryAfterSeconds: seconds)
+        return .tooManyRequests(
+            "You have uploaded \(ByteCount.format(quota)) this hour, the most this server accepts from one client.",
+            retryAfterSeconds: seconds)
     }
 }
 
@@ -107,8 +111,10 @@ final class CountedUpload: RequestBodyConsumer {
     private let now: @Sendable () -> UInt64
     private var released = false
 
-    init(_ upload: any RequestBodyConsumer, counters: UploadCounters, client: String, hourlyQuota: UInt64?,
-         now: @escaping @Sendable () -> UInt64) {
+    init(
+        _ upload: any RequestBodyConsumer, counters: UploadCounters, client: String, hourlyQuota: UInt64?,
+        now: @escaping @Sendable () -> UInt64
+    ) {
         self.upload = upload
         self.counters = counters
         self.client = client

@@ -19,7 +19,8 @@ public enum FileResponse {
     /// for this file could get it gzip-encoded (`ResponseCompression.variesByEncoding`), so
     /// this variant names Accept-Encoding in Vary as the gzip one does.
     public static func make(
-        _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String, extraHeaders: consuming HTTPHeaders = HTTPHeaders(),
+        _ file: OpenedFile, head: RequestHead, contentType: String, cacheControl: String,
+        extraHeaders: consuming HTTPHeaders = HTTPHeaders(),
         encoding: FileEncoding = .identity, variesByEncoding: Bool = false, validators: FileValidators? = nil
     ) -> Response {
         let metadata = file.metadata
@@ -33,8 +34,9 @@ public enum FileResponse {
         if gzip { etag = ResponseCompression.gzipETag(etag) }
         // RFC 9110 §12.5.5: every variant names what chose it, the identity one and 304s too.
         if gzip || variesByEncoding { headers.addVary("Accept-Encoding") }
-        addFileFields(to: &headers, contentType: contentType, etag: etag, lastModified: validators.lastModified, cacheControl: cacheControl,
-                      acceptsRanges: !gzip)
+        addFileFields(
+            to: &headers, contentType: contentType, etag: etag, lastModified: validators.lastModified, cacheControl: cacheControl,
+            acceptsRanges: !gzip)
         if let status = conditionalStatus(head: head, etag: etag, modifiedSeconds: validators.modifiedSeconds) {
             return Response(status: status, headers: headers)
         }
@@ -44,7 +46,8 @@ public enum FileResponse {
             return Response(status: .ok, headers: headers, body: .file(region))
         case .gzipCached(let compressor, let cacheKey):
             headers.add(.contentEncoding, "gzip")
-            let body = compressor.cachedGzip(of: region, cacheKey: cacheKey).map(ResponseBody.bytes)
+            let body =
+                compressor.cachedGzip(of: region, cacheKey: cacheKey).map(ResponseBody.bytes)
                 ?? .stream(compressor.gzipStream(of: region))
             return Response(status: .ok, headers: headers, body: body)
         case .gzipStreamed(let compressor):
@@ -57,12 +60,16 @@ public enum FileResponse {
     /// `.identity`, serialized once per file version (`FileHeaderValues.identityHeaders`, and
     /// `conditionalHeaders` for a 304 or 412). The same statuses as `make`; nothing here
     /// touches the headers, so their bytes go along.
-    static func make(_ file: OpenedFile, head: RequestHead, identityHeaders: SerializedHeaders, conditionalHeaders: SerializedHeaders,
-                     validators: FileValidators) -> Response {
+    static func make(
+        _ file: OpenedFile, head: RequestHead, identityHeaders: SerializedHeaders, conditionalHeaders: SerializedHeaders,
+        validators: FileValidators
+    ) -> Response {
         if let status = conditionalStatus(head: head, etag: validators.etag, modifiedSeconds: validators.modifiedSeconds) {
             return Response(status: status, headers: conditionalHeaders)
         }
-        return Response(status: .ok, headers: identityHeaders, body: .file(FileRegion(file: file.handle, offset: 0, length: file.metadata.size)))
+        return Response(
+            status: .ok, headers: identityHeaders,
+            body: .file(FileRegion(file: file.handle, offset: 0, length: file.metadata.size)))
     }
 
     /// The fields every file response carries after the caller's own, in this order.
@@ -71,8 +78,10 @@ public enum FileResponse {
     /// RFC 9110 §14.1.2 ranges count bytes of the selected representation), so a gzip body
     /// must not invite a client to resume it by offset; it gets no Accept-Ranges, and its
     /// `-gz` ETag never satisfies an If-Range (no gzip prefix spliced to identity bytes).
-    static func addFileFields(to headers: inout HTTPHeaders, contentType: String, etag: String, lastModified: String, cacheControl: String,
-                              acceptsRanges: Bool = true) {
+    static func addFileFields(
+        to headers: inout HTTPHeaders, contentType: String, etag: String, lastModified: String, cacheControl: String,
+        acceptsRanges: Bool = true
+    ) {
         headers.add(.contentType, contentType)
         headers.add(.etag, etag)
         headers.add(.lastModified, lastModified)

@@ -25,14 +25,20 @@ extension FiledropApp {
             throw StorageError.movedIntoItself.httpError
         }
         let durable = store.policy.durable
-        return .blocking("move", skippableWhenAbandoned: false, { [storage] () -> Result<FileMetadata.Kind, HTTPError> in
-            Self.carryOutMove(source, to: destination, durable: durable, in: storage)
-        }) { outcome in
+        return .blocking(
+            "move", skippableWhenAbandoned: false,
+            { [storage] () -> Result<FileMetadata.Kind, HTTPError> in
+                Self.carryOutMove(source, to: destination, durable: durable, in: storage)
+            }
+        ) { outcome in
             switch outcome {
             case .success(let kind):
                 let location = Self.url(of: destination, isDirectory: kind == .directory)
-                return .respond(Response(status: .created, headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
-                                         body: .bytes(Array("Renamed to \(location)\n".utf8))))
+                return .respond(
+                    Response(
+                        status: .created,
+                        headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
+                        body: .bytes(Array("Renamed to \(location)\n".utf8))))
             case .failure(let error):
                 return .respond(.error(error, format: ResponseFormat(head: head), text: languages.text(for: head)))
             }
@@ -64,25 +70,34 @@ extension FiledropApp {
             throw .methodNotAllowedBecause("The save directory already exists.", allowed: [.get, .head])
         }
         let durable = store.policy.durable
-        return .blocking("make folder", skippableWhenAbandoned: false, { [storage] () -> StorageError? in
-            do throws(StorageError) {
-                try storage.makeDirectory(path, durable: durable)
-                return nil
-            } catch {
-                return error
+        return .blocking(
+            "make folder", skippableWhenAbandoned: false,
+            { [storage] () -> StorageError? in
+                do throws(StorageError) {
+                    try storage.makeDirectory(path, durable: durable)
+                    return nil
+                } catch {
+                    return error
+                }
             }
-        }) { failure in
+        ) { failure in
             let error: HTTPError
             switch failure {
             case nil:
                 let location = Self.url(of: path, isDirectory: true)
-                return .respond(Response(status: .created, headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
-                                         body: .bytes(Array("Made \(location)\n".utf8))))
+                return .respond(
+                    Response(
+                        status: .created,
+                        headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
+                        body: .bytes(Array("Made \(location)\n".utf8))))
             case .exists?:
-                error = .methodNotAllowedBecause("\(FileNamePolicy.quotedForMessage(name)) already exists.",
-                                                 allowed: StoredFileRoute.allowedMethods)
+                error = .methodNotAllowedBecause(
+                    "\(FileNamePolicy.quotedForMessage(name)) already exists.",
+                    allowed: StoredFileRoute.allowedMethods)
             case .notFound?:
-                error = .conflict("The folder to make it in, \(FileNamePolicy.quotedForMessage("/" + path.parent.description)), does not exist; make that first.")
+                error = .conflict(
+                    "The folder to make it in, \(FileNamePolicy.quotedForMessage("/" + path.parent.description)), does not exist; make that first."
+                )
             case .notADirectory?:
                 error = .conflict("A file is in the way: part of that path is a file, not a folder.")
             case let other?:
@@ -100,10 +115,13 @@ extension FiledropApp {
         for value in values {
             let name = value.hasSuffix("/") ? String(value.dropLast()) : value
             guard !name.isEmpty else {
-                throw .badRequest("Each select parameter needs the name of a file or folder in this folder, such as select=photo.jpg.")
+                throw .badRequest(
+                    "Each select parameter needs the name of a file or folder in this folder, such as select=photo.jpg.")
             }
             guard !name.contains("/") else {
-                throw .badRequest("select=\(FileNamePolicy.quotedForMessage(value)) is a path: name an entry of this folder itself, or open the subfolder and select there.")
+                throw .badRequest(
+                    "select=\(FileNamePolicy.quotedForMessage(value)) is a path: name an entry of this folder itself, or open the subfolder and select there."
+                )
             }
             let checked = try store.names.storagePath(fromComponents: [name])
             if let checkedName = checked.name { names.insert(checkedName) }
@@ -138,26 +156,41 @@ extension FiledropApp {
 
     /// Blocking. The checks that give a refusal its own sentence (the source is missing, the
     /// destination's folder is), then the rename, whose EEXIST is the one that counts.
-    private static func carryOutMove(_ source: StoragePath, to destination: StoragePath, durable: Bool,
-                                     in storage: any Storage) -> Result<FileMetadata.Kind, HTTPError> {
+    private static func carryOutMove(
+        _ source: StoragePath, to destination: StoragePath, durable: Bool,
+        in storage: any Storage
+    ) -> Result<FileMetadata.Kind, HTTPError> {
         do throws(StorageError) {
             guard let found = try storage.metadata(source) else {
-                return .failure(.notFoundBecause("There is no file or folder \(FileNamePolicy.quotedForMessage("/" + source.description)) to rename."))
+                return .failure(
+                    .notFoundBecause(
+                        "There is no file or folder \(FileNamePolicy.quotedForMessage("/" + source.description)) to rename."))
             }
             switch try storage.metadata(destination.parent)?.kind {
             case .directory?:
                 break
             case .file?:
-                return .failure(.conflict("\(FileNamePolicy.quotedForMessage("/" + destination.parent.description)) is a file, so nothing can be moved into it."))
+                return .failure(
+                    .conflict(
+                        "\(FileNamePolicy.quotedForMessage("/" + destination.parent.description)) is a file, so nothing can be moved into it."
+                    ))
             case nil:
-                return .failure(.conflict("The folder to move it into, \(FileNamePolicy.quotedForMessage("/" + destination.parent.description)), does not exist; make that first."))
+                return .failure(
+                    .conflict(
+                        "The folder to move it into, \(FileNamePolicy.quotedForMessage("/" + destination.parent.description)), does not exist; make that first."
+                    ))
             }
             try storage.move(source, to: destination, durable: durable)
             return .success(found.kind)
         } catch .exists {
-            return .failure(.preconditionFailed("\(FileNamePolicy.quotedForMessage("/" + destination.description)) already exists; filedrop never replaces a file by renaming. Choose another name, or delete that one first."))
+            return .failure(
+                .preconditionFailed(
+                    "\(FileNamePolicy.quotedForMessage("/" + destination.description)) already exists; filedrop never replaces a file by renaming. Choose another name, or delete that one first."
+                ))
         } catch .notFound {
-            return .failure(.notFoundBecause("There is no file or folder \(FileNamePolicy.quotedForMessage("/" + source.description)) to rename."))
+            return .failure(
+                .notFoundBecause(
+                    "There is no file or folder \(FileNamePolicy.quotedForMessage("/" + source.description)) to rename."))
         } catch {
             return .failure(error.httpError)
         }

@@ -13,8 +13,10 @@ extension FiledropApp {
         let address = HTTPSURL(head: head, port: https.port)
         switch route {
         case .page:
-            return TrustPage(title: configuration.title, authority: https.authority, https: address,
-                             text: languages.text(for: head)).response()
+            return TrustPage(
+                title: configuration.title, authority: https.authority, https: address,
+                text: languages.text(for: head)
+            ).response()
         case .certificate:
             return CertificateDownload.response(try Self.localAuthority(of: https), head: head)
         case .profile:
@@ -25,8 +27,9 @@ extension FiledropApp {
 
     private static func localAuthority(of https: HTTPSPresentation) throws(HTTPError) -> TrustAnchor {
         guard let authority = https.authority else {
-            throw .notFoundBecause("This server's certificate comes from its operator, not from a certificate authority of "
-                + "filedrop's own, so there is nothing to install.")
+            throw .notFoundBecause(
+                "This server's certificate comes from its operator, not from a certificate authority of "
+                    + "filedrop's own, so there is nothing to install.")
         }
         return authority
     }

@@ -8,11 +8,14 @@ extension FiledropApp {
     func healthPage(_ head: RequestHead) -> RouteDecision {
         .blocking("healthz", { [health] in health.current() }) { reading in
             guard let reading else {
-                return .respond(Response(status: .ok, headers: [.contentType: ResponseFormat.text.contentType, .cacheControl: "no-store"],
-                                         body: .bytes(Array("ok\n".utf8))))
+                return .respond(
+                    Response(
+                        status: .ok, headers: [.contentType: ResponseFormat.text.contentType, .cacheControl: "no-store"],
+                        body: .bytes(Array("ok\n".utf8))))
             }
-            let why = HTTPError.serviceUnavailable("The save directory takes no uploads now: \(reading.message)",
-                                                   retryAfterSeconds: nil)
+            let why = HTTPError.serviceUnavailable(
+                "The save directory takes no uploads now: \(reading.message)",
+                retryAfterSeconds: nil)
             var response = Response.error(why, format: ResponseFormat(head: head), text: languages.text(for: head))
             response.headers.replaceOrAdd(.cacheControl, "no-store")
             return .respond(response)

@@ -13,8 +13,10 @@ extension FiledropApp {
         return localSend.port == Int(port)
     }
 
-    func serveLocalSend(_ route: LocalSendRoute, head: RequestHead, context: RequestContext,
-                        admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
+    func serveLocalSend(
+        _ route: LocalSendRoute, head: RequestHead, context: RequestContext,
+        admission: UploadAdmission
+    ) throws(HTTPError) -> RouteDecision {
         guard let localSend else { throw .notFound }
         let query = QueryParameters(head.query)
         switch route {
@@ -23,22 +25,24 @@ extension FiledropApp {
         case .register:
             try refuseLongJSON(head, limit: LocalSendDevice.maxBodyBytes)
             try admission.admit()
-            return .readBody(LocalSendJSONBody(limit: LocalSendDevice.maxBodyBytes) { bytes in
-                do throws(LocalSendDevice.InvalidBody) {
-                    _ = try LocalSendDevice.parse(bytes)
-                    return .ready(Self.localSendJSON(localSend.device.json()))
-                } catch {
-                    return .ready(Self.localSendError(.badRequest("Invalid body: \(error.reason).")))
-                }
-            })
+            return .readBody(
+                LocalSendJSONBody(limit: LocalSendDevice.maxBodyBytes) { bytes in
+                    do throws(LocalSendDevice.InvalidBody) {
+                        _ = try LocalSendDevice.parse(bytes)
+                        return .ready(Self.localSendJSON(localSend.device.json()))
+                    } catch {
+                        return .ready(Self.localSendError(.badRequest("Invalid body: \(error.reason).")))
+                    }
+                })
         case .prepareUpload:
             try LocalSendAcceptPolicy(mode: configuration.access, pin: configuration.localsendPin)
                 .check(pin: query["pin"], client: context.client, throttle: access.records.throttle, now: localSend.now())
             try refuseLongJSON(head, limit: LocalSendPrepareRequest.maxBodyBytes)
             try admission.admit()
-            return .readBody(LocalSendJSONBody(limit: LocalSendPrepareRequest.maxBodyBytes) { bytes in
-                prepareLocalSend(bytes, client: context.client, receiver: localSend)
-            })
+            return .readBody(
+                LocalSendJSONBody(limit: LocalSendPrepareRequest.maxBodyBytes) { bytes in
+                    prepareLocalSend(bytes, client: context.client, receiver: localSend)
+                })
         case .upload:
             guard let sessionId = query["sessionId"], let fileId = query["fileId"], let token = query["token"] else {
                 throw .badRequest("Missing parameters: upload needs sessionId, fileId and token.")
@@ -51,17 +55,22 @@ extension FiledropApp {
             case .refused(let error):
                 throw error
             case .receive(let file):
-                return try receiveLocalSend(file, sessionId: sessionId, head: head, context: context, admission: admission,
-                                            receiver: localSend)
+                return try receiveLocalSend(
+                    file, sessionId: sessionId, head: head, context: context, admission: admission,
+                    receiver: localSend)
             }
         case .cancel:
             guard let sessionId = query["sessionId"] else { throw .badRequest("Missing parameters: cancel needs sessionId.") }
-            guard let session = localSend.withSessions({ sessions, _ in sessions.cancel(sessionId: sessionId, client: context.client) })
+            guard
+                let session = localSend.withSessions({ sessions, _ in
+                    sessions.cancel(sessionId: sessionId, client: context.client)
+                })
             else { throw LocalSendSessions.unknownSession }
             localSend.logEnd(session, .cancelled)
             return .respond(Response(status: .ok))
         case .unknown:
-            throw .notFoundBecause("This LocalSend receiver offers info, register, prepare-upload, upload and cancel of protocol v2.")
+            throw .notFoundBecause(
+                "This LocalSend receiver offers info, register, prepare-upload, upload and cancel of protocol v2.")
         case .methodRefused(_, let allowed):
             throw .methodNotAllowed(allowed: allowed == .get ? [.get, .head] : [allowed])
         }
@@ -94,14 +103,17 @@ extension FiledropApp {
             return .ready(Self.localSendError(error))
         }
         guard !files.isEmpty else { return .ready(Response(status: .noContent)) }
-        return .blocking("localsend room", { [store] () -> HTTPError? in
-            do throws(HTTPError) {
-                try store.checkRoom(for: total)
-                return nil
-            } catch {
-                return error
+        return .blocking(
+            "localsend room",
+            { [store] () -> HTTPError? in
+                do throws(HTTPError) {
+                    try store.checkRoom(for: total)
+                    return nil
+                } catch {
+                    return error
+                }
             }
-        }) { refusal in
+        ) { refusal in
             if let refusal { return .ready(Self.localSendError(refusal)) }
             let sessionId = receiver.newID()
             let answer = receiver.withSessions { sessions, now in
@@ -111,29 +123,34 @@ extension FiledropApp {
             case .nothingToSend:
                 return .ready(Response(status: .noContent))
             case .blocked:
-                return .ready(Self.localSendError(.conflict("Blocked by another session: another sender is sending to this receiver.")))
+                return .ready(
+                    Self.localSendError(.conflict("Blocked by another session: another sender is sending to this receiver.")))
             case .accepted(let session, let previous):
                 if let previous { receiver.logEnd(previous, .replaced) }
                 receiver.logStart(session)
-                return .ready(Self.localSendJSON(JSONWriter.document { json in
-                    json.object { json in
-                        json.member("sessionId", session.id)
-                        json.key("files")
-                        json.object { json in
-                            for file in files {
-                                json.key(escaping: file.offer.id)
-                                json.string(file.token)
+                return .ready(
+                    Self.localSendJSON(
+                        JSONWriter.document { json in
+                            json.object { json in
+                                json.member("sessionId", session.id)
+                                json.key("files")
+                                json.object { json in
+                                    for file in files {
+                                        json.key(escaping: file.offer.id)
+                                        json.string(file.token)
+                                    }
+                                }
                             }
-                        }
-                    }
-                }))
+                        }))
             }
         }
     }
 
     /// `upload` of an announced file: the same plan and open as a PUT, held to the announced size.
-    private func receiveLocalSend(_ file: LocalSendSessions.File, sessionId: String, head: RequestHead, context: RequestContext,
-                                  admission: UploadAdmission, receiver: LocalSendReceiver) throws(HTTPError) -> RouteDecision {
+    private func receiveLocalSend(
+        _ file: LocalSendSessions.File, sessionId: String, head: RequestHead, context: RequestContext,
+        admission: UploadAdmission, receiver: LocalSendReceiver
+    ) throws(HTTPError) -> RouteDecision {
         let failed = {
             _ = receiver.withSessions { sessions, now in
                 sessions.uploadEnded(sessionId: sessionId, fileId: file.offer.id, saved: false, now: now)
@@ -142,11 +159,13 @@ extension FiledropApp {
         let plan: UploadPlan
         do throws(HTTPError) {
             if let length = declaredLength(head), length != file.offer.size {
-                throw length > file.offer.size ? LocalSendUpload.longerThanAnnounced(file.offer.size)
+                throw length > file.offer.size
+                    ? LocalSendUpload.longerThanAnnounced(file.offer.size)
                     : .badRequest("The body is \(length) bytes; the file was announced with \(file.offer.size).")
             }
-            plan = try store.plan(directory: file.directory, clientName: file.name, expectedSize: file.offer.size,
-                                  client: context.client, checksummed: false, method: .localsend)
+            plan = try store.plan(
+                directory: file.directory, clientName: file.name, expectedSize: file.offer.size,
+                client: context.client, checksummed: false, method: .localsend)
             try admission.admit(name: plan.directory.appending(checkedName: plan.name).description)
         } catch {
             failed()
@@ -169,7 +188,8 @@ extension FiledropApp {
     }
 
     private static func localSendJSON(_ body: [UInt8]) -> Response {
-        Response(status: .ok, headers: [.contentType: ResponseFormat.json.contentType, .cacheControl: "no-store"], body: .bytes(body))
+        Response(
+            status: .ok, headers: [.contentType: ResponseFormat.json.contentType, .cacheControl: "no-store"], body: .bytes(body))
     }
 
     /// An error as JSON (`{"error": ..., "status": ...}`); a 401 here is about the PIN, not HTTP authentication, so without

@@ -34,12 +34,14 @@ public struct FiledropApp: HTTPResponder {
     /// `access` defaults to the configuration's rules with no password verifier (so anything
     /// that needs the password is refused) and no names besides `localhost` and `allowed-hosts`.
     /// `https` is nil when TLS is off: then nothing here knows HTTPS exists.
-    public init(configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
-                compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
-                tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
-                phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []), processProbe: (any ProcessProbe)? = nil,
-                hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages(),
-                healthClock: (@Sendable () -> UInt64)? = nil, localSend: LocalSendReceiver? = nil) {
+    public init(
+        configuration: Configuration, storage: any Storage, webRoot: any Storage, monitor: UploadMonitor,
+        compressor: (any ContentCompressor)? = nil, qrEncoder: (any QRCodeEncoder)? = nil,
+        tusUploads: TusUploads? = nil, access: AccessControl? = nil, https: HTTPSPresentation? = nil,
+        phoneAddress: PhoneAddress = PhoneAddress(lanURLs: []), processProbe: (any ProcessProbe)? = nil,
+        hashing: (any UploadHashing)? = nil, languages: PageLanguages = PageLanguages(),
+        healthClock: (@Sendable () -> UInt64)? = nil, localSend: LocalSendReceiver? = nil
+    ) {
         self.configuration = configuration
         self.webRoot = webRoot
         self.compressor = compressor
@@ -56,7 +58,8 @@ public struct FiledropApp: HTTPResponder {
         store.withholdsStoredNames = configuration.access == .drop
         store.hashing = configuration.sha256 ? hashing : nil
         self.store = store
-        self.health = SaveDirectoryHealth(store: store, storage: storage, takesUploads: configuration.access != .readOnly, now: healthClock)
+        self.health = SaveDirectoryHealth(
+            store: store, storage: storage, takesUploads: configuration.access != .readOnly, now: healthClock)
     }
 
     /// Publishes the resumable uploads that hold all their bytes but were never saved (the
@@ -83,9 +86,10 @@ public struct FiledropApp: HTTPResponder {
         let route = Route(head, servesTus: tusUploads != nil)
         label = route.requestKind(head).label
         let compression = ResponseCompression(compressor: compressor, head: head)
-        return compressed(deciding(head) { () throws(HTTPError) in
-            try dispatch(head, route: route, context: context, compression: compression)
-        }, compression)
+        return compressed(
+            deciding(head) { () throws(HTTPError) in
+                try dispatch(head, route: route, context: context, compression: compression)
+            }, compression)
     }
 
     /// The connection's own errors (a malformed head, a timeout), in the client's format; in
@@ -120,8 +124,10 @@ public struct FiledropApp: HTTPResponder {
         }
     }
 
-    private func dispatch(_ head: RequestHead, route: Route, context: RequestContext,
-                          compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+    private func dispatch(
+        _ head: RequestHead, route: Route, context: RequestContext,
+        compression: ResponseCompression
+    ) throws(HTTPError) -> RouteDecision {
         // The LocalSend port serves LocalSend alone, and LocalSend is served nowhere else.
         if case .localSend = route {
             guard isLocalSendPort(context) else { throw .notFound }
@@ -149,8 +155,10 @@ public struct FiledropApp: HTTPResponder {
     }
 
     /// Routes a request that passed the access checks.
-    private func admitted(_ head: RequestHead, route: Route, context: RequestContext,
-                          compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+    private func admitted(
+        _ head: RequestHead, route: Route, context: RequestContext,
+        compression: ResponseCompression
+    ) throws(HTTPError) -> RouteDecision {
         switch route {
         case .page(let name):
             if let answer = LanguageSwitch.answer(head, back: LocationPath(requestPath: head.path) ?? .root) {
@@ -178,9 +186,11 @@ public struct FiledropApp: HTTPResponder {
             // Only parsed when tus is on.
             guard let tusUploads else { throw .notFound }
             return try claimingUploadSlot(head, context: context) { admission in
-                TusHandler(uploads: tusUploads, store: store, limits: TusLimits(configuration),
-                           readOnly: configuration.access == .readOnly, admission: admission)
-                    .route(head, route: tusRoute, context: context)
+                TusHandler(
+                    uploads: tusUploads, store: store, limits: TusLimits(configuration),
+                    readOnly: configuration.access == .readOnly, admission: admission
+                )
+                .route(head, route: tusRoute, context: context)
             }
         case .metrics:
             return metricsPage()
@@ -208,10 +218,13 @@ public struct FiledropApp: HTTPResponder {
     /// body this app reads is an upload, and the route takes the slot (`UploadAdmission.admit`)
     /// before the upload leaves any trace. Only these routes make one: a download or the page
     /// reads no body, and claims nothing.
-    private func claimingUploadSlot(_ head: RequestHead, context: RequestContext,
-                                    _ route: (UploadAdmission) throws(HTTPError) -> RouteDecision) throws(HTTPError) -> RouteDecision {
-        let admission = UploadAdmission(access: access, client: context.client, bodyLength: declaredLength(head),
-                                        target: head.target, monitor: store.monitor)
+    private func claimingUploadSlot(
+        _ head: RequestHead, context: RequestContext,
+        _ route: (UploadAdmission) throws(HTTPError) -> RouteDecision
+    ) throws(HTTPError) -> RouteDecision {
+        let admission = UploadAdmission(
+            access: access, client: context.client, bodyLength: declaredLength(head),
+            target: head.target, monitor: store.monitor)
         do {
             return admission.settle(try route(admission))
         } catch {
@@ -222,8 +235,10 @@ public struct FiledropApp: HTTPResponder {
 
     // MARK: - /files/
 
-    private func storedFile(_ file: StoredFileRoute, head: RequestHead, context: RequestContext,
-                            compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+    private func storedFile(
+        _ file: StoredFileRoute, head: RequestHead, context: RequestContext,
+        compression: ResponseCompression
+    ) throws(HTTPError) -> RouteDecision {
         let path = try store.names.storagePath(fromURLPath: file.urlPath)
         switch file.operation {
         case .download(let attachment):
@@ -252,15 +267,18 @@ public struct FiledropApp: HTTPResponder {
             }
             try writable()
             // unlink(2) of a big file frees its blocks, which takes a while: a worker does it.
-            return .blocking("delete", skippableWhenAbandoned: false, { [storage, store] () -> StorageError? in
-                do throws(StorageError) {
-                    try storage.remove(path)
-                    store.monitor.deleted(path: path, client: context.client)
-                    return nil
-                } catch {
-                    return error
+            return .blocking(
+                "delete", skippableWhenAbandoned: false,
+                { [storage, store] () -> StorageError? in
+                    do throws(StorageError) {
+                        try storage.remove(path)
+                        store.monitor.deleted(path: path, client: context.client)
+                        return nil
+                    } catch {
+                        return error
+                    }
                 }
-            }) { failure in
+            ) { failure in
                 guard let failure else { return .respond(Response(status: .noContent)) }
                 return .respond(.error(failure.httpError, format: ResponseFormat(head: head), text: languages.text(for: head)))
             }
@@ -269,19 +287,28 @@ public struct FiledropApp: HTTPResponder {
         case .makeFolder(let hasBody):
             return try makeFolder(path, hasBody: hasBody, head: head)
         case .options:
-            return .respond(Response(status: .noContent, headers: [.allow: allowedMethods(isDirectoryURL: file.isDirectoryURL)
-                .map(\.description).joined(separator: ", ")]))
+            return .respond(
+                Response(
+                    status: .noContent,
+                    headers: [
+                        .allow: allowedMethods(isDirectoryURL: file.isDirectoryURL)
+                            .map(\.description).joined(separator: ", ")
+                    ]))
         case .methodRefused(_, let allowed):
             throw .methodNotAllowed(allowed: allowed)
         }
     }
 
-    private func download(_ path: StoragePath, head: RequestHead, attachment: Bool,
-                          compression: ResponseCompression) throws(HTTPError) -> RouteDecision {
+    private func download(
+        _ path: StoragePath, head: RequestHead, attachment: Bool,
+        compression: ResponseCompression
+    ) throws(HTTPError) -> RouteDecision {
         // Open first: a file (the common case) costs one lookup; only a directory needs more.
         do {
             let file = try storage.open(path)
-            return .respond(FileDownload.response(file, head: head, forceDownload: attachment, compression: compression, cache: downloadHeaders))
+            return .respond(
+                FileDownload.response(
+                    file, head: head, forceDownload: attachment, compression: compression, cache: downloadHeaders))
         } catch .isADirectory {
             return .respond(redirect(to: Self.url(of: path, isDirectory: true)))
         } catch {
@@ -291,15 +318,19 @@ public struct FiledropApp: HTTPResponder {
 
     /// A directory is read, and its listing built and compressed, by a worker: a folder of
     /// 100,000 files takes a second.
-    private func listing(_ path: StoragePath, head: RequestHead, zip: Bool, selection: Set<String>? = nil,
-                         compression: ResponseCompression) -> RouteDecision {
+    private func listing(
+        _ path: StoragePath, head: RequestHead, zip: Bool, selection: Set<String>? = nil,
+        compression: ResponseCompression
+    ) -> RouteDecision {
         let listing = DirectoryRead(path: path, zip: zip, selection: selection, head: head, app: self, compression: compression)
         return .blocking("listing", { listing.response() }) { .respond($0) }
     }
 
     // MARK: - Uploads
 
-    private func upload(_ head: RequestHead, context: RequestContext, admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
+    private func upload(_ head: RequestHead, context: RequestContext, admission: UploadAdmission) throws(HTTPError)
+        -> RouteDecision
+    {
         let query = QueryParameters(head.query)
         if let name = query["name"] {
             let path = try store.names.storagePath(fromRelative: name)
@@ -308,8 +339,10 @@ public struct FiledropApp: HTTPResponder {
         }
         try writable()
         guard let contentType = head.headers[.contentType], let mediaType = MediaType(parsing: contentType),
-              mediaType.type == "multipart", mediaType.subtype == "form-data" else {
-            throw .unsupportedMediaType("Send the files as multipart/form-data (curl -F file=@name), or the raw bytes with ?name=<file name>.")
+            mediaType.type == "multipart", mediaType.subtype == "form-data"
+        else {
+            throw .unsupportedMediaType(
+                "Send the files as multipart/form-data (curl -F file=@name), or the raw bytes with ?name=<file name>.")
         }
         guard let boundary = mediaType["boundary"] else {
             throw .badRequest("The multipart Content-Type has no boundary parameter.")
@@ -317,29 +350,35 @@ public struct FiledropApp: HTTPResponder {
         if let maxRequestSize = configuration.maxRequestSize, let length = declaredLength(head), length > maxRequestSize {
             throw .contentTooLarge(limit: maxRequestSize)
         }
-        let directory = try query["path"].map { (value) throws(HTTPError) in try store.names.storagePath(fromRelative: value) } ?? .root
+        let directory =
+            try query["path"].map { (value) throws(HTTPError) in try store.names.storagePath(fromRelative: value) } ?? .root
         try admission.admit()
-        return .readBody(MultipartUpload(
-            boundary: boundary, store: store, baseDirectory: directory, format: ResponseFormat(head: head),
-            text: languages.text(for: head),
-            client: context.client, maxRequestSize: configuration.maxRequestSize))
+        return .readBody(
+            MultipartUpload(
+                boundary: boundary, store: store, baseDirectory: directory, format: ResponseFormat(head: head),
+                text: languages.text(for: head),
+                client: context.client, maxRequestSize: configuration.maxRequestSize))
     }
 
-    private func rawUpload(_ head: RequestHead, directory: StoragePath, name: String, context: RequestContext,
-                           admission: UploadAdmission) throws(HTTPError) -> RouteDecision {
+    private func rawUpload(
+        _ head: RequestHead, directory: StoragePath, name: String, context: RequestContext,
+        admission: UploadAdmission
+    ) throws(HTTPError) -> RouteDecision {
         try writable()
         let length = declaredLength(head)
         let format = ResponseFormat(head: head)
         let text = languages.text(for: head)
-        let plan = try store.plan(directory: directory, clientName: name, expectedSize: length, client: context.client,
-                                  checksummed: format == .json, method: .put)
+        let plan = try store.plan(
+            directory: directory, clientName: name, expectedSize: length, client: context.client,
+            checksummed: format == .json, method: .put)
         let expectedSHA256 = store.hashing == nil ? nil : try ClientDigest.expectedSHA256(head.headers)
         // Before the file is opened and "upload started" logged, so a 429 leaves no trace.
         try admission.admit(name: plan.directory.appending(checkedName: plan.name).description)
         // Opening may make folders (each fsync'ed into its parent): a worker does it.
         return .blocking("open upload", skippableWhenAbandoned: false, { plan.open() }) { opened in
             switch opened {
-            case .success(let pending): .readBody(RawUpload(upload: pending, format: format, expectedSHA256: expectedSHA256, text: text))
+            case .success(let pending):
+                .readBody(RawUpload(upload: pending, format: format, expectedSHA256: expectedSHA256, text: text))
             case .failure(let error): .respond(.error(error, format: format, text: text))
             }
         }
@@ -358,20 +397,26 @@ public struct FiledropApp: HTTPResponder {
     // MARK: - Helpers
 
     private func redirect(to location: LocationPath, status: HTTPStatus = .movedPermanently) -> Response {
-        Response(status: status, headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
-                 body: .bytes(Array("Moved to \(location)\n".utf8)))
+        Response(
+            status: status, headers: [.location: location.description, .contentType: ResponseFormat.text.contentType],
+            body: .bytes(Array("Moved to \(location)\n".utf8)))
     }
 
     /// A QR code of the address the page was opened with (over HTTPS when it is on), or of the
     /// machine's LAN address when that was loopback, so a phone can scan it from a laptop's
     /// screen. Only rectangles go into the SVG; the Host text itself never does.
     private func qrResponse(_ head: RequestHead) throws(HTTPError) -> Response {
-        guard let url = phoneAddress.url(forPageURL: pageURL(head)), let encoder = qrEncoder, let code = encoder.encode(url) else {
+        guard let url = phoneAddress.url(forPageURL: pageURL(head)), let encoder = qrEncoder, let code = encoder.encode(url)
+        else {
             throw .notFound
         }
-        return Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "no-cache",
-                                               .contentSecurityPolicy: SecurityPolicy.inlineStyledDocument.contentSecurityPolicy],
-                        body: .bytes(Array(code.svg.utf8)))
+        return Response(
+            status: .ok,
+            headers: [
+                .contentType: "image/svg+xml", .cacheControl: "no-cache",
+                .contentSecurityPolicy: SecurityPolicy.inlineStyledDocument.contentSecurityPolicy,
+            ],
+            body: .bytes(Array(code.svg.utf8)))
     }
 
     /// `Tests/Fixtures/json/config.json` (and `config-https.json`): what the page needs to
@@ -395,7 +440,8 @@ public struct FiledropApp: HTTPResponder {
                 writeHTTPSConfig(head, context: context, to: &json)
             }
         }
-        return Response(status: .ok, headers: [.contentType: ResponseFormat.json.contentType, .cacheControl: "no-cache"],
-                        body: .bytes(body))
+        return Response(
+            status: .ok, headers: [.contentType: ResponseFormat.json.contentType, .cacheControl: "no-cache"],
+            body: .bytes(body))
     }
 }

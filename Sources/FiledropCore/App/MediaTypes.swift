@@ -21,7 +21,8 @@ public enum MediaTypes {
         "apk": "application/vnd.android.package-archive", "ipa": "application/octet-stream",
         "doc": "application/msword", "docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
         "xls": "application/vnd.ms-excel", "xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        "ppt": "application/vnd.ms-powerpoint", "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+        "ppt": "application/vnd.ms-powerpoint",
+        "pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
         "odt": "application/vnd.oasis.opendocument.text", "ods": "application/vnd.oasis.opendocument.spreadsheet",
         "epub": "application/epub+zip", "wasm": "application/wasm", "woff2": "font/woff2", "woff": "font/woff",
         "ttf": "font/ttf", "otf": "font/otf",
@@ -31,7 +32,9 @@ public enum MediaTypes {
     /// The dot is found in the bytes and an ASCII extension lowercased by bytes: this runs
     /// for every download. (A dot followed by a combining mark ends up unknown either way.)
     public static func type(forFileName name: String) -> String {
-        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else { return "application/octet-stream" }
+        guard let dot = name.utf8.lastIndex(of: UInt8(ascii: ".")), dot != name.startIndex else {
+            return "application/octet-stream"
+        }
         let fileExtension = name.utf8[name.utf8.index(after: dot)...]
         let key: String
         if fileExtension.allSatisfy({ $0 < 0x80 }) {
@@ -129,7 +132,8 @@ public enum MediaTypes {
         if base.hasPrefix("video/") { return true }
         if base.hasPrefix("audio/") { return base != "audio/wav" }
         return base.hasPrefix("font/woff") || base.hasSuffix("+zip") || base.hasPrefix("application/vnd.openxmlformats")
-            || base.hasPrefix("application/vnd.oasis") || [
+            || base.hasPrefix("application/vnd.oasis")
+            || [
                 "application/zip", "application/gzip", "application/x-bzip2", "application/x-xz", "application/zstd",
                 "application/x-7z-compressed", "application/vnd.rar", "application/pdf",
                 "application/vnd.debian.binary-package", "application/vnd.android.package-archive",

@@ -26,8 +26,8 @@ struct QueryParameters {
     }
 }
 
-private extension Substring {
-    func replacingPlus() -> String {
+extension Substring {
+    fileprivate func replacingPlus() -> String {
         String(map { $0 == "+" ? " " : $0 })
     }
 }

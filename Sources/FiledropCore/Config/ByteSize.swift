@@ -12,7 +12,8 @@ public enum ByteSize {
             digits = digits.dropLast()
         }
         guard !digits.isEmpty, digits.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let number = UInt64(digits) else { return nil }
+            let number = UInt64(digits)
+        else { return nil }
         let (bytes, overflow) = number.multipliedReportingOverflow(by: 1 << shift)
         return overflow ? nil : bytes
     }

@@ -26,7 +26,8 @@ enum CommandLineParser {
             let inlineValue = option.firstIndex(of: "=").map { String(option[option.index(after: $0)...]) }
 
             if ConfigKey.named(name) == nil, name.hasPrefix("no-"), inlineValue == nil,
-               let key = ConfigKey.named(String(name.dropFirst(3))), key.kind == .boolean {
+                let key = ConfigKey.named(String(name.dropFirst(3))), key.kind == .boolean
+            {
                 settings.append(.init(key: key, value: "false", location: .commandLine))
                 continue
             }

@@ -19,8 +19,9 @@ enum ConfigFileParser {
             let lineNumber = index + 1
             let line = trimmed(rawLine)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            let malformed = ConfigurationError(key: "", value: String(line), reason: .malformedLine,
-                                               location: .file(path: path, line: lineNumber))
+            let malformed = ConfigurationError(
+                key: "", value: String(line), reason: .malformedLine,
+                location: .file(path: path, line: lineNumber))
             guard let equals = line.firstIndex(of: "=") else { throw malformed }
             let key = String(trimmed(line[..<equals]))
             guard !key.isEmpty else { throw malformed }

@@ -34,8 +34,9 @@ public enum ConfigurationLoader {
             return .passwd
         }
         if arguments.first == "reload" {
-            return try reloadCommand(arguments: Array(arguments.dropFirst()), environment: environment,
-                                     readFile: readFile, fileExists: fileExists)
+            return try reloadCommand(
+                arguments: Array(arguments.dropFirst()), environment: environment,
+                readFile: readFile, fileExists: fileExists)
         }
         let flagSettings: [Setting]
         switch try CommandLineParser.parse(arguments) {
@@ -48,11 +49,12 @@ public enum ConfigurationLoader {
         var configuration = defaults(environment: environment, fileExists: fileExists)
         let isConfigFile: (Setting) -> Bool = { $0.key.name == "config" }
         let explicitFile = flagSettings.last(where: isConfigFile) ?? environmentSettings.last(where: isConfigFile)
-        let path: String? = if let explicitFile {
-            explicitFile.value.isEmpty ? nil : explicitFile.value
-        } else {
-            fileExists(defaultConfigFile) ? defaultConfigFile : nil
-        }
+        let path: String? =
+            if let explicitFile {
+                explicitFile.value.isEmpty ? nil : explicitFile.value
+            } else {
+                fileExists(defaultConfigFile) ? defaultConfigFile : nil
+            }
         if let path {
             guard let text = readFile(path) else {
                 throw ConfigurationError(key: path, reason: .unreadableFile, location: explicitFile?.location ?? .commandLine)
@@ -69,8 +71,10 @@ public enum ConfigurationLoader {
     /// daemon's configuration names. A configuration that does not parse (what the reload is
     /// about to report) leaves the option, FILEDROP_CONTROL_SOCKET, $RUNTIME_DIRECTORY and
     /// the packaged path, in that order.
-    static func reloadCommand(arguments: [String], environment: [String: String], readFile: (String) -> String?,
-                              fileExists: (String) -> Bool) throws(ConfigurationError) -> Command {
+    static func reloadCommand(
+        arguments: [String], environment: [String: String], readFile: (String) -> String?,
+        fileExists: (String) -> Bool
+    ) throws(ConfigurationError) -> Command {
         let flags: [Setting]
         switch try CommandLineParser.parse(arguments) {
         case .help: return .help(HelpText.render())
@@ -80,11 +84,14 @@ public enum ConfigurationLoader {
         if let other = flags.first(where: { $0.key.name != "control-socket" && $0.key.name != "config" }) {
             throw ConfigurationError(key: other.key.flag, reason: .unexpectedArgument, location: .commandLine)
         }
-        if case .run(let configuration)? = try? parse(arguments: arguments, environment: environment, readFile: readFile, fileExists: fileExists),
-           let path = configuration.controlSocket {
+        if case .run(let configuration)? = try? parse(
+            arguments: arguments, environment: environment, readFile: readFile, fileExists: fileExists),
+            let path = configuration.controlSocket
+        {
             return .reload(controlSocket: path)
         }
-        let path = flags.last(where: { $0.key.name == "control-socket" })?.value
+        let path =
+            flags.last(where: { $0.key.name == "control-socket" })?.value
             ?? environment["FILEDROP_CONTROL_SOCKET"]
             ?? defaults(environment: environment, fileExists: fileExists).controlSocket
             ?? packagedControlSocket
@@ -127,8 +134,9 @@ public enum ConfigurationLoader {
                 setting.key.clearList(&configuration)
             }
             guard setting.key.apply(&configuration, setting.value) else {
-                throw ConfigurationError(key: setting.key.name, value: setting.value,
-                                         reason: .invalidValue(expected: setting.key.expected), location: setting.location)
+                throw ConfigurationError(
+                    key: setting.key.name, value: setting.value,
+                    reason: .invalidValue(expected: setting.key.expected), location: setting.location)
             }
         }
     }
@@ -143,7 +151,8 @@ public enum ConfigurationLoader {
             if case .list = key.kind {
                 let values = value.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" })
                 if values.isEmpty {
-                    throw ConfigurationError(key: key.name, value: value, reason: .invalidValue(expected: key.expected), location: location)
+                    throw ConfigurationError(
+                        key: key.name, value: value, reason: .invalidValue(expected: key.expected), location: location)
                 }
                 settings += values.map { Setting(key: key, value: String($0), location: location) }
             } else {

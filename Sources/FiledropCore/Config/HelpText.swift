@@ -22,10 +22,11 @@ enum HelpText {
 
             """
         for key in ConfigKey.all {
-            let usage = switch key.kind {
-            case .value(let placeholder), .list(let placeholder): "\(key.flag) \(placeholder)"
-            case .boolean: "\(key.flag), --no-\(key.name)"
-            }
+            let usage =
+                switch key.kind {
+                case .value(let placeholder), .list(let placeholder): "\(key.flag) \(placeholder)"
+                case .boolean: "\(key.flag), --no-\(key.name)"
+                }
             text += "  \(usage)\n"
             text += "      \(key.meaning)\n"
             text += "      Environment: \(key.environmentVariable). Default: \(key.defaultText)."

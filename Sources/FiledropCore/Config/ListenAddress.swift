@@ -33,8 +33,9 @@ public struct ListenAddress: Sendable, Equatable, Hashable, CustomStringConverti
             portPart = Substring(text)
         }
         guard !portPart.isEmpty, portPart.count <= 5,
-              portPart.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let port = UInt16(portPart) else { return nil }
+            portPart.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let port = UInt16(portPart)
+        else { return nil }
         self.init(host: hostPart == "::" ? "" : String(hostPart), port: port)
     }
 
@@ -50,9 +51,10 @@ public struct ListenAddress: Sendable, Equatable, Hashable, CustomStringConverti
 enum IPAddressSyntax {
     static func isIPv4(_ text: Substring) -> Bool {
         let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts.allSatisfy { part in
-            !part.isEmpty && part.count <= 3 && part.allSatisfy { $0.isASCII && $0.isNumber } && Int(part)! <= 255
-        }
+        return parts.count == 4
+            && parts.allSatisfy { part in
+                !part.isEmpty && part.count <= 3 && part.allSatisfy { $0.isASCII && $0.isNumber } && Int(part)! <= 255
+            }
     }
 
     static func isIPv6(_ text: Substring) -> Bool {

@@ -59,8 +59,10 @@ public struct ControlReply: Sendable, Equatable {
 
     /// The reply to a command this daemon does not have.
     public static func unknownCommand(_ command: String, known: [String]) -> ControlReply {
-        ControlReply(ok: false, message: "unknown command \"\(command.logEscaped)\"; this filedrop answers "
-            + known.sorted().joined(separator: ", "))
+        ControlReply(
+            ok: false,
+            message: "unknown command \"\(command.logEscaped)\"; this filedrop answers "
+                + known.sorted().joined(separator: ", "))
     }
 
     /// The line to send, newline included (`JSONWriter.document` ends with one).
@@ -76,7 +78,8 @@ public struct ControlReply: Sendable, Equatable {
     /// The reply in `line` (without its newline); nil when it is not one.
     public static func parse(_ line: some Collection<UInt8>) -> ControlReply? {
         guard let value = try? JSONValue.parse(line, maxBytes: ControlRequest.maxLineBytes),
-              let ok = value["ok"]?.boolValue, let message = value["message"]?.stringValue else { return nil }
+            let ok = value["ok"]?.boolValue, let message = value["message"]?.stringValue
+        else { return nil }
         return ControlReply(ok: ok, message: message)
     }
 }

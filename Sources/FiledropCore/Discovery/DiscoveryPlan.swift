@@ -37,8 +37,10 @@ public enum DiscoveryPlan: Sendable, Equatable {
 
     /// One service per scheme: DNS-SD gives an instance one port per type, so the first
     /// listener of a scheme sets it and others of that scheme on other ports are left out.
-    public static func make(enabled: Bool, instanceName: String, listeners: [Listener],
-                            interfaces: [InterfaceAddress]) -> DiscoveryPlan {
+    public static func make(
+        enabled: Bool, instanceName: String, listeners: [Listener],
+        interfaces: [InterfaceAddress]
+    ) -> DiscoveryPlan {
         guard enabled else { return .nothing(reason: "turned off (mdns = off): not advertised on the LAN") }
         var services: [AdvertisedService] = []
         var loopback: [String] = []
@@ -48,7 +50,8 @@ public enum DiscoveryPlan: Sendable, Equatable {
             var scopes: [AdvertisedService] = []
             for listener in listeners where listener.secure == secure {
                 if isLoopback(listener.host) {
-                    loopback.append(listener.host.contains(":") ? "[\(listener.host)]:\(listener.port)" : "\(listener.host):\(listener.port)")
+                    loopback.append(
+                        listener.host.contains(":") ? "[\(listener.host)]:\(listener.port)" : "\(listener.host):\(listener.port)")
                     continue
                 }
                 if let port, port != listener.port { continue }
@@ -73,8 +76,9 @@ public enum DiscoveryPlan: Sendable, Equatable {
         }
         guard !services.isEmpty else {
             if !loopback.isEmpty && loopback.count == listeners.count {
-                return .loopbackOnly(reason: "listening on loopback only (\(loopback.joined(separator: ", "))), "
-                    + "which no other device can reach: not advertised on the LAN")
+                return .loopbackOnly(
+                    reason: "listening on loopback only (\(loopback.joined(separator: ", "))), "
+                        + "which no other device can reach: not advertised on the LAN")
             }
             return .nothing(reason: "no listening address is on an interface of this machine: not advertised on the LAN")
         }

@@ -20,8 +20,10 @@ public struct LocalSendDiscovery: Sendable {
         public var answerBurst: Int
         public var answerRefill: UInt64
 
-        public init(maxDatagramBytes: Int = 4096, answerInterval: UInt64 = 2_000_000_000,
-                    answerBurst: Int = 8, answerRefill: UInt64 = 250_000_000) {
+        public init(
+            maxDatagramBytes: Int = 4096, answerInterval: UInt64 = 2_000_000_000,
+            answerBurst: Int = 8, answerRefill: UInt64 = 250_000_000
+        ) {
             self.maxDatagramBytes = maxDatagramBytes
             self.answerInterval = answerInterval
             self.answerBurst = answerBurst

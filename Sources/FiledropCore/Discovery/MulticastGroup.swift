@@ -24,7 +24,8 @@ public struct MulticastGroup: Sendable, Equatable, CustomStringConvertible {
         for piece in pieces {
             // Dotted decimal only: no leading zeros (inet_aton would read them as octal).
             guard (1...3).contains(piece.count), piece.allSatisfy(Self.isDigit), let value = UInt8(piece),
-                  piece == "0" || !piece.hasPrefix("0") else { return nil }
+                piece == "0" || !piece.hasPrefix("0")
+            else { return nil }
             octets.append(value)
         }
         guard octets[0] & 0xF0 == 0xE0 else { return nil }

@@ -99,10 +99,11 @@ public final class AccessLogQueue: Sendable {
     public func closeInterval() -> (notLogged: AccessLogTally, interval: Duration) {
         var tally = AccessLogTally()
         for shard in shards {
-            tally.add(shard.withLock { shard -> AccessLogTally in
-                defer { shard.notLogged = AccessLogTally() }
-                return shard.notLogged
-            })
+            tally.add(
+                shard.withLock { shard -> AccessLogTally in
+                    defer { shard.notLogged = AccessLogTally() }
+                    return shard.notLogged
+                })
         }
         let rate = currentRate
         budget.store(rate.lines ?? Int.max / 2, ordering: .relaxed)

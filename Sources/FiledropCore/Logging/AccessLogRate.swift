@@ -25,9 +25,11 @@ public struct AccessLogRate: Sendable, Equatable {
             return
         }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let lines = Int(parts[0]), lines <= 10_000_000,
-              let interval = DurationText.parse(String(parts[1])), interval >= .seconds(1), interval <= .seconds(3600) else { return nil }
+        guard parts.count == 2, !parts[0].isEmpty,
+            parts[0].utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let lines = Int(parts[0]), lines <= 10_000_000,
+            let interval = DurationText.parse(String(parts[1])), interval >= .seconds(1), interval <= .seconds(3600)
+        else { return nil }
         self.init(lines: lines, interval: interval)
     }
 

@@ -42,13 +42,18 @@ public struct AccessLogTally: Sendable, Equatable {
     public func summary(interval: Duration) -> LogEvent? {
         guard !isEmpty else { return nil }
         let seconds = interval.components.seconds
-        let parts = counts.sorted { ($0.value, $1.key.status, $1.key.method.description) > ($1.value, $0.key.status, $0.key.method.description) }
-            .map { key, times in key == Self.overflowKey ? "\(Self.grouped(times)) other" : "\(Self.grouped(times)) \(key.method) \(key.status)" }
+        let parts = counts.sorted {
+            ($0.value, $1.key.status, $1.key.method.description) > ($1.value, $0.key.status, $0.key.method.description)
+        }
+        .map { key, times in
+            key == Self.overflowKey ? "\(Self.grouped(times)) other" : "\(Self.grouped(times)) \(key.method) \(key.status)"
+        }
         let total = total
-        return LogEvent(level: AccessLogRecord.level, kind: .requestsNotLogged,
-                        message: "\(Self.grouped(total)) request\(total == 1 ? "" : "s") not logged in the last \(seconds) s: "
-                            + parts.joined(separator: ", "),
-                        fields: [("not_logged", String(total)), ("interval", DurationText.format(interval))])
+        return LogEvent(
+            level: AccessLogRecord.level, kind: .requestsNotLogged,
+            message: "\(Self.grouped(total)) request\(total == 1 ? "" : "s") not logged in the last \(seconds) s: "
+                + parts.joined(separator: ", "),
+            fields: [("not_logged", String(total)), ("interval", DurationText.format(interval))])
     }
 
     /// `12345` as `12,345`.

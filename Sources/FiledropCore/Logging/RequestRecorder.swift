@@ -15,8 +15,9 @@ public struct RequestRecorder: ServerObserver {
 
     public func requestFinished(_ request: FinishedRequest) {
         let kind = RequestKind(label: request.label) ?? .other
-        metrics?.requestFinished(kind, status: request.status, refusal: request.refusal.flatMap(RefusalReason.init(label:)),
-                                 readBody: request.readBody, durationNanoseconds: request.durationNanoseconds)
+        metrics?.requestFinished(
+            kind, status: request.status, refusal: request.refusal.flatMap(RefusalReason.init(label:)),
+            readBody: request.readBody, durationNanoseconds: request.durationNanoseconds)
         guard let accessLog, accessLog.isEnabled, !(kind == .health && request.status == .ok) else { return }
         accessLog.add(loop: request.loop, method: request.method, status: request.status.code) {
             AccessLogRecord(

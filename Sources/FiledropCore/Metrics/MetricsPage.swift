@@ -13,8 +13,10 @@ public struct MetricsReadings: Sendable {
     public var openFileDescriptors: Int?
     public var residentBytes: UInt64?
 
-    public init(freeBytes: UInt64? = nil, tusPending: (uploads: Int, receivedBytes: UInt64, reservedBytes: UInt64)? = nil,
-                openFileDescriptors: Int? = nil, residentBytes: UInt64? = nil) {
+    public init(
+        freeBytes: UInt64? = nil, tusPending: (uploads: Int, receivedBytes: UInt64, reservedBytes: UInt64)? = nil,
+        openFileDescriptors: Int? = nil, residentBytes: UInt64? = nil
+    ) {
         self.freeBytes = freeBytes
         self.tusPending = tusPending
         self.openFileDescriptors = openFileDescriptors
@@ -41,35 +43,46 @@ public enum MetricsPage {
             out.sample("process_resident_memory_bytes", resident)
         }
         writeUploads(metrics, to: &out)
-        out.family("filedrop_refusals_total", .counter,
-                   help: "Requests answered with an error status, and connections refused with 503 before a request, by status and reason.")
+        out.family(
+            "filedrop_refusals_total", .counter,
+            help:
+                "Requests answered with an error status, and connections refused with 503 before a request, by status and reason."
+        )
         for reason in RefusalReason.allCases {
-            out.sample("filedrop_refusals_total", labels: ["code": reason.code, "reason": reason.rawValue], metrics.refusals(reason))
+            out.sample(
+                "filedrop_refusals_total", labels: ["code": reason.code, "reason": reason.rawValue], metrics.refusals(reason))
         }
         if let connections = metrics.activeConnections {
             out.family("filedrop_active_connections", .gauge, help: "Open client connections.")
             out.sample("filedrop_active_connections", connections)
         }
-        out.family("filedrop_active_uploads", .gauge, help: "Uploads started and not yet stored or failed, one per file; a resumable one from its first PATCH until it is saved, terminated or expires.")
+        out.family(
+            "filedrop_active_uploads", .gauge,
+            help:
+                "Uploads started and not yet stored or failed, one per file; a resumable one from its first PATCH until it is saved, terminated or expires."
+        )
         out.sample("filedrop_active_uploads", max(0, metrics.activeUploads))
         if let pending = readings.tusPending {
             out.family("filedrop_tus_pending_uploads", .gauge, help: "Unfinished resumable (tus) uploads kept for resuming.")
             out.sample("filedrop_tus_pending_uploads", pending.uploads)
             out.family("filedrop_tus_pending_bytes", .gauge, help: "Bytes received and kept in unfinished resumable uploads.")
             out.sample("filedrop_tus_pending_bytes", pending.receivedBytes)
-            out.family("filedrop_tus_reserved_bytes", .gauge,
-                       help: "Bytes unfinished resumable uploads hold against tus-max-pending (their declared lengths).")
+            out.family(
+                "filedrop_tus_reserved_bytes", .gauge,
+                help: "Bytes unfinished resumable uploads hold against tus-max-pending (their declared lengths).")
             out.sample("filedrop_tus_reserved_bytes", pending.reservedBytes)
         }
         if let free = readings.freeBytes {
-            out.family("filedrop_save_dir_free_bytes", .gauge, help: "Bytes available to filedrop on the save directory's file system.")
+            out.family(
+                "filedrop_save_dir_free_bytes", .gauge, help: "Bytes available to filedrop on the save directory's file system.")
             out.sample("filedrop_save_dir_free_bytes", free)
         }
         let hooks = metrics.hooks
         out.family("filedrop_hook_runs_total", .counter, help: "Runs of the on-upload hook that ended, whatever their outcome.")
         out.sample("filedrop_hook_runs_total", hooks.runs)
-        out.family("filedrop_hook_failures_total", .counter,
-                   help: "Runs of the on-upload hook that exited non-zero, were killed by a signal or could not start.")
+        out.family(
+            "filedrop_hook_failures_total", .counter,
+            help: "Runs of the on-upload hook that exited non-zero, were killed by a signal or could not start.")
         out.sample("filedrop_hook_failures_total", hooks.failures)
         out.family("filedrop_hook_timeouts_total", .counter, help: "Runs of the on-upload hook killed at their timeout.")
         out.sample("filedrop_hook_timeouts_total", hooks.timeouts)
@@ -80,38 +93,51 @@ public enum MetricsPage {
     }
 
     private static func writeUploads(_ metrics: ServerMetrics, to out: inout PrometheusTextWriter) {
-        out.family("filedrop_uploads_total", .counter,
-                   help: "Uploads by method and result: stored or failed once started (one per file), refused before a byte was read (one per request).")
+        out.family(
+            "filedrop_uploads_total", .counter,
+            help:
+                "Uploads by method and result: stored or failed once started (one per file), refused before a byte was read (one per request)."
+        )
         for method in UploadMethod.allCases {
             for result in UploadResult.allCases {
-                out.sample("filedrop_uploads_total", labels: ["method": method.rawValue, "result": result.rawValue], metrics.uploads(method, result))
+                out.sample(
+                    "filedrop_uploads_total", labels: ["method": method.rawValue, "result": result.rawValue],
+                    metrics.uploads(method, result))
             }
         }
-        out.family("filedrop_upload_bytes_total", .counter,
-                   help: "Bytes of uploads by method and result: the stored size, or what arrived before an upload failed.")
+        out.family(
+            "filedrop_upload_bytes_total", .counter,
+            help: "Bytes of uploads by method and result: the stored size, or what arrived before an upload failed.")
         for method in UploadMethod.allCases {
             for result in UploadResult.allCases where result != .refused {
-                out.sample("filedrop_upload_bytes_total", labels: ["method": method.rawValue, "result": result.rawValue],
-                           metrics.uploadBytes(method, result))
+                out.sample(
+                    "filedrop_upload_bytes_total", labels: ["method": method.rawValue, "result": result.rawValue],
+                    metrics.uploadBytes(method, result))
             }
         }
     }
 
-    private static func writeRunQueue(_ queue: RunQueueMetrics, prefix: String, what: String, to out: inout PrometheusTextWriter) {
+    private static func writeRunQueue(_ queue: RunQueueMetrics, prefix: String, what: String, to out: inout PrometheusTextWriter)
+    {
         out.family(prefix + "_depth", .gauge, help: "Pending \(what) kept on disk in the save directory, waiting or under way.")
         out.sample(prefix + "_depth", queue.depth)
-        out.family(prefix + "_low_space_total", .counter,
-                   help: "Pending \(what) queued while the save directory had less than min-free-space free (queued all the same).")
+        out.family(
+            prefix + "_low_space_total", .counter,
+            help: "Pending \(what) queued while the save directory had less than min-free-space free (queued all the same).")
         out.sample(prefix + "_low_space_total", queue.lowSpaceRuns)
-        out.family(prefix + "_unsaved_total", .counter,
-                   help: "Pending \(what) that could not be written to disk (full, read-only) and waited in memory: lost if the daemon stops first.")
+        out.family(
+            prefix + "_unsaved_total", .counter,
+            help:
+                "Pending \(what) that could not be written to disk (full, read-only) and waited in memory: lost if the daemon stops first."
+        )
         out.sample(prefix + "_unsaved_total", queue.unsavedRuns)
     }
 
     private static func writeDurations(_ metrics: ServerMetrics, to out: inout PrometheusTextWriter) {
         let name = "filedrop_http_request_duration_seconds"
-        out.family(name, .histogram,
-                   help: "From a request's first byte until its response was written, by the kind of route (never the path).")
+        out.family(
+            name, .histogram,
+            help: "From a request's first byte until its response was written, by the kind of route (never the path).")
         let bounds = ServerMetrics.durationBuckets.map(PrometheusTextWriter.format)
         for kind in RequestKind.allCases {
             let reading = metrics.durations(kind)

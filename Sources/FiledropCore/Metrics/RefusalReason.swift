@@ -107,10 +107,11 @@ public enum RefusalReason: String, Sendable, CaseIterable {
     public init(_ error: HTTPError) {
         switch error {
         case .malformedRequestLine, .malformedHeader, .malformedChunk, .invalidContentLength, .conflictingFraming,
-             .truncatedBody:
+            .truncatedBody:
             self = .malformedRequest
         case .forbidden(let why):
-            self = error == .readOnlyServer ? .readOnly : why.hasPrefix(OriginCheck.refusalOpening) ? .forbiddenOrigin : .forbidden
+            self =
+                error == .readOnlyServer ? .readOnly : why.hasPrefix(OriginCheck.refusalOpening) ? .forbiddenOrigin : .forbidden
         default:
             self = RefusalReason(status: error.status) ?? .other
         }

@@ -65,8 +65,10 @@ public final class ServerMetrics: Sendable {
     /// A request's response was written (or cut off): its duration from its first byte, and
     /// the refusal when its status is an error. `readBody`: the route took the body, so an
     /// upload the request carried was not refused (it started, or failed on its own terms).
-    public func requestFinished(_ kind: RequestKind, status: HTTPStatus, refusal: RefusalReason?, readBody: Bool,
-                                durationNanoseconds: UInt64) {
+    public func requestFinished(
+        _ kind: RequestKind, status: HTTPStatus, refusal: RefusalReason?, readBody: Bool,
+        durationNanoseconds: UInt64
+    ) {
         // The duration last: a scrape that sees the request's duration sees its refusal too.
         if let reason = refusal ?? RefusalReason(status: status) {
             refused(reason)

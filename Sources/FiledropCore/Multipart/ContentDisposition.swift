@@ -43,7 +43,8 @@ public struct ContentDisposition: Sendable, Equatable {
         var index = 0
         while index < bytes.count {
             if bytes[index] == UInt8(ascii: "%"), index + 2 < bytes.count,
-               let decoded = formEscape(bytes[index + 1], bytes[index + 2]) {
+                let decoded = formEscape(bytes[index + 1], bytes[index + 2])
+            {
                 out.append(decoded)
                 index += 3
             } else {

@@ -69,7 +69,8 @@ struct DelimiterSearch: Sendable {
                 let lastWindow = count &- length
                 let wordOffset = length &- 8
                 @inline(__always) func skips(window: Int) -> Bool {
-                    Self.holdsNonDelimiterByte(UInt64(littleEndian: base.loadUnaligned(fromByteOffset: window &+ wordOffset, as: UInt64.self)))
+                    Self.holdsNonDelimiterByte(
+                        UInt64(littleEndian: base.loadUnaligned(fromByteOffset: window &+ wordOffset, as: UInt64.self)))
                 }
                 // Two windows per test: one branch per 2 (L - 7) bytes of random payload.
                 while from &+ skipDistance <= lastWindow, skips(window: from) && skips(window: from &+ skipDistance) {
@@ -159,7 +160,10 @@ struct DelimiterSearch: Sendable {
         var index = start
         let count = bytes.count
         while index + 32 <= count {
-            let a = crMask(index), b = crMask(index + 8), c = crMask(index + 16), d = crMask(index + 24)
+            let a = crMask(index)
+            let b = crMask(index + 8)
+            let c = crMask(index + 16)
+            let d = crMask(index + 24)
             if (a | b | c | d) != 0 {
                 if a != 0 { return index + a.trailingZeroBitCount >> 3 }
                 if b != 0 { return index + 8 + b.trailingZeroBitCount >> 3 }

@@ -61,7 +61,8 @@ public struct MultipartParser: Sendable {
         // CRLF was already seen.
         self.held = [0x0D, 0x0A]
         self.held.reserveCapacity(search.delimiter.count)
-        self.state = MediaType.isValidBoundary(boundary)
+        self.state =
+            MediaType.isValidBoundary(boundary)
             ? .preamble
             : .failed(.badRequest("The multipart boundary in the Content-Type header is not valid."))
     }
@@ -135,7 +136,9 @@ public struct MultipartParser: Sendable {
             case .closingDash:
                 guard let byte = rest.first else { return MultipartStep(consumed: offset, event: .needMore) }
                 guard byte == UInt8(ascii: "-") else {
-                    return fail(.badRequest("A multipart boundary is followed by a single \"-\" instead of \"--\" or a line break."), at: offset)
+                    return fail(
+                        .badRequest("A multipart boundary is followed by a single \"-\" instead of \"--\" or a line break."),
+                        at: offset)
                 }
                 state = .epilogue
                 return MultipartStep(consumed: offset + 1, event: .end)
@@ -145,7 +148,10 @@ public struct MultipartParser: Sendable {
                 offset += spaces
                 guard spaces < rest.count else { return MultipartStep(consumed: offset, event: .needMore) }
                 guard rest[spaces] == 0x0D else {
-                    return fail(.badRequest("A multipart boundary line has unexpected characters after the boundary; is the boundary in Content-Type right?"), at: offset)
+                    return fail(
+                        .badRequest(
+                            "A multipart boundary line has unexpected characters after the boundary; is the boundary in Content-Type right?"
+                        ), at: offset)
                 }
                 offset += 1
                 state = .paddingLF
@@ -178,7 +184,8 @@ public struct MultipartParser: Sendable {
         case .failed(let error):
             return .failed(error)
         case .preamble:
-            let error = HTTPError.badRequest("The request body contains no part with the boundary named in its Content-Type header.")
+            let error = HTTPError.badRequest(
+                "The request body contains no part with the boundary named in its Content-Type header.")
             state = .failed(error)
             return .failed(error)
         default:

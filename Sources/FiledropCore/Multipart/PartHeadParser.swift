@@ -24,8 +24,9 @@ enum PartHeadParser {
                 continue
             }
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")),
-                  colon > line.startIndex,
-                  line[..<colon].allSatisfy(HeaderParameters.isTokenByte) else {
+                colon > line.startIndex,
+                line[..<colon].allSatisfy(HeaderParameters.isTokenByte)
+            else {
                 return .failure(.badRequest("A part of the form has a malformed header line."))
             }
             if let field = pending { headers.add(name: field.name, value: text(field.value[...])) }
@@ -44,12 +45,13 @@ enum PartHeadParser {
             }
             disposition = parsed
         }
-        return .success(PartHead(
-            headers: headers,
-            name: disposition?.name,
-            filename: disposition?.filename,
-            contentType: headers[.contentType]
-        ))
+        return .success(
+            PartHead(
+                headers: headers,
+                name: disposition?.name,
+                filename: disposition?.filename,
+                contentType: headers[.contentType]
+            ))
     }
 
     private static func lines(of block: ArraySlice<UInt8>) -> [ArraySlice<UInt8>] {

@@ -52,7 +52,10 @@ public struct FileNamePolicy: Sendable {
         }
         let base = Substring(clientName).lastComponent(separatedBy: ["/", "\\"])
         guard !base.isEmpty else {
-            throw .badRequest(clientName.isEmpty ? "A file was sent without a name." : "The file name \(Self.quotedForMessage(clientName)) ends with a separator and names no file.")
+            throw .badRequest(
+                clientName.isEmpty
+                    ? "A file was sent without a name."
+                    : "The file name \(Self.quotedForMessage(clientName)) ends with a separator and names no file.")
         }
         var scalars = String.UnicodeScalarView(
             String(base).nfcNormalized.unicodeScalars.map { Self.isDisallowedScalar($0) ? "_" : $0 }
@@ -64,7 +67,8 @@ public struct FileNamePolicy: Sendable {
         while let last = scalars.last, last == " " || last == "." { scalars.removeLast() }
         let name = String(scalars)
         guard !name.isEmpty else {
-            throw .badRequest("The file name \(Self.quotedForMessage(clientName)) has nothing left once spaces and dots are removed.")
+            throw .badRequest(
+                "The file name \(Self.quotedForMessage(clientName)) has nothing left once spaces and dots are removed.")
         }
         try checkVisibility(name)
         return Self.truncated(name, toBytes: Self.maxNameBytes)
@@ -75,7 +79,8 @@ public struct FileNamePolicy: Sendable {
     public func storagePath(fromRelative path: String) throws(HTTPError) -> StoragePath {
         guard !path.isEmpty else { return .root }
         guard !path.hasPrefix("/") else {
-            throw .badRequest("The path \(Self.quotedForMessage(path)) must be relative to the save directory, not start with \"/\".")
+            throw .badRequest(
+                "The path \(Self.quotedForMessage(path)) must be relative to the save directory, not start with \"/\".")
         }
         var components = path.split(separator: "/", omittingEmptySubsequences: false)
         if components.count > 1, components.last == "" { components.removeLast() }
@@ -149,14 +154,17 @@ public struct FileNamePolicy: Sendable {
 
     private func checkVisibility(_ name: String) throws(HTTPError) {
         if name.utf8.count >= Self.reservedPrefix.utf8.count,
-           name.utf8.prefix(Self.reservedPrefix.utf8.count).elementsEqual(Self.reservedPrefix.utf8, by: { lowerASCII($0) == $1 }) {
+            name.utf8.prefix(Self.reservedPrefix.utf8.count).elementsEqual(Self.reservedPrefix.utf8, by: { lowerASCII($0) == $1 })
+        {
             throw .badRequest("Names starting with \"\(Self.reservedPrefix)\" are reserved for the server's own files.")
         }
         if name.utf8.elementsEqual(Self.tusFolderName.utf8, by: { lowerASCII($0) == $1 }) {
             throw .badRequest("The name \"\(Self.tusFolderName)\" is reserved for resumable uploads (/files/.tus/).")
         }
         if !allowHidden, name.hasPrefix(".") {
-            throw .badRequest("The name \(Self.quotedForMessage(name)) starts with a dot, which makes it hidden; this server does not accept hidden names.")
+            throw .badRequest(
+                "The name \(Self.quotedForMessage(name)) starts with a dot, which makes it hidden; this server does not accept hidden names."
+            )
         }
     }
 

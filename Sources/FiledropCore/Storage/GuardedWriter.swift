@@ -38,8 +38,10 @@ struct GuardedWriter {
     private(set) var size: UInt64
     private var nextSpaceCheck: UInt64
 
-    init(sink: any UploadSink, policy: StoragePolicy, storage: any Storage, startingAt size: UInt64, limit: SizeLimit,
-         digest: (any UploadDigestStream)? = nil) {
+    init(
+        sink: any UploadSink, policy: StoragePolicy, storage: any Storage, startingAt size: UInt64, limit: SizeLimit,
+        digest: (any UploadDigestStream)? = nil
+    ) {
         self.sink = sink
         self.digest = digest
         self.policy = policy

@@ -22,8 +22,10 @@ public struct StoragePolicy: Sendable {
 
     public static let defaultSpaceCheckInterval: UInt64 = 8 << 20
 
-    public init(names: FileNamePolicy, collision: CollisionPolicy, maxFileSize: UInt64?, minFreeSpace: UInt64, durable: Bool,
-                spaceCheckInterval: UInt64 = Self.defaultSpaceCheckInterval) {
+    public init(
+        names: FileNamePolicy, collision: CollisionPolicy, maxFileSize: UInt64?, minFreeSpace: UInt64, durable: Bool,
+        spaceCheckInterval: UInt64 = Self.defaultSpaceCheckInterval
+    ) {
         precondition(spaceCheckInterval > 0, "spaceCheckInterval must be positive")
         self.names = names
         self.collision = collision
@@ -34,8 +36,9 @@ public struct StoragePolicy: Sendable {
     }
 
     public init(configuration: Configuration) {
-        self.init(names: FileNamePolicy(allowHidden: configuration.allowHidden), collision: configuration.onCollision,
-                  maxFileSize: configuration.maxUploadSize, minFreeSpace: configuration.minFreeSpace, durable: configuration.fsync)
+        self.init(
+            names: FileNamePolicy(allowHidden: configuration.allowHidden), collision: configuration.onCollision,
+            maxFileSize: configuration.maxUploadSize, minFreeSpace: configuration.minFreeSpace, durable: configuration.fsync)
     }
 
     // MARK: Size

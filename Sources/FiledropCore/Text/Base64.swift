@@ -47,7 +47,9 @@ public enum Base64 {
                 }
                 group = group << 6 | value
             }
-            let bytes = [UInt8(truncatingIfNeeded: group >> 16), UInt8(truncatingIfNeeded: group >> 8), UInt8(truncatingIfNeeded: group)]
+            let bytes = [
+                UInt8(truncatingIfNeeded: group >> 16), UInt8(truncatingIfNeeded: group >> 8), UInt8(truncatingIfNeeded: group),
+            ]
             // Non-zero bits under the padding would make a second spelling of the same bytes.
             if padding == 1 && bytes[2] != 0 || padding == 2 && bytes[1] != 0 { return nil }
             output.append(contentsOf: bytes.prefix(3 - padding))

@@ -76,7 +76,8 @@ public func contentDispositionValue(filename: String, disposition: DispositionTy
     // letter made of two scalars becomes one `_`, not two.
     for character in filename {
         if let ascii = character.asciiValue, (0x20...0x7E).contains(ascii), ascii != UInt8(ascii: "\""),
-           ascii != UInt8(ascii: "\\"), ascii != UInt8(ascii: "%") {
+            ascii != UInt8(ascii: "\\"), ascii != UInt8(ascii: "%")
+        {
             value.append(ascii)
         } else {
             value.append(UInt8(ascii: "_"))
@@ -137,7 +138,8 @@ private func isRFC8187AttrChar(_ byte: UInt8) -> Bool {
     switch byte {
     case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
     case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "&"), UInt8(ascii: "+"), UInt8(ascii: "-"),
-         UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"): true
+        UInt8(ascii: "."), UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+        true
     default: false
     }
 }

@@ -22,7 +22,9 @@ struct JSONScanner {
 
     /// An object's members, the cursor just past its `{`: unique keys, `value` reading each
     /// value (whitespace before it skipped), up to and past the closing `}`.
-    mutating func objectMembers<Value>(_ value: (inout JSONScanner) throws(ParseError) -> Value) throws(ParseError) -> [String: Value] {
+    mutating func objectMembers<Value>(_ value: (inout JSONScanner) throws(ParseError) -> Value) throws(ParseError) -> [String:
+        Value]
+    {
         var members: [String: Value] = [:]
         skipWhitespace()
         if peek == UInt8(ascii: "}") {

@@ -38,8 +38,10 @@ public indirect enum JSONValue: Sendable, Equatable {
     /// Nesting allowed by default: LocalSend's deepest body is three objects down.
     public static let defaultMaxDepth = 8
 
-    public static func parse(_ bytes: some Collection<UInt8>, maxBytes: Int,
-                             maxDepth: Int = defaultMaxDepth) throws(FlatJSONObject.ParseError) -> JSONValue {
+    public static func parse(
+        _ bytes: some Collection<UInt8>, maxBytes: Int,
+        maxDepth: Int = defaultMaxDepth
+    ) throws(FlatJSONObject.ParseError) -> JSONValue {
         guard bytes.count <= maxBytes else {
             throw FlatJSONObject.ParseError(offset: maxBytes, reason: "more than \(maxBytes) bytes")
         }

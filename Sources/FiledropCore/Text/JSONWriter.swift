@@ -55,8 +55,9 @@ public struct JSONWriter: Sendable {
 
     /// `"name":`, the value follows. `name` is written as it is: letters, digits and `_` only.
     public mutating func key(_ name: StaticString) {
-        assert(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount).allSatisfy(Self.isPlainKeyByte),
-               "a member name to escape")
+        assert(
+            UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount).allSatisfy(Self.isPlainKeyByte),
+            "a member name to escape")
         separate()
         bytes.append(UInt8(ascii: "\""))
         bytes.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
@@ -155,7 +156,9 @@ public struct JSONWriter: Sendable {
             let escapeLength: Int
             if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 {
                 escapeLength = 1
-            } else if byte == 0xE2, index + 2 < text.count, text[index + 1] == 0x80, text[index + 2] == 0xA8 || text[index + 2] == 0xA9 {
+            } else if byte == 0xE2, index + 2 < text.count, text[index + 1] == 0x80,
+                text[index + 2] == 0xA8 || text[index + 2] == 0xA9
+            {
                 escapeLength = 3  // U+2028 LINE SEPARATOR, U+2029 PARAGRAPH SEPARATOR
             } else {
                 index += 1
@@ -187,7 +190,7 @@ public struct JSONWriter: Sendable {
     private static func isPlainKeyByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-             UInt8(ascii: "_"):
+            UInt8(ascii: "_"):
             true
         default:
             false

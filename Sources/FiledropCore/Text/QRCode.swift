@@ -29,12 +29,13 @@ public struct QRCode: Sendable, Equatable {
             for column in range {
                 let upper = !isDark(row: top, column: column)
                 let lower = !isDark(row: top + 1, column: column) || top + 1 >= range.upperBound
-                let block = switch (upper, lower) {
-                case (true, true): "█"
-                case (true, false): "▀"
-                case (false, true): "▄"
-                case (false, false): " "
-                }
+                let block =
+                    switch (upper, lower) {
+                    case (true, true): "█"
+                    case (true, false): "▀"
+                    case (false, true): "▄"
+                    case (false, false): " "
+                    }
                 text += block
             }
             text += "\n"

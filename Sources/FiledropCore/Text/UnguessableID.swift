@@ -12,7 +12,10 @@ public enum UnguessableID {
     /// Whether `text` has the form `random()` makes; a tus URL or record name without it
     /// leads to no upload, so nothing else (`..`, a path) ever reaches the file system.
     public static func isWellFormed(_ text: Substring) -> Bool {
-        text.utf8.count == 32 && text.utf8.allSatisfy { ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f")) }
+        text.utf8.count == 32
+            && text.utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "f"))
+            }
     }
 
     public static func isWellFormed(_ text: String) -> Bool { isWellFormed(Substring(text)) }

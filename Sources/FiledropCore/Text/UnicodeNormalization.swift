@@ -119,7 +119,8 @@ enum UnicodeNormalization {
             if let starter {
                 let adjacent = composed.count - 1 == starter
                 if adjacent || (lastClass != 0 && lastClass < currentClass),
-                   let composite = composite(composed[starter], code) {
+                    let composite = composite(composed[starter], code)
+                {
                     composed[starter] = composite
                     continue
                 }
@@ -132,11 +133,13 @@ enum UnicodeNormalization {
     }
 
     private static func composite(_ first: UInt32, _ second: UInt32) -> UInt32? {
-        let leading = first &- leadingBase, vowel = second &- vowelBase
+        let leading = first &- leadingBase
+        let vowel = second &- vowelBase
         if leading < leadingCount, vowel < vowelCount {
             return syllableBase + (leading * vowelCount + vowel) * trailingCount
         }
-        let syllable = first &- syllableBase, trailing = second &- trailingBase
+        let syllable = first &- syllableBase
+        let trailing = second &- trailingBase
         if syllable < syllableCount, syllable % trailingCount == 0, trailing > 0, trailing < trailingCount {
             return first + trailing
         }

@@ -91,7 +91,7 @@ struct ChunkedDecoder: Sendable {
     private mutating func step(_ byte: UInt8) throws(HTTPError) {
         switch state {
         case .sizeStart, .size, .afterItem, .beforeExtensionName, .extensionName,
-             .beforeExtensionValue, .extensionToken, .extensionQuoted, .extensionQuotedEscape:
+            .beforeExtensionValue, .extensionToken, .extensionQuoted, .extensionQuotedEscape:
             if byte == .lineFeed { throw .malformedChunk("bare LF in the chunk size line") }
             if byte != .carriageReturn {
                 sizeLineLength += 1

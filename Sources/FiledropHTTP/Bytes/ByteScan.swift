@@ -50,7 +50,8 @@ public enum ByteScan {
     /// `start..<end` without optional white space (SP, HTAB) at either end (RFC 9110 §5.6.3).
     @inline(__always)
     public static func trimmingOWS(in buffer: UnsafeRawBufferPointer, from start: Int, to end: Int) -> Range<Int> {
-        var first = start, last = end
+        var first = start
+        var last = end
         while first < last && (buffer[first] == .space || buffer[first] == .tab) { first += 1 }
         while last > first && (buffer[last - 1] == .space || buffer[last - 1] == .tab) { last -= 1 }
         return first..<last
@@ -77,7 +78,8 @@ enum ByteSearch {
         let anchor = slash < pattern.count ? slash : 0
         let lower = pattern[anchor]
         let upper = lower >= 0x61 && lower <= 0x7A ? lower - 0x20 : lower
-        let lowerWord = UInt64(lower) &* 0x0101_0101_0101_0101, upperWord = UInt64(upper) &* 0x0101_0101_0101_0101
+        let lowerWord = UInt64(lower) &* 0x0101_0101_0101_0101
+        let upperWord = UInt64(upper) &* 0x0101_0101_0101_0101
         // `i` is where the anchor would be; the match starts `anchor` bytes before it.
         let end = haystack.count - pattern.count + anchor
         var i = anchor

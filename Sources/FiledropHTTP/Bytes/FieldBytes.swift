@@ -5,7 +5,9 @@ final class FieldBytes: ManagedBuffer<Int, UInt8> {
     static func copying(_ bytes: UnsafeRawBufferPointer) -> FieldBytes {
         let buffer = create(minimumCapacity: bytes.count) { _ in bytes.count }
         buffer.withUnsafeMutablePointerToElements { elements in
-            if let source = bytes.baseAddress { elements.initialize(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count) }
+            if let source = bytes.baseAddress {
+                elements.initialize(from: source.assumingMemoryBound(to: UInt8.self), count: bytes.count)
+            }
         }
         return unsafeDowncast(buffer, to: FieldBytes.self)
     }

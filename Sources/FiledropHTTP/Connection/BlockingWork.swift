@@ -42,8 +42,10 @@ public enum Deferred<Value> {
     case after(BlockingWork, then: () -> Deferred<Value>)
 
     /// Runs `work` on a worker and hands its result to `then` on the loop.
-    public static func blocking<Result>(_ label: String, skippableWhenAbandoned: Bool = false, _ work: @escaping () -> Result,
-                                        then: @escaping (Result) -> Deferred<Value>) -> Deferred<Value> {
+    public static func blocking<Result>(
+        _ label: String, skippableWhenAbandoned: Bool = false, _ work: @escaping () -> Result,
+        then: @escaping (Result) -> Deferred<Value>
+    ) -> Deferred<Value> {
         let slot = ResultSlot<Result>()
         let blocking = BlockingWork(label, skippableWhenAbandoned: skippableWhenAbandoned) { slot.value = work() }
         return .after(blocking) { then(slot.take(label)) }

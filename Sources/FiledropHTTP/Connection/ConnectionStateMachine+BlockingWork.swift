@@ -41,8 +41,9 @@ extension ConnectionStateMachine {
         guard let continuation = waitingFor.take() else { preconditionFailure("blocking work refused with nothing waiting") }
         guard case .route(_, let pending) = continuation else { preconditionFailure("only a route's question may be refused") }
         guard !abandoned else { return .close }
-        return fail(.serviceUnavailable("The server is busy; try again in a moment.", retryAfterSeconds: 1),
-                    now: now, wallClock: wallClock, keepBodyUnread: pending.framing != .none)
+        return fail(
+            .serviceUnavailable("The server is busy; try again in a moment.", retryAfterSeconds: 1),
+            now: now, wallClock: wallClock, keepBodyUnread: pending.framing != .none)
     }
 
     /// Hands `work` out; `continuation` runs when it is back.

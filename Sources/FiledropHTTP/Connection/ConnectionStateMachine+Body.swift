@@ -36,8 +36,10 @@ extension ConnectionStateMachine {
     /// Offers decoded body bytes to the consumer: nil when it took them all. Otherwise what
     /// to do now: its error answered (the consumer aborted), or its work handed out, with the
     /// bytes it left and the decoder's `eventAfter` held for when the work is back.
-    fileprivate mutating func deliver(_ bytes: UnsafeRawBufferPointer, of body: inout BodyInProgress, eventAfter: BodyDecodeEvent?,
-                                      now: UInt64, wallClock: Int64) -> Action? {
+    fileprivate mutating func deliver(
+        _ bytes: UnsafeRawBufferPointer, of body: inout BodyInProgress, eventAfter: BodyDecodeEvent?,
+        now: UInt64, wallClock: Int64
+    ) -> Action? {
         switch offer(bytes, to: body.consumer) {
         case .success(.accepted):
             return nil
@@ -58,7 +60,8 @@ extension ConnectionStateMachine {
         let eventAfter = body.eventAfterHeld
         body.held = []
         if !held.isEmpty,
-           let stopped = held.withUnsafeBytes({ deliver($0, of: &body, eventAfter: eventAfter, now: now, wallClock: wallClock) }) {
+            let stopped = held.withUnsafeBytes({ deliver($0, of: &body, eventAfter: eventAfter, now: now, wallClock: wallClock) })
+        {
             return stopped
         }
         switch body.eventAfterHeld.take() {

@@ -14,7 +14,8 @@ extension ConnectionStateMachine {
             return fail(.timeout, now: now, wallClock: wallClock)
         case .readingBody, .sendingContinue:
             guard let lastActivity = body?.lastActivity, now >= lastActivity + configuration.bodyTimeout,
-                  let consumer = takeBody()?.consumer else { return nil }
+                let consumer = takeBody()?.consumer
+            else { return nil }
             return fail(.timeout, ending: consumer, now: now, wallClock: wallClock)
         case .waiting:
             // fsync and friends take what they take; the client is not the one who is slow.
@@ -77,9 +78,11 @@ extension ConnectionStateMachine {
     public mutating func drainDeadlinePassed(now: UInt64, wallClock: Int64) -> Action? {
         guard case .readingBody = state else { return nil }
         takeBody()?.consumer.abort()
-        return fail(.serviceUnavailable("The server is restarting and could not wait for this upload to finish; "
-                        + "nothing of it was kept. Send it again in a moment.", retryAfterSeconds: 5),
-                    now: now, wallClock: wallClock)
+        return fail(
+            .serviceUnavailable(
+                "The server is restarting and could not wait for this upload to finish; "
+                    + "nothing of it was kept. Send it again in a moment.", retryAfterSeconds: 5),
+            now: now, wallClock: wallClock)
     }
 
     /// The drain deadline passed: abort whatever is still running.

@@ -195,7 +195,9 @@ public struct ConnectionStateMachine {
     /// Offers the buffered input. Returns how many bytes to drop from the front of the buffer
     /// and what to do. Call again while it consumes bytes and returns `.readMore` with input
     /// left; a partial head is never consumed (the buffer keeps it).
-    public mutating func process(_ input: UnsafeRawBufferPointer, now: UInt64, wallClock: Int64) -> (consumed: Int, action: Action) {
+    public mutating func process(_ input: UnsafeRawBufferPointer, now: UInt64, wallClock: Int64) -> (
+        consumed: Int, action: Action
+    ) {
         switch state {
         case .idle:
             guard !input.isEmpty else { return (0, .readMore) }
@@ -301,8 +303,9 @@ public struct ConnectionStateMachine {
             return fail(error, now: now, wallClock: wallClock)
         }
         if shuttingDown && hasBegunARequest {
-            return fail(.serviceUnavailable("The server is shutting down; try again in a moment.", retryAfterSeconds: 2),
-                        now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
+            return fail(
+                .serviceUnavailable("The server is shutting down; try again in a moment.", retryAfterSeconds: 2),
+                now: now, wallClock: wallClock, keepBodyUnread: framing != .none)
         }
         hasBegunARequest = true
         // RFC 9110 §10.1.1: the only expectation defined is 100-continue.
@@ -311,10 +314,12 @@ public struct ConnectionStateMachine {
         }
         let keepAlive = head.wantsKeepAlive && !closeAfterResponse && configuration.keepAlive
         // RFC 9110 §10.1.1: a 1.0 client never waits for 100 Continue.
-        let pending = PendingBody(framing: framing, keepAlive: keepAlive,
-                                  expectsContinue: head.expectsContinue && head.version == .http1_1)
-        let requestContext = RequestContext(client: context.client, wallClockSeconds: wallClock, isSecure: context.isSecure,
-                                            securePort: context.securePort)
+        let pending = PendingBody(
+            framing: framing, keepAlive: keepAlive,
+            expectsContinue: head.expectsContinue && head.version == .http1_1)
+        let requestContext = RequestContext(
+            client: context.client, wallClockSeconds: wallClock, isSecure: context.isSecure,
+            securePort: context.securePort)
         var label = RequestLabel.unlabelled
         let decision = responder.route(head, context: requestContext, label: &label)
         currentRequest?.label = label
@@ -329,14 +334,16 @@ public struct ConnectionStateMachine {
         switch decision {
         case .respond(let response):
             // The body, if any, was not read: the connection cannot be reused.
-            let after: AfterResponse = framing == .none || framing == .length(0)
+            let after: AfterResponse =
+                framing == .none || framing == .length(0)
                 ? (keepAlive ? .keepAlive : .close) : .lingeringClose
             return send(response, after: after, now: now, wallClock: wallClock)
         case .readBody(let consumer):
             currentRequest?.readBody = true
             let after: AfterResponse = keepAlive ? .keepAlive : .close
-            let body = BodyInProgress(decoder: BodyDecoder(framing: framing, limits: configuration.limits), consumer: consumer,
-                                      after: after, lastActivity: now)
+            let body = BodyInProgress(
+                decoder: BodyDecoder(framing: framing, limits: configuration.limits), consumer: consumer,
+                after: after, lastActivity: now)
             // No body, or an empty one: nothing will arrive to drive the decoder, so finish now.
             if framing == .none || framing == .length(0) {
                 return finish(body, trailers: HTTPHeaders(), now: now, wallClock: wallClock)
@@ -365,8 +372,10 @@ public struct ConnectionStateMachine {
     /// Sends the error response if one can still be sent, then closes: after a protocol error
     /// the rest of the stream cannot be trusted.
     /// `answer`: what the body's consumer says instead of the plain error (`failureResponse`).
-    mutating func fail(_ error: HTTPError, now: UInt64, wallClock: Int64, keepBodyUnread: Bool = true,
-                       answer: Response? = nil) -> Action {
+    mutating func fail(
+        _ error: HTTPError, now: UInt64, wallClock: Int64, keepBodyUnread: Bool = true,
+        answer: Response? = nil
+    ) -> Action {
         let format = currentRequest?.format ?? .text
         let after: AfterResponse = keepBodyUnread ? .lingeringClose : .close
         return send(answer ?? responder.response(for: error, format: format), after: after, now: now, wallClock: wallClock)

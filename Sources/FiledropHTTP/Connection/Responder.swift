@@ -47,11 +47,15 @@ public enum RouteDecision {
 
     /// Decides after `work`, mapping its result to the decision on the loop. By default
     /// skipped when the client is gone before it starts: nobody waits for the answer any more.
-    public static func blocking<Result>(_ label: String, skippableWhenAbandoned: Bool = true, usesCPU: Bool = false,
-                                        _ work: @escaping () -> Result,
-                                        then: @escaping (Result) -> RouteDecision) -> RouteDecision {
+    public static func blocking<Result>(
+        _ label: String, skippableWhenAbandoned: Bool = true, usesCPU: Bool = false,
+        _ work: @escaping () -> Result,
+        then: @escaping (Result) -> RouteDecision
+    ) -> RouteDecision {
         let slot = ResultSlot<Result>()
-        let blocking = BlockingWork(label, skippableWhenAbandoned: skippableWhenAbandoned, usesCPU: usesCPU) { slot.value = work() }
+        let blocking = BlockingWork(label, skippableWhenAbandoned: skippableWhenAbandoned, usesCPU: usesCPU) {
+            slot.value = work()
+        }
         return .after(blocking) { then(slot.take(label)) }
     }
 

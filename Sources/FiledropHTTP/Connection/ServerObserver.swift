@@ -34,9 +34,11 @@ public struct FinishedRequest {
     /// The loop that served it (an observer may keep a shard per loop).
     public var loop: Int
 
-    public init(method: HTTPMethod, target: String, status: HTTPStatus, label: RequestLabel, refusal: RequestLabel?,
-                readBody: Bool, bytesReceived: UInt64, bytesSent: UInt64, durationNanoseconds: UInt64, client: String,
-                responseCut: Bool, loop: Int) {
+    public init(
+        method: HTTPMethod, target: String, status: HTTPStatus, label: RequestLabel, refusal: RequestLabel?,
+        readBody: Bool, bytesReceived: UInt64, bytesSent: UInt64, durationNanoseconds: UInt64, client: String,
+        responseCut: Bool, loop: Int
+    ) {
         self.method = method
         self.target = target
         self.status = status

@@ -21,8 +21,10 @@ public struct AccessLogRecord: Sendable {
     /// write failed or timed out, the drain deadline passed); `bytesSent` is what went out.
     public var responseCut: Bool
 
-    public init(method: HTTPMethod, target: String, status: Int, bytesSent: UInt64, bytesReceived: UInt64,
-                durationMicroseconds: UInt64, client: String, responseCut: Bool) {
+    public init(
+        method: HTTPMethod, target: String, status: Int, bytesSent: UInt64, bytesReceived: UInt64,
+        durationMicroseconds: UInt64, client: String, responseCut: Bool
+    ) {
         self.method = method
         self.target = Self.redacted(target)
         self.status = status
@@ -54,7 +56,8 @@ public struct AccessLogRecord: Sendable {
     /// `target` with the values of `secretParameters` replaced by `-`.
     static func redacted(_ target: String) -> String {
         guard let question = target.firstIndex(of: "?"),
-              secretParameters.contains(where: { target[question...].contains($0 + "=") }) else { return target }
+            secretParameters.contains(where: { target[question...].contains($0 + "=") })
+        else { return target }
         let query = target[target.index(after: question)...].split(separator: "&", omittingEmptySubsequences: false).map { item in
             guard let equals = item.firstIndex(of: "="), secretParameters.contains(item[..<equals]) else { return item }
             return item[...equals] + "-"

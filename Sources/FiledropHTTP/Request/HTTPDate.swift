@@ -61,8 +61,10 @@ public enum HTTPDate {
     /// `iso8601` written onto `bytes`, with `separator` between date and time and `zone`
     /// after it (the HTML listing says `2026-11-30 07:00:00 UTC`): a listing writes one per
     /// entry, so no String is made for it.
-    public static func appendISO8601(_ secondsSince1970: Int64, to bytes: inout [UInt8], separator: UInt8 = UInt8(ascii: "T"),
-                              zone: StaticString = "Z") {
+    public static func appendISO8601(
+        _ secondsSince1970: Int64, to bytes: inout [UInt8], separator: UInt8 = UInt8(ascii: "T"),
+        zone: StaticString = "Z"
+    ) {
         let days = floorDivide(secondsSince1970, 86_400)
         let secondOfDay = Int(secondsSince1970 - days * 86_400)
         let (year, month, day) = civil(fromDays: days)
@@ -93,11 +95,13 @@ public enum HTTPDate {
     public static func parse(_ text: String) -> Int64? {
         let parts = text.split(separator: " ")
         guard parts.count == 6, parts[5] == "GMT", parts[0].count == 4, parts[0].hasSuffix(","),
-              let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])),
-              let year = Int(parts[3]) else { return nil }
+            let day = Int(parts[1]), let monthIndex = months.firstIndex(of: String(parts[2])),
+            let year = Int(parts[3])
+        else { return nil }
         let clock = parts[4].split(separator: ":")
         guard clock.count == 3, let h = Int(clock[0]), let m = Int(clock[1]), let s = Int(clock[2]),
-              (1...31).contains(day), (0..<24).contains(h), (0..<60).contains(m), (0...60).contains(s) else { return nil }
+            (1...31).contains(day), (0..<24).contains(h), (0..<60).contains(m), (0...60).contains(s)
+        else { return nil }
         return days(fromCivil: year, month: monthIndex + 1, day: day) * 86_400 + Int64(h * 3600 + m * 60 + s)
     }
 

@@ -9,7 +9,9 @@ enum HTTPFieldLine {
     ///   NUL included, is rejected (RFC 9110 §5.5). obs-text is decoded as lossy UTF-8.
     /// Returns where the name ends and where the value (without surrounding white space) is,
     /// and the name's lookup key, made from the bytes at hand (`HTTPHeaders` keeps it).
-    static func check(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> (nameEnd: Int, value: Range<Int>, key: HTTPFieldName.Key) {
+    static func check(_ line: UnsafeRawBufferPointer) throws(HTTPError) -> (
+        nameEnd: Int, value: Range<Int>, key: HTTPFieldName.Key
+    ) {
         guard let first = line.first else { throw .malformedHeader("empty field line") }
         if first == .space || first == .tab {
             throw .malformedHeader("obsolete line folding is not accepted")
@@ -17,8 +19,9 @@ enum HTTPFieldLine {
         var colon = 0
         while colon < line.count, line[colon] != .colon {
             guard isTokenByte(line[colon]) else {
-                throw .malformedHeader(line[colon] == .space || line[colon] == .tab
-                    ? "whitespace in or after a field name" : "invalid character in a field name")
+                throw .malformedHeader(
+                    line[colon] == .space || line[colon] == .tab
+                        ? "whitespace in or after a field name" : "invalid character in a field name")
             }
             colon += 1
         }
@@ -48,8 +51,8 @@ enum HTTPFieldLine {
 func isTokenByte(_ byte: UInt8) -> Bool {
     // The set as two 64-bit masks (bytes 0-63 and 64-127): one shift and test per byte, where
     // a switch over the ranges took several comparisons. Every byte from 128 up is not a tchar.
-    let low: UInt64 = 0x03FF_6CFA_0000_0000 // ! # $ % & ' * + - . 0-9
-    let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE // A-Z ^ _ ` a-z | ~
+    let low: UInt64 = 0x03FF_6CFA_0000_0000  // ! # $ % & ' * + - . 0-9
+    let high: UInt64 = 0x57FF_FFFF_C7FF_FFFE  // A-Z ^ _ ` a-z | ~
     switch byte {
     case 0..<64: return low >> UInt64(byte) & 1 != 0
     case 64..<128: return high >> UInt64(byte - 64) & 1 != 0

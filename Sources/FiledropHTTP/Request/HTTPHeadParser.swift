@@ -170,10 +170,13 @@ public struct HTTPHeadParser: Sendable {
                 guard !sawHost else { throw .malformedHeader("more than one Host field") }
                 sawHost = true
             }
-            if headers.isEmpty { headers.reserveCapacity(Self.expectedFieldCount(lineBytes: line.count, bytesAtHand: bytesAtHand)) }
+            if headers.isEmpty {
+                headers.reserveCapacity(Self.expectedFieldCount(lineBytes: line.count, bytesAtHand: bytesAtHand))
+            }
             let offset = lineStart - fieldsStart
-            headers.addParsed(nameStart: Int32(offset), valueStart: Int32(offset + field.value.lowerBound),
-                              valueCount: Int32(field.value.count), key: field.key)
+            headers.addParsed(
+                nameStart: Int32(offset), valueStart: Int32(offset + field.value.lowerBound),
+                valueCount: Int32(field.value.count), key: field.key)
             return false
         }
     }
@@ -185,9 +188,12 @@ public struct HTTPHeadParser: Sendable {
         min(16, max(2, 1 + (bytesAtHand - lineBytes) / 40))
     }
 
-    private func head(_ requestLine: (method: HTTPMethod, target: String, shape: RequestTargetShape?, version: HTTPVersion)) -> RequestHead {
-        RequestHead(method: requestLine.method, target: requestLine.target, version: requestLine.version, headers: headers,
-                    shape: requestLine.shape)
+    private func head(_ requestLine: (method: HTTPMethod, target: String, shape: RequestTargetShape?, version: HTTPVersion))
+        -> RequestHead
+    {
+        RequestHead(
+            method: requestLine.method, target: requestLine.target, version: requestLine.version, headers: headers,
+            shape: requestLine.shape)
     }
 }
 

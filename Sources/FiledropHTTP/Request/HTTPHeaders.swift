@@ -145,8 +145,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// `nameStart`, the value `valueCount` bytes at `valueStart`, offsets into the bytes of the
     /// head's field lines, which `attachParsedBytes` hands over once the head is complete.
     mutating func addParsed(nameStart: Int32, valueStart: Int32, valueCount: Int32, key: HTTPFieldName.Key) {
-        fields.append(Entry(name: .parsed(start: nameStart, count: Int32(key.length)),
-                            value: .parsed(start: valueStart, count: valueCount), key: key))
+        fields.append(
+            Entry(
+                name: .parsed(start: nameStart, count: Int32(key.length)),
+                value: .parsed(start: valueStart, count: valueCount), key: key))
     }
 
     /// The bytes the fields added by `addParsed` point into.
@@ -293,7 +295,8 @@ extension StringProtocol {
     /// Compares contiguous bytes where both sides have them (every native String does): this
     /// runs for each header lookup, several times per request.
     public func equalsIgnoringASCIICase<S: StringProtocol>(_ other: S) -> Bool {
-        let a = utf8, b = other.utf8
+        let a = utf8
+        let b = other.utf8
         let fast = a.withContiguousStorageIfAvailable { left in
             b.withContiguousStorageIfAvailable { right in
                 equalIgnoringASCIICase(UnsafeRawBufferPointer(left), UnsafeRawBufferPointer(right))
@@ -351,7 +354,8 @@ extension String {
     /// different names on disk.
     @inlinable
     public func hasSameBytes(as other: String) -> Bool {
-        let left = utf8, right = other.utf8
+        let left = utf8
+        let right = other.utf8
         guard left.count == right.count else { return false }
         let equal = left.withContiguousStorageIfAvailable { a in
             right.withContiguousStorageIfAvailable { b in

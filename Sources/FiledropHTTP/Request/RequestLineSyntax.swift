@@ -56,7 +56,9 @@ enum RequestLineSyntax {
     /// Non-ASCII bytes are tolerated when they form valid UTF-8 (curl sends them raw);
     /// control bytes and anything that would not survive as a String are refused.
     /// An origin-form target's shape (`RequestTargetShape`) is found in the same pass.
-    private static func parseTarget(_ bytes: UnsafeRawBufferPointer, method: HTTPMethod) throws(HTTPError) -> (String, RequestTargetShape?) {
+    private static func parseTarget(_ bytes: UnsafeRawBufferPointer, method: HTTPMethod) throws(HTTPError) -> (
+        String, RequestTargetShape?
+    ) {
         guard let first = bytes.first else { throw .malformedRequestLine("empty request target") }
         var ascii = true
         var queryMark: Int?
@@ -82,7 +84,8 @@ enum RequestLineSyntax {
                 }
             }
         }
-        let shape = first == UInt8(ascii: "/")
+        let shape =
+            first == UInt8(ascii: "/")
             ? RequestTargetShape(queryMark: queryMark ?? bytes.count, hasSingleDotSegment: dotSegment) : nil
         let target: String
         if ascii {
@@ -116,7 +119,8 @@ enum RequestLineSyntax {
         guard let first = bytes.first, isAlpha(first) else { return false }
         for byte in bytes.dropFirst() {
             if byte == .colon { return true }
-            let schemeByte = isAlpha(byte) || (0x30...0x39).contains(byte)
+            let schemeByte =
+                isAlpha(byte) || (0x30...0x39).contains(byte)
                 || byte == UInt8(ascii: "+") || byte == UInt8(ascii: "-") || byte == UInt8(ascii: ".")
             if !schemeByte { return false }
         }
@@ -133,8 +137,8 @@ enum RequestLineSyntax {
     /// HTTP/1.1. Other major versions (`HTTP/0.9`, `HTTP/2.0`) get 505.
     private static func parseVersion(_ bytes: UnsafeRawBufferPointer) throws(HTTPError) -> HTTPVersion {
         guard bytes.count == 8, bytes[0] == UInt8(ascii: "H"), bytes[1] == UInt8(ascii: "T"),
-              bytes[2] == UInt8(ascii: "T"), bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/"),
-              let major = digit(bytes[5]), bytes[6] == UInt8(ascii: "."), let minor = digit(bytes[7])
+            bytes[2] == UInt8(ascii: "T"), bytes[3] == UInt8(ascii: "P"), bytes[4] == UInt8(ascii: "/"),
+            let major = digit(bytes[5]), bytes[6] == UInt8(ascii: "."), let minor = digit(bytes[7])
         else { throw .malformedRequestLine("the version is not HTTP/x.y") }
         guard major == 1 else { throw .unsupportedVersion }
         return minor == 0 ? .http1_0 : .http1_1

@@ -49,7 +49,7 @@ public enum HTTPError: Error, Equatable, Sendable {
     public var status: HTTPStatus {
         switch self {
         case .malformedRequestLine, .malformedHeader, .malformedChunk, .invalidContentLength,
-             .conflictingFraming, .truncatedBody, .badRequest:
+            .conflictingFraming, .truncatedBody, .badRequest:
             .badRequest
         case .unsupportedTransferCoding, .notImplemented: .notImplemented
         case .unsupportedVersion: .httpVersionNotSupported
@@ -84,7 +84,8 @@ public enum HTTPError: Error, Equatable, Sendable {
         case .malformedChunk(let why): "The chunked request body is malformed: \(why)."
         case .invalidContentLength: "The Content-Length header is invalid or repeated with different values."
         case .conflictingFraming(let why): "The request body framing is ambiguous: \(why)."
-        case .unsupportedTransferCoding(let coding): "The transfer coding \"\(coding)\" is not supported; send the body plain or chunked."
+        case .unsupportedTransferCoding(let coding):
+            "The transfer coding \"\(coding)\" is not supported; send the body plain or chunked."
         case .unsupportedVersion: "Only HTTP/1.0 and HTTP/1.1 are supported."
         case .headTooLarge: "The request headers are too large."
         case .tooManyHeaders: "The request has too many header fields."
@@ -119,8 +120,8 @@ public enum HTTPError: Error, Equatable, Sendable {
     public var closesConnection: Bool {
         switch self {
         case .malformedRequestLine, .malformedHeader, .malformedChunk, .invalidContentLength,
-             .conflictingFraming, .unsupportedTransferCoding, .unsupportedVersion, .headTooLarge,
-             .tooManyHeaders, .uriTooLong, .lengthRequired, .truncatedBody, .timeout:
+            .conflictingFraming, .unsupportedTransferCoding, .unsupportedVersion, .headTooLarge,
+            .tooManyHeaders, .uriTooLong, .lengthRequired, .truncatedBody, .timeout:
             true
         default:
             false

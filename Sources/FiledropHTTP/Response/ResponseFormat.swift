@@ -25,7 +25,8 @@ public enum ResponseFormat: Sendable, Equatable {
     }
 
     public init(head: borrowing RequestHead) {
-        self = head.headers.withValueBytes(of: .accept) { Self(acceptBytes: $0, query: head.query) }
+        self =
+            head.headers.withValueBytes(of: .accept) { Self(acceptBytes: $0, query: head.query) }
             ?? Self(acceptBytes: nil, query: head.query)
     }
 

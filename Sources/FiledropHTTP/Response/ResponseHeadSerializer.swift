@@ -77,7 +77,9 @@ public enum ResponseHeadSerializer {
     /// An upper bound of the bytes `write` takes for `fields`, and which security headers the
     /// handler set itself (by bit, as `securityHeaderBit` numbers them). Most fields are told
     /// apart from the framing and security headers by their name's length alone.
-    private static func measure(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>, _ storage: FieldBytes?) -> (size: Int, handlerSet: UInt8) {
+    private static func measure(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>, _ storage: FieldBytes?) -> (
+        size: Int, handlerSet: UInt8
+    ) {
         let security = securityHeaders
         var size = 0
         var handlerSet: UInt8 = 0
@@ -92,8 +94,10 @@ public enum ResponseHeadSerializer {
     }
 
     /// The field lines of `fields` (framing fields dropped), then the missing security headers.
-    private static func write(_ fields: UnsafeBufferPointer<HTTPHeaders.Entry>, _ storage: FieldBytes?, handlerSet: UInt8,
-                              to out: inout HeadWriter) {
+    private static func write(
+        _ fields: UnsafeBufferPointer<HTTPHeaders.Entry>, _ storage: FieldBytes?, handlerSet: UInt8,
+        to out: inout HeadWriter
+    ) {
         for index in fields.indices where !isFramingHeader(fields[index], storage) {
             out.field(fields[index].name(in: storage), fields[index].value(in: storage))
         }

@@ -58,7 +58,8 @@ final class Deflater {
                 stream.pointee.avail_out = uInt(buffer.count)
                 let status = deflate(stream, flush)
                 precondition(status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR, "deflate failed with \(status)")
-                output.append(contentsOf: UnsafeRawBufferPointer(start: base, count: buffer.count - Int(stream.pointee.avail_out)))
+                output.append(
+                    contentsOf: UnsafeRawBufferPointer(start: base, count: buffer.count - Int(stream.pointee.avail_out)))
             } while stream.pointee.avail_out == 0
         }
         stream.pointee.next_in = nil

@@ -115,16 +115,18 @@ final class ZipStream: ResponseBodySource, @unchecked Sendable {
                 // Gone or replaced by something else since the listing: leave it out.
                 guard let file = try? storage.open(path), file.metadata.kind == .file else { continue }
                 let size = file.metadata.size
-                let stored = size == 0 || MediaTypes.isAlreadyCompressed(MediaTypes.type(forFileName: metadata.name))
+                let stored =
+                    size == 0 || MediaTypes.isAlreadyCompressed(MediaTypes.type(forFileName: metadata.name))
                     || !Self.deflateHelps(FileRegion(file: file.handle, offset: 0, length: size))
                 let entry = ZipRecords.Entry(
                     name: name, method: stored ? .stored : .deflated,
                     flags: ZipRecords.utf8NamesFlag | ZipRecords.dataDescriptorFlag, modified: modified,
                     localHeaderOffset: offset, isDirectory: false, zip64Local: size >= Self.zip64LocalThreshold)
                 entries.append(entry)
-                phase = .data(EntryData(
-                    reader: FileRegionReader(FileRegion(file: file.handle, offset: 0, length: size)),
-                    deflater: stored ? nil : Deflater(format: .raw), entryIndex: entries.count - 1))
+                phase = .data(
+                    EntryData(
+                        reader: FileRegionReader(FileRegion(file: file.handle, offset: 0, length: size)),
+                        deflater: stored ? nil : Deflater(format: .raw), entryIndex: entries.count - 1))
                 return ZipRecords.localFileHeader(entry)
             }
         }
@@ -141,8 +143,9 @@ final class ZipStream: ResponseBodySource, @unchecked Sendable {
     /// nothing instead of deflate's full CPU time for under 3 % saved. The method is in
     /// the local header, so this has to be decided before the data starts.
     static func deflateHelps(_ region: FileRegion) -> Bool {
-        var probe = FileRegionReader(FileRegion(file: region.file, offset: 0, length: min(region.length, UInt64(probeSize))),
-                                     pieceSize: probeSize)
+        var probe = FileRegionReader(
+            FileRegion(file: region.file, offset: 0, length: min(region.length, UInt64(probeSize))),
+            pieceSize: probeSize)
         guard let sample = try? probe.withNextPiece({ Array($0) }), !sample.isEmpty else { return true }
         return Deflater.compressed(sample, format: .raw, level: 1).count < sample.count * 97 / 100
     }
@@ -192,7 +195,8 @@ final class ZipStream: ResponseBodySource, @unchecked Sendable {
             return output
         }
         let directorySize = offset + UInt64(output.count) - directoryStart
-        output += ZipRecords.endOfCentralDirectory(entryCount: entries.count, directorySize: directorySize, directoryOffset: directoryStart)
+        output += ZipRecords.endOfCentralDirectory(
+            entryCount: entries.count, directorySize: directorySize, directoryOffset: directoryStart)
         phase = .finished
         entries = []
         return output

@@ -42,7 +42,9 @@ public final class ZlibCompressor: ContentCompressor {
         GzipBodyStream(source)
     }
 
-    public func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage) -> any ResponseBodySource {
+    public func zipStream(of directory: StoragePath, selecting names: Set<String>?, in storage: any Storage)
+        -> any ResponseBodySource
+    {
         ZipStream(directory: directory, selecting: names, storage: storage)
     }
 }

@@ -4,7 +4,9 @@ import Glibc
 /// The other end of `ControlSocketServer`: sends one request, reads one reply.
 public enum ControlSocketClient {
     /// The daemon's reply, or a sentence saying why there is none.
-    public static func send(_ request: ControlRequest, to path: String, timeoutSeconds: Int = 60) -> Result<ControlReply, ControlFailure> {
+    public static func send(_ request: ControlRequest, to path: String, timeoutSeconds: Int = 60) -> Result<
+        ControlReply, ControlFailure
+    > {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return .failure(ControlFailure("cannot make a socket: \(String(cString: strerror(errno)))")) }
         defer { close(fd) }
@@ -19,16 +21,18 @@ public enum ControlSocketClient {
         }
         guard connected == 0 else {
             let reason = String(cString: strerror(errno))
-            let hint = switch errno {
-            case ENOENT, ECONNREFUSED: " (is filedrop running with control-socket = \(path)?)"
-            case EACCES, EPERM: " (run it as root or as a member of the socket's group)"
-            default: ""
-            }
+            let hint =
+                switch errno {
+                case ENOENT, ECONNREFUSED: " (is filedrop running with control-socket = \(path)?)"
+                case EACCES, EPERM: " (run it as root or as a member of the socket's group)"
+                default: ""
+                }
             return .failure(ControlFailure("cannot connect to the control socket \(path): \(reason)\(hint)"))
         }
         let line = request.line
         // A refusal may come before the whole line is taken: the reply is read in any case.
-        let sendError = line.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count ? nil : errno
+        let sendError =
+            line.withUnsafeBytes({ Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == line.count ? nil : errno
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 4096)
         while !received.contains(UInt8(ascii: "\n")) && received.count <= ControlRequest.maxLineBytes {
@@ -45,8 +49,12 @@ public enum ControlSocketClient {
             if let sendError {
                 return .failure(ControlFailure("cannot send the request to \(path): \(String(cString: strerror(sendError)))"))
             }
-            return .failure(ControlFailure(received.isEmpty ? "filedrop closed the control connection without an answer"
-                                                            : "filedrop's answer is not a reply: \(String(decoding: replyLine.prefix(200), as: UTF8.self).logEscaped)"))
+            return .failure(
+                ControlFailure(
+                    received.isEmpty
+                        ? "filedrop closed the control connection without an answer"
+                        : "filedrop's answer is not a reply: \(String(decoding: replyLine.prefix(200), as: UTF8.self).logEscaped)"
+                ))
         }
         return .success(reply)
     }

@@ -31,11 +31,17 @@ public final class ControlSocketServer: Sendable {
         var address = try Self.address(path)
         var found = stat()
         if lstat(path, &found) == 0 {
-            guard found.st_mode & S_IFMT == S_IFSOCK else { throw SystemError(call: "control socket \(path): a file that is no socket", errno: EEXIST) }
-            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            let answered = probe >= 0 && withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0 }
+            guard found.st_mode & S_IFMT == S_IFSOCK else {
+                throw SystemError(call: "control socket \(path): a file that is no socket", errno: EEXIST)
             }
+            let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            let answered =
+                probe >= 0
+                && withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) == 0
+                    }
+                }
             if probe >= 0 { close(probe) }
             if answered { throw SystemError(call: "control socket \(path): another process answers on it", errno: EADDRINUSE) }
             unlink(path)
@@ -44,7 +50,9 @@ public final class ControlSocketServer: Sendable {
         do {
             try syscall("bind(\(path))") {
                 withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                    }
                 }
             }
             // bind made it with the umask's mode (the service's UMask=0077 leaves 0700): the
@@ -80,8 +88,10 @@ public final class ControlSocketServer: Sendable {
     private func acceptClient() -> Int32? {
         while true {
             do {
-                return try syscall("accept(control socket)") { filedrop_accept4(descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue)) }
-            } catch where [ECONNABORTED, EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno) {
+                return try syscall("accept(control socket)") {
+                    filedrop_accept4(descriptor, nil, nil, Int32(SOCK_CLOEXEC.rawValue))
+                }
+            } catch  where [ECONNABORTED, EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errno) {
                 // A client gone before we took it, or a moment short of descriptors: not the end.
                 if error.errno != ECONNABORTED { sleep(1) }
             } catch {
@@ -103,14 +113,18 @@ public final class ControlSocketServer: Sendable {
         if filedrop_peer_credentials(client, &uid, &gid) != 0 {
             reply = ControlReply(ok: false, message: "cannot tell who is asking (SO_PEERCRED failed)")
         } else if let refusal = refusal(of: client, uid: uid, gid: gid) {
-            log.log(LogEvent(level: .warning, message: "control socket: refused a request from uid \(uid)",
-                             fields: [("control_uid", "\(uid)")]))
+            log.log(
+                LogEvent(
+                    level: .warning, message: "control socket: refused a request from uid \(uid)",
+                    fields: [("control_uid", "\(uid)")]))
             reply = refusal
         } else if let line {
             reply = answer(line, uid: uid)
         } else {
-            reply = ControlReply(ok: false, message: "no request line within \(Self.clientTimeoutSeconds) s, "
-                + "or one longer than \(ControlRequest.maxLineBytes) bytes")
+            reply = ControlReply(
+                ok: false,
+                message: "no request line within \(Self.clientTimeoutSeconds) s, "
+                    + "or one longer than \(ControlRequest.maxLineBytes) bytes")
         }
         let bytes = reply.line
         var sent = 0
@@ -130,8 +144,10 @@ public final class ControlSocketServer: Sendable {
         guard let command = commands[request.command] else {
             return .unknownCommand(request.command, known: Array(commands.keys))
         }
-        log.log(LogEvent(level: .info, message: "control socket: \(request.command.logEscaped) asked by uid \(uid)",
-                         fields: [("control_command", request.command), ("control_uid", "\(uid)")]))
+        log.log(
+            LogEvent(
+                level: .info, message: "control socket: \(request.command.logEscaped) asked by uid \(uid)",
+                fields: [("control_command", request.command), ("control_uid", "\(uid)")]))
         let promise = ControlReplyPromise()
         command(request, promise)
         return promise.wait()
@@ -146,8 +162,10 @@ public final class ControlSocketServer: Sendable {
         var groups = [gid_t](repeating: 0, count: 256)
         let count = filedrop_peer_groups(client, &groups, Int32(groups.count))
         if count > 0 && groups.prefix(Int(count)).contains(socketFile.st_gid) { return nil }
-        return ControlReply(ok: false, message: "user \(uid) may not control filedrop: only root, the daemon's user "
-            + "and members of the control socket's group may")
+        return ControlReply(
+            ok: false,
+            message: "user \(uid) may not control filedrop: only root, the daemon's user "
+                + "and members of the control socket's group may")
     }
 
     /// One line up to its newline (or the end of the stream), without it.
@@ -171,7 +189,9 @@ public final class ControlSocketServer: Sendable {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard !bytes.isEmpty, bytes.count < capacity else { throw SystemError(call: "control socket path \(path)", errno: ENAMETOOLONG) }
+        guard !bytes.isEmpty, bytes.count < capacity else {
+            throw SystemError(call: "control socket path \(path)", errno: ENAMETOOLONG)
+        }
         withUnsafeMutableBytes(of: &address.sun_path) { buffer in
             buffer.copyBytes(from: bytes)
             buffer[bytes.count] = 0

@@ -47,20 +47,29 @@ public final class AvahiPublisher: @unchecked Sendable {
             return nil
         }
         let context = Unmanaged.passUnretained(self).toOpaque()
-        watch = filedrop_avahi_watch_readable(poll, wakeup, { _, _, _, context in
-            AvahiPublisher.from(context).wokenUp()
-        }, context)
+        watch = filedrop_avahi_watch_readable(
+            poll, wakeup,
+            { _, _, _, context in
+                AvahiPublisher.from(context).wokenUp()
+            }, context)
         var error: Int32 = 0
         // The state callback runs inside avahi_client_new already (RUNNING or CONNECTING).
-        guard avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientCallback, context, &error) != nil else {
+        guard avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientCallback, context, &error) != nil
+        else {
             if let watch { filedrop_avahi_watch_free(poll, watch) }
             avahi_threaded_poll_free(poll)
             close(wakeup)
             // Debian 12's dbus-daemon drops DynamicUser= clients (systemd issue 22737); dbus-broker
             // serves them. The packaged unit runs as the system user filedrop, which both serve.
-            let hint = error == AVAHI_ERR_DBUS_ERROR ? " (if the service runs with DynamicUser=, Debian 12's dbus-daemon refuses it: "
-                + "use a system user as the packaged unit does, or dbus-broker; see README.systemd)" : ""
-            log.log(LogEvent(level: .notice, message: "mdns: cannot reach avahi-daemon over D-Bus (\(Self.describe(error))): not advertised on the LAN\(hint)"))
+            let hint =
+                error == AVAHI_ERR_DBUS_ERROR
+                ? " (if the service runs with DynamicUser=, Debian 12's dbus-daemon refuses it: "
+                    + "use a system user as the packaged unit does, or dbus-broker; see README.systemd)" : ""
+            log.log(
+                LogEvent(
+                    level: .notice,
+                    message:
+                        "mdns: cannot reach avahi-daemon over D-Bus (\(Self.describe(error))): not advertised on the LAN\(hint)"))
             return nil
         }
         guard avahi_threaded_poll_start(poll) == 0 else {
@@ -131,7 +140,9 @@ public final class AvahiPublisher: @unchecked Sendable {
             registered = nil
         case AVAHI_CLIENT_CONNECTING:
             if !saidWaiting {
-                log.log(LogEvent(level: .notice, message: "mdns: avahi-daemon is not running: not advertised on the LAN until it starts"))
+                log.log(
+                    LogEvent(
+                        level: .notice, message: "mdns: avahi-daemon is not running: not advertised on the LAN until it starts"))
                 saidWaiting = true
             }
         case AVAHI_CLIENT_FAILURE:
@@ -142,14 +153,21 @@ public final class AvahiPublisher: @unchecked Sendable {
             group = nil
             registered = nil
             guard error == AVAHI_ERR_DISCONNECTED else {
-                log.log(LogEvent(level: .warning, message: "mdns: the Avahi client failed (\(Self.describe(error))): not advertised on the LAN"))
+                log.log(
+                    LogEvent(
+                        level: .warning,
+                        message: "mdns: the Avahi client failed (\(Self.describe(error))): not advertised on the LAN"))
                 return
             }
             // avahi-daemon stopped or restarted: wait for it again, as at start.
             var newError: Int32 = 0
-            if avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientCallback,
-                                Unmanaged.passUnretained(self).toOpaque(), &newError) == nil {
-                log.log(LogEvent(level: .warning, message: "mdns: lost avahi-daemon and cannot wait for it (\(Self.describe(newError)))"))
+            if avahi_client_new(
+                avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, Self.clientCallback,
+                Unmanaged.passUnretained(self).toOpaque(), &newError) == nil
+            {
+                log.log(
+                    LogEvent(
+                        level: .warning, message: "mdns: lost avahi-daemon and cannot wait for it (\(Self.describe(newError)))"))
             }
         default:
             break
@@ -161,8 +179,10 @@ public final class AvahiPublisher: @unchecked Sendable {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
             guard let registered, let name else { return }
             let services = registered.services.map { "\($0.type) port \($0.port)" }.joined(separator: ", ")
-            log.log(LogEvent(level: .notice, message: "mdns: announced on the LAN as \"\(name.inUse)\" (\(services))",
-                             fields: [("mdns_name", name.inUse)]))
+            log.log(
+                LogEvent(
+                    level: .notice, message: "mdns: announced on the LAN as \"\(name.inUse)\" (\(services))",
+                    fields: [("mdns_name", name.inUse)]))
         case AVAHI_ENTRY_GROUP_COLLISION:
             // Another machine has the name: RFC 6762 §9, pick "NAME #2" and announce again.
             guard let current = name else { return }
@@ -192,7 +212,9 @@ public final class AvahiPublisher: @unchecked Sendable {
         if name?.planned != desired.instanceName { name = (desired.instanceName, desired.instanceName) }
         if group == nil { group = avahi_entry_group_new(client, Self.groupCallback, Unmanaged.passUnretained(self).toOpaque()) }
         guard let group, var current = name else {
-            log.log(LogEvent(level: .warning, message: "mdns: cannot make an entry group (\(Self.describe(avahi_client_errno(client))))"))
+            log.log(
+                LogEvent(
+                    level: .warning, message: "mdns: cannot make an entry group (\(Self.describe(avahi_client_errno(client))))"))
             return
         }
         // A local collision (this machine already announces the name, e.g. a second filedrop)
@@ -224,14 +246,16 @@ public final class AvahiPublisher: @unchecked Sendable {
         for entry in advertisement.txt.reversed() { txt = avahi_string_list_add(txt, entry) }
         defer { avahi_string_list_free(txt) }
         for service in advertisement.services {
-            let protocolFamily: AvahiProtocol = switch service.family {
-            case .any: AvahiProtocol(AVAHI_PROTO_UNSPEC)
-            case .ipv4: AvahiProtocol(AVAHI_PROTO_INET)
-            case .ipv6: AvahiProtocol(AVAHI_PROTO_INET6)
-            }
-            let result = avahi_entry_group_add_service_strlst(group, AvahiIfIndex(service.interfaceIndex ?? Int32(AVAHI_IF_UNSPEC)),
-                                                              protocolFamily, AvahiPublishFlags(0), name, service.type,
-                                                              nil, nil, service.port, txt)
+            let protocolFamily: AvahiProtocol =
+                switch service.family {
+                case .any: AvahiProtocol(AVAHI_PROTO_UNSPEC)
+                case .ipv4: AvahiProtocol(AVAHI_PROTO_INET)
+                case .ipv6: AvahiProtocol(AVAHI_PROTO_INET6)
+                }
+            let result = avahi_entry_group_add_service_strlst(
+                group, AvahiIfIndex(service.interfaceIndex ?? Int32(AVAHI_IF_UNSPEC)),
+                protocolFamily, AvahiPublishFlags(0), name, service.type,
+                nil, nil, service.port, txt)
             if result < 0 { return result }
         }
         return Int32(AVAHI_OK)
@@ -241,8 +265,10 @@ public final class AvahiPublisher: @unchecked Sendable {
     /// collision on the LAN and one with this machine (a second filedrop) read the same.
     private func nameTaken(_ taken: String) -> String {
         let alternative = Self.alternativeName(taken)
-        log.log(LogEvent(level: .notice, message: "mdns: the name \"\(taken)\" is taken on the LAN, trying \"\(alternative)\"",
-                         fields: [("mdns_name", alternative)]))
+        log.log(
+            LogEvent(
+                level: .notice, message: "mdns: the name \"\(taken)\" is taken on the LAN, trying \"\(alternative)\"",
+                fields: [("mdns_name", alternative)]))
         return alternative
     }
 

@@ -36,8 +36,10 @@ public final class LocalSendMulticast: EventHandler {
     /// the group. Fails when another program holds the port without SO_REUSEADDR.
     /// `addresses`: join and announce only on the interfaces that hold one of these (the
     /// receiver listens on them alone); nil for every interface.
-    public init(group: MulticastGroup, device: LocalSendDevice, log: any LogSink, addresses: Set<String>? = nil,
-                clock: @escaping () -> UInt64 = Clock.monotonicNanoseconds) throws(SystemError) {
+    public init(
+        group: MulticastGroup, device: LocalSendDevice, log: any LogSink, addresses: Set<String>? = nil,
+        clock: @escaping () -> UInt64 = Clock.monotonicNanoseconds
+    ) throws(SystemError) {
         self.group = group
         onlyAddresses = addresses
         self.log = log
@@ -56,7 +58,9 @@ public final class LocalSendMulticast: EventHandler {
             address.sin_addr.s_addr = group.networkOrderAddress
             try syscall("bind(\(group))") {
                 withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    }
                 }
             }
         } catch {
@@ -92,8 +96,10 @@ public final class LocalSendMulticast: EventHandler {
                 joined.insert(index)
                 added = true
             } catch {
-                log.log(LogEvent(level: .warning, message: "LocalSend discovery cannot join \(group) on an interface",
-                                 fields: [("interface", interfaceName(index)), ("error", error.description)]))
+                log.log(
+                    LogEvent(
+                        level: .warning, message: "LocalSend discovery cannot join \(group) on an interface",
+                        fields: [("interface", interfaceName(index)), ("error", error.description)]))
             }
         }
         if added { discovery.scheduleAnnouncements(now: clock()) }
@@ -162,32 +168,41 @@ public final class LocalSendMulticast: EventHandler {
                 }
             } catch {
                 if let skipped = notices.note("send", now: clock()) {
-                    log.log(LogEvent(level: .debug, message: "LocalSend discovery could not send on an interface",
-                                     fields: [("interface", interfaceName(index)), ("error", "\(error)"),
-                                              ("suppressed", String(skipped))]))
+                    log.log(
+                        LogEvent(
+                            level: .debug, message: "LocalSend discovery could not send on an interface",
+                            fields: [
+                                ("interface", interfaceName(index)), ("error", "\(error)"),
+                                ("suppressed", String(skipped)),
+                            ]))
                 }
             }
         }
     }
 
     private func note(_ why: LocalSendDiscovery.Ignored, from source: sockaddr_in, now: UInt64) {
-        let (key, detail): (String, String) = switch why {
-        case .oversize: ("oversize", "longer than \(discovery.limits.maxDatagramBytes) bytes")
-        case .malformed(let reason): ("malformed", reason)
-        case .rateLimited: ("rateLimited", "answered too recently")
-        case .own, .notAnAnnouncement: ("", "")
-        }
+        let (key, detail): (String, String) =
+            switch why {
+            case .oversize: ("oversize", "longer than \(discovery.limits.maxDatagramBytes) bytes")
+            case .malformed(let reason): ("malformed", reason)
+            case .rateLimited: ("rateLimited", "answered too recently")
+            case .own, .notAnAnnouncement: ("", "")
+            }
         guard let skipped = notices.note(key, now: now) else { return }
         let client = withUnsafeBytes(of: source.sin_addr.s_addr) { $0.map(String.init).joined(separator: ".") }
-        log.log(LogEvent(level: .debug, message: "LocalSend discovery ignored a datagram",
-                         fields: [("client", client), ("reason", detail), ("suppressed", String(skipped))]))
+        log.log(
+            LogEvent(
+                level: .debug, message: "LocalSend discovery ignored a datagram",
+                fields: [("client", client), ("reason", detail), ("suppressed", String(skipped))]))
     }
 
     private func membership(_ option: Int32, _ index: Int32) throws(SystemError) {
         var request = ip_mreqn()
         request.imr_multiaddr.s_addr = group.networkOrderAddress
         request.imr_ifindex = index
-        try setOption(Int32(IPPROTO_IP), option, request, option == IP_ADD_MEMBERSHIP ? "setsockopt(IP_ADD_MEMBERSHIP)" : "setsockopt(IP_DROP_MEMBERSHIP)")
+        try setOption(
+            Int32(IPPROTO_IP), option, request,
+            option == IP_ADD_MEMBERSHIP ? "setsockopt(IP_ADD_MEMBERSHIP)" : "setsockopt(IP_DROP_MEMBERSHIP)")
     }
 
     private func setOption<Value>(_ level: Int32, _ name: Int32, _ value: Value, _ call: String) throws(SystemError) {

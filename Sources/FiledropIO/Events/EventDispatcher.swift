@@ -42,8 +42,11 @@ public final class EventDispatcher: UploadEventSink, @unchecked Sendable {
             return true
         }
         if firstOverflow {
-            log.log(LogEvent(level: .warning, message: "event queue full (\(Self.capacity) records): events are being lost, "
-                + "a hook or webhook is slower than uploads arrive", fields: [("file", event.path)]))
+            log.log(
+                LogEvent(
+                    level: .warning,
+                    message: "event queue full (\(Self.capacity) records): events are being lost, "
+                        + "a hook or webhook is slower than uploads arrive", fields: [("file", event.path)]))
         }
     }
 

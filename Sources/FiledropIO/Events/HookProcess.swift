@@ -34,9 +34,12 @@ struct HookProcess {
 
     /// Returns once the child was reaped (its pid along).
     func run() -> (pid: pid_t, outcome: Outcome) {
-        var stdinPipe: [Int32] = [-1, -1], stdoutPipe: [Int32] = [-1, -1], stderrPipe: [Int32] = [-1, -1]
+        var stdinPipe: [Int32] = [-1, -1]
+        var stdoutPipe: [Int32] = [-1, -1]
+        var stderrPipe: [Int32] = [-1, -1]
         guard filedrop_pipe2(&stdinPipe, O_CLOEXEC) == 0, filedrop_pipe2(&stdoutPipe, O_CLOEXEC) == 0,
-              filedrop_pipe2(&stderrPipe, O_CLOEXEC) == 0 else {
+            filedrop_pipe2(&stderrPipe, O_CLOEXEC) == 0
+        else {
             let reason = "pipe2: \(String(cString: strerror(errno)))"
             closeAll(stdinPipe + stdoutPipe + stderrPipe)
             return (0, .couldNotStart(reason))
@@ -91,7 +94,9 @@ struct HookProcess {
         }
         var pid: pid_t = 0
         let result = posix_spawn(&pid, program, &actions, &attributes, argv, envp)
-        guard result == 0 else { return .failure(SpawnFailure(reason: "cannot run \(program): \(String(cString: strerror(result)))")) }
+        guard result == 0 else {
+            return .failure(SpawnFailure(reason: "cannot run \(program): \(String(cString: strerror(result)))"))
+        }
         return .success(pid)
     }
 

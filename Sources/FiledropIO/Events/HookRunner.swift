@@ -23,8 +23,10 @@ public final class HookRunner: UploadEventConsumer, @unchecked Sendable {
         /// The save directory's reserve (`min-free-space`).
         public var minFreeSpace: UInt64
 
-        public init(program: String, concurrency: Int, timeout: UInt64, saveDirectory: String, baseURL: String?,
-                    durable: Bool = true, minFreeSpace: UInt64 = 0) {
+        public init(
+            program: String, concurrency: Int, timeout: UInt64, saveDirectory: String, baseURL: String?,
+            durable: Bool = true, minFreeSpace: UInt64 = 0
+        ) {
             self.program = program
             self.concurrency = concurrency
             self.timeout = timeout
@@ -47,21 +49,26 @@ public final class HookRunner: UploadEventConsumer, @unchecked Sendable {
     private let daemonEnvironment: [String: String]
     private let queue: PendingRunQueue
 
-    public init(settings: Settings, storage: PosixStorage, metrics: ServerMetrics, log: any LogSink, daemonEnvironment: [String: String]) {
+    public init(
+        settings: Settings, storage: PosixStorage, metrics: ServerMetrics, log: any LogSink, daemonEnvironment: [String: String]
+    ) {
         self.settings = settings
         self.metrics = metrics
         self.log = log
         self.daemonEnvironment = daemonEnvironment
-        queue = PendingRunQueue(settings: .init(folderName: Self.folderName, label: "on-upload", durable: settings.durable,
-                                                minFreeSpace: settings.minFreeSpace),
-                                storage: storage, metrics: metrics.hookQueue, log: log)
+        queue = PendingRunQueue(
+            settings: .init(
+                folderName: Self.folderName, label: "on-upload", durable: settings.durable,
+                minFreeSpace: settings.minFreeSpace),
+            storage: storage, metrics: metrics.hookQueue, log: log)
         for index in 0..<settings.concurrency {
-            pthread_detach(startNamedThread("hook-\(index)") { [self] in
-                while let claim = queue.next() {
-                    run(claim.run.event)
-                    queue.done(claim)
-                }
-            })
+            pthread_detach(
+                startNamedThread("hook-\(index)") { [self] in
+                    while let claim = queue.next() {
+                        run(claim.run.event)
+                        queue.done(claim)
+                    }
+                })
         }
     }
 
@@ -85,36 +92,56 @@ public final class HookRunner: UploadEventConsumer, @unchecked Sendable {
         let localPath = settings.saveDirectory + "/" + event.path
         let process = HookProcess(
             program: settings.program,
-            environment: HookEnvironment.entries(for: event, baseURL: settings.baseURL, localPath: localPath,
-                                                 daemonEnvironment: daemonEnvironment),
+            environment: HookEnvironment.entries(
+                for: event, baseURL: settings.baseURL, localPath: localPath,
+                daemonEnvironment: daemonEnvironment),
             input: event.json(baseURL: settings.baseURL, localPath: localPath),
-            workingDirectory: settings.saveDirectory, timeout: settings.timeout, grace: Self.killGrace) { [log] pid, stream, line in
-                log.log(LogEvent(level: .info, message: "on-upload[\(pid)] \(stream): \(line)",
-                                 fields: [("file", event.path), ("hook_pid", String(pid)), ("stream", stream)]))
-            }
+            workingDirectory: settings.saveDirectory, timeout: settings.timeout, grace: Self.killGrace
+        ) { [log] pid, stream, line in
+            log.log(
+                LogEvent(
+                    level: .info, message: "on-upload[\(pid)] \(stream): \(line)",
+                    fields: [("file", event.path), ("hook_pid", String(pid)), ("stream", stream)]))
+        }
         let started = Clock.monotonicNanoseconds()
         let (pid, outcome) = process.run()
         let seconds = Double((Clock.monotonicNanoseconds() - started) / 1_000_000) / 1000
-        var fields: [(key: String, value: String)] = [("file", event.path), ("hook_pid", String(pid)), ("duration", "\(seconds)s")]
+        var fields: [(key: String, value: String)] = [
+            ("file", event.path), ("hook_pid", String(pid)), ("duration", "\(seconds)s"),
+        ]
         switch outcome {
         case .exited(0):
             metrics.hookFinished(outcome: .succeeded)
-            log.log(LogEvent(level: .info, message: "on-upload[\(pid)] done for \(event.path): exit status 0", fields: fields + [("exit_status", "0")]))
+            log.log(
+                LogEvent(
+                    level: .info, message: "on-upload[\(pid)] done for \(event.path): exit status 0",
+                    fields: fields + [("exit_status", "0")]))
         case .exited(let status):
             metrics.hookFinished(outcome: .failed)
             fields.append(("exit_status", String(status)))
-            log.log(LogEvent(level: .warning, message: "on-upload[\(pid)] failed for \(event.path): exit status \(status)", fields: fields))
+            log.log(
+                LogEvent(
+                    level: .warning, message: "on-upload[\(pid)] failed for \(event.path): exit status \(status)", fields: fields)
+            )
         case .signaled(let signal):
             metrics.hookFinished(outcome: .failed)
             fields.append(("signal", String(signal)))
-            log.log(LogEvent(level: .warning, message: "on-upload[\(pid)] failed for \(event.path): killed by signal \(signal)", fields: fields))
+            log.log(
+                LogEvent(
+                    level: .warning, message: "on-upload[\(pid)] failed for \(event.path): killed by signal \(signal)",
+                    fields: fields))
         case .timedOut:
             metrics.hookFinished(outcome: .timedOut)
-            log.log(LogEvent(level: .warning, message: "on-upload[\(pid)] timed out for \(event.path) after "
-                + "\(DurationText.format(.nanoseconds(Int64(settings.timeout)))): killed", fields: fields))
+            log.log(
+                LogEvent(
+                    level: .warning,
+                    message: "on-upload[\(pid)] timed out for \(event.path) after "
+                        + "\(DurationText.format(.nanoseconds(Int64(settings.timeout)))): killed", fields: fields))
         case .couldNotStart(let reason):
             metrics.hookFinished(outcome: .failed)
-            log.log(LogEvent(level: .warning, message: "on-upload failed for \(event.path): \(reason)", fields: [("file", event.path)]))
+            log.log(
+                LogEvent(
+                    level: .warning, message: "on-upload failed for \(event.path): \(reason)", fields: [("file", event.path)]))
         }
     }
 }

@@ -55,11 +55,13 @@ struct PendingRunFolder: @unchecked Sendable {
     /// Opens the folder below `root`, making it (mode 0700: file names are nobody else's
     /// business); `created` says `root` is to be synced before the first entry counts as saved
     /// (left to the caller: this may run on a loop, at a reload, and fsync can block).
-    static func open(in root: FileDescriptor, named name: String, durable: Bool) throws(StorageError) -> (folder: PendingRunFolder, created: Bool) {
+    static func open(in root: FileDescriptor, named name: String, durable: Bool) throws(StorageError) -> (
+        folder: PendingRunFolder, created: Bool
+    ) {
         var created = true
         do throws(SystemError) {
             try syscall("mkdirat") { mkdirat(root.descriptor, name, 0o700) }
-        } catch where error.errno == EEXIST {
+        } catch  where error.errno == EEXIST {
             created = false
         } catch {
             throw StorageError(error)
@@ -75,9 +77,12 @@ struct PendingRunFolder: @unchecked Sendable {
         var failure: StorageError?
         for entry in entries {
             do throws(StorageError) {
-                let file = FileDescriptor(owning: try storageCall("openat") {
-                    openat(folder.descriptor, entry.name + Self.temporarySuffix, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-                })
+                let file = FileDescriptor(
+                    owning: try storageCall("openat") {
+                        openat(
+                            folder.descriptor, entry.name + Self.temporarySuffix,
+                            O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+                    })
                 var offset = 0
                 while offset < entry.bytes.count {
                     offset += try storageCall("write") {
@@ -98,7 +103,9 @@ struct PendingRunFolder: @unchecked Sendable {
         var written = 0
         for entry in entries.prefix(staged) {
             do throws(StorageError) {
-                try storageCall("renameat") { renameat(folder.descriptor, entry.name + Self.temporarySuffix, folder.descriptor, entry.name) }
+                try storageCall("renameat") {
+                    renameat(folder.descriptor, entry.name + Self.temporarySuffix, folder.descriptor, entry.name)
+                }
                 written += 1
             } catch {
                 failure = failure ?? error
@@ -182,7 +189,8 @@ struct PendingRunFolder: @unchecked Sendable {
     }
 
     private func syncFile(_ name: String) {
-        guard let descriptor = try? syscall("openat", { openat(folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }) else { return }
+        guard let descriptor = try? syscall("openat", { openat(folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) })
+        else { return }
         _ = try? syscall("fsync") { fsync(descriptor) }
         _ = Glibc.close(descriptor)
     }

@@ -65,8 +65,10 @@ final class PendingRunQueue: @unchecked Sendable {
     private var loggedNoLocks = false
     private var notices = NoticeThrottle(interval: 60_000_000_000, capacity: 4)
 
-    init(settings: Settings, storage: PosixStorage, metrics: RunQueueMetrics, log: any LogSink,
-         wallClock: @escaping @Sendable () -> Int64 = { Clock.wallClockNanoseconds() }, rescanInterval: UInt64 = 2_000_000_000) {
+    init(
+        settings: Settings, storage: PosixStorage, metrics: RunQueueMetrics, log: any LogSink,
+        wallClock: @escaping @Sendable () -> Int64 = { Clock.wallClockNanoseconds() }, rescanInterval: UInt64 = 2_000_000_000
+    ) {
         self.settings = settings
         self.storage = storage
         self.metrics = metrics
@@ -80,8 +82,11 @@ final class PendingRunQueue: @unchecked Sendable {
             saveDirectoryNeedsSync = opened.created && settings.durable
         } catch {
             folder = nil
-            log.log(LogEvent(level: .error, message: "\(settings.label): cannot use \(settings.folderName) in the save directory (\(error)): "
-                + "pending runs are kept in memory only and are lost if the daemon stops before they are done"))
+            log.log(
+                LogEvent(
+                    level: .error,
+                    message: "\(settings.label): cannot use \(settings.folderName) in the save directory (\(error)): "
+                        + "pending runs are kept in memory only and are lost if the daemon stops before they are done"))
         }
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
@@ -107,14 +112,20 @@ final class PendingRunQueue: @unchecked Sendable {
         if let free = storage.availableSpace(), free < settings.minFreeSpace {
             metrics.queuedOnLowSpace(runs.count)
             if noticeDue("low space") {
-                log.log(LogEvent(level: .warning, message: "\(settings.label): the save directory has \(ByteCount.format(free)) free, "
-                    + "below min-free-space; pending runs are still written to \(settings.folderName) (a few hundred bytes each; "
-                    + "\(metrics.lowSpaceRuns) so far)", fields: [("free_bytes", String(free))]))
+                log.log(
+                    LogEvent(
+                        level: .warning,
+                        message: "\(settings.label): the save directory has \(ByteCount.format(free)) free, "
+                            + "below min-free-space; pending runs are still written to \(settings.folderName) (a few hundred bytes each; "
+                            + "\(metrics.lowSpaceRuns) so far)", fields: [("free_bytes", String(free))]))
             }
         }
         var written = 0
         var failure: StorageError?
-        if locked({ () -> Bool in defer { saveDirectoryNeedsSync = false }; return saveDirectoryNeedsSync }) {
+        if locked({ () -> Bool in
+            defer { saveDirectoryNeedsSync = false }
+            return saveDirectoryNeedsSync
+        }) {
             _ = try? syscall("fsync") { fsync(storage.root.descriptor) }
         }
         if let folder {
@@ -131,9 +142,14 @@ final class PendingRunQueue: @unchecked Sendable {
         if unsaved > 0 {
             metrics.keptInMemory(unsaved)
             if noticeDue("unsaved") {
-                log.log(LogEvent(level: .error, message: "\(settings.label): cannot save \(unsaved) pending run(s) to \(settings.folderName)"
-                    + (failure.map { " (\($0))" } ?? "") + ": they wait in memory and are lost if the daemon stops before they are done "
-                    + "(\(metrics.unsavedRuns) so far)", fields: [("file", runs[written].event.path), ("count", String(unsaved))]))
+                log.log(
+                    LogEvent(
+                        level: .error,
+                        message: "\(settings.label): cannot save \(unsaved) pending run(s) to \(settings.folderName)"
+                            + (failure.map { " (\($0))" } ?? "")
+                            + ": they wait in memory and are lost if the daemon stops before they are done "
+                            + "(\(metrics.unsavedRuns) so far)",
+                        fields: [("file", runs[written].event.path), ("count", String(unsaved))]))
             }
         }
         noteLargeQueue(depth)
@@ -155,7 +171,8 @@ final class PendingRunQueue: @unchecked Sendable {
             if head == known.count, let folder, lastScan.map({ monotonic &- $0 >= rescanInterval }) ?? true {
                 scan(folder, now: monotonic)
             }
-            guard let folder, let index = (head..<known.count).first(where: { (notBefore[known[$0]] ?? 0) <= nowMilliseconds }) else {
+            guard let folder, let index = (head..<known.count).first(where: { (notBefore[known[$0]] ?? 0) <= nowMilliseconds })
+            else {
                 wait(until: nextWake(monotonic: monotonic, nowMilliseconds: nowMilliseconds))
                 continue
             }
@@ -175,8 +192,11 @@ final class PendingRunQueue: @unchecked Sendable {
                 notBefore[name] = nil
                 if !entry.locked, !loggedNoLocks {
                     loggedNoLocks = true
-                    log.log(LogEvent(level: .warning, message: "\(settings.label): the save directory's file system has no OFD locks: "
-                        + "daemons sharing it may do a pending run twice; configure it on one daemon only"))
+                    log.log(
+                        LogEvent(
+                            level: .warning,
+                            message: "\(settings.label): the save directory's file system has no OFD locks: "
+                                + "daemons sharing it may do a pending run twice; configure it on one daemon only"))
                 }
                 return Claim(run: entry.run, entry: entry)
             case .heldElsewhere:
@@ -186,8 +206,11 @@ final class PendingRunQueue: @unchecked Sendable {
                 running.remove(name)
             case .movedAside(let reason):
                 running.remove(name)
-                log.log(LogEvent(level: .error, message: "\(settings.label): skipping the unreadable entry \(settings.folderName)/\(name) "
-                    + "(\(reason)); moved aside as \(name)\(PendingRunFolder.asideSuffix)", fields: [("entry", name)]))
+                log.log(
+                    LogEvent(
+                        level: .error,
+                        message: "\(settings.label): skipping the unreadable entry \(settings.folderName)/\(name) "
+                            + "(\(reason)); moved aside as \(name)\(PendingRunFolder.asideSuffix)", fields: [("entry", name)]))
             }
         }
         return nil
@@ -202,8 +225,11 @@ final class PendingRunQueue: @unchecked Sendable {
     /// The run is to be tried again as `run` says (attempts, not before): back on disk, or in memory.
     func retry(_ claim: Claim, as run: PendingRun) {
         if let entry = claim.entry, let error = folder?.replace(entry, with: run) {
-            log.log(LogEvent(level: .warning, message: "\(settings.label): cannot save the next attempt for \(run.event.path) (\(error)); "
-                + "the entry keeps its earlier attempt count", fields: [("file", run.event.path)]))
+            log.log(
+                LogEvent(
+                    level: .warning,
+                    message: "\(settings.label): cannot save the next attempt for \(run.event.path) (\(error)); "
+                        + "the entry keeps its earlier attempt count", fields: [("file", run.event.path)]))
         }
         finished(claim) { queue in
             if let entry = claim.entry {
@@ -248,16 +274,23 @@ final class PendingRunQueue: @unchecked Sendable {
     static func logStop(label: String, underWay: Int, inMemory: Int, waiting: Int, log: any LogSink) {
         let onDisk = max(0, waiting - underWay - inMemory)
         if onDisk > 0 {
-            log.log(LogEvent(level: .notice, message: "\(label): \(onDisk) pending run(s) kept on disk for the next start",
-                             fields: [("count", String(onDisk))]))
+            log.log(
+                LogEvent(
+                    level: .notice, message: "\(label): \(onDisk) pending run(s) kept on disk for the next start",
+                    fields: [("count", String(onDisk))]))
         }
         if underWay > 0 {
-            log.log(LogEvent(level: .warning, message: "\(label): \(underWay) run(s) still under way at shutdown; "
-                + "they run again at the next start", fields: [("count", String(underWay))]))
+            log.log(
+                LogEvent(
+                    level: .warning,
+                    message: "\(label): \(underWay) run(s) still under way at shutdown; "
+                        + "they run again at the next start", fields: [("count", String(underWay))]))
         }
         if inMemory > 0 {
-            log.log(LogEvent(level: .error, message: "\(label): \(inMemory) pending run(s) could not be saved to disk and are lost",
-                             fields: [("count", String(inMemory))]))
+            log.log(
+                LogEvent(
+                    level: .error, message: "\(label): \(inMemory) pending run(s) could not be saved to disk and are lost",
+                    fields: [("count", String(inMemory))]))
         }
     }
 
@@ -321,8 +354,11 @@ final class PendingRunQueue: @unchecked Sendable {
 
     private func noteLargeQueue(_ depth: Int) {
         guard depth >= Self.largeQueue, noticeDue("large") else { return }
-        log.log(LogEvent(level: .notice, message: "\(settings.label): \(depth) runs wait in \(settings.folderName), "
-            + "files arrive faster than they are done; none is skipped", fields: [("depth", String(depth))]))
+        log.log(
+            LogEvent(
+                level: .notice,
+                message: "\(settings.label): \(depth) runs wait in \(settings.folderName), "
+                    + "files arrive faster than they are done; none is skipped", fields: [("depth", String(depth))]))
     }
 
     /// One line per kind of trouble per minute, not one per file.

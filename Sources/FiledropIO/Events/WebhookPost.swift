@@ -50,7 +50,9 @@ struct WebhookPost {
                 SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: $0))
             }
         }
-        guard SSL_set1_host(ssl, target.host) == 1 else { return .failure(Failure(reason: "cannot check the host name \(target.host)")) }
+        guard SSL_set1_host(ssl, target.host) == 1 else {
+            return .failure(Failure(reason: "cannot check the host name \(target.host)"))
+        }
         ERR_clear_error()
         guard SSL_connect(ssl) == 1 else {
             let verify = SSL_get_verify_result(ssl)
@@ -63,7 +65,8 @@ struct WebhookPost {
 
     /// The request head and body in one buffer (a webhook body is small).
     func serialize(_ request: WebhookRequest) -> [UInt8] {
-        var head = "POST \(target.target) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUser-Agent: filedrop\r\n"
+        var head =
+            "POST \(target.target) HTTP/1.1\r\nHost: \(target.hostHeader)\r\nUser-Agent: filedrop\r\n"
             + "Content-Type: \(request.contentType)\r\nContent-Length: \(request.body.count)\r\nConnection: close\r\n"
         for header in request.headers { head += "\(header.name.text): \(header.value)\r\n" }
         head += "\r\n"
@@ -71,8 +74,10 @@ struct WebhookPost {
     }
 
     /// Writes everything, then reads until the status line is complete (the rest is not needed).
-    private func exchange<N: BinaryInteger>(_ bytes: [UInt8], write: (UnsafeRawPointer, Int) -> N,
-                                            read: (UnsafeMutableRawPointer, Int) -> N) -> Result<Int, Failure> {
+    private func exchange<N: BinaryInteger>(
+        _ bytes: [UInt8], write: (UnsafeRawPointer, Int) -> N,
+        read: (UnsafeMutableRawPointer, Int) -> N
+    ) -> Result<Int, Failure> {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { Int(write($0.baseAddress! + offset, bytes.count - offset)) }
@@ -92,7 +97,8 @@ struct WebhookPost {
         let line = answer.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
         let parts = line.split(separator: UInt8(ascii: " "), maxSplits: 2)
         guard parts.count >= 2, parts[0].starts(with: Array("HTTP/1.".utf8)), parts[1].count == 3,
-              let status = Int(String(decoding: parts[1], as: UTF8.self)) else {
+            let status = Int(String(decoding: parts[1], as: UTF8.self))
+        else {
             return .failure(Failure(reason: "the answer is not HTTP"))
         }
         return .success(status)
@@ -114,9 +120,12 @@ struct WebhookPost {
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let address = entry {
             entry = address.pointee.ai_next
-            let descriptor = socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let descriptor = socket(
+                address.pointee.ai_family,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard descriptor >= 0 else { continue }
-            let started = Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS
+            let started =
+                Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS
             if let failure = started ? waitConnected(descriptor) : String(cString: strerror(errno)) {
                 lastError = failure
                 close(descriptor)

@@ -22,8 +22,10 @@ public final class WebhookSender: UploadEventConsumer, @unchecked Sendable {
         /// The save directory's reserve (`min-free-space`).
         public var minFreeSpace: UInt64
 
-        public init(target: NotifyTarget, format: NotifyTarget.Format, baseURL: String?, title: String, saveDirectory: String = "",
-                    durable: Bool = true, minFreeSpace: UInt64 = 0) {
+        public init(
+            target: NotifyTarget, format: NotifyTarget.Format, baseURL: String?, title: String, saveDirectory: String = "",
+            durable: Bool = true, minFreeSpace: UInt64 = 0
+        ) {
             self.target = target
             self.format = format
             self.baseURL = baseURL
@@ -45,18 +47,25 @@ public final class WebhookSender: UploadEventConsumer, @unchecked Sendable {
     private let queue: PendingRunQueue
     private let post: WebhookPost
 
-    public init(settings: Settings, storage: PosixStorage, schedule: RetrySchedule = RetrySchedule(), metrics: ServerMetrics, log: any LogSink) {
+    public init(
+        settings: Settings, storage: PosixStorage, schedule: RetrySchedule = RetrySchedule(), metrics: ServerMetrics,
+        log: any LogSink
+    ) {
         self.settings = settings
         self.schedule = schedule
         self.log = log
-        queue = PendingRunQueue(settings: .init(folderName: Self.folderName, label: "notify-url", durable: settings.durable,
-                                                minFreeSpace: settings.minFreeSpace),
-                                storage: storage, metrics: metrics.webhookQueue, log: log)
-        post = WebhookPost(target: settings.target, timeout: Self.timeout,
-                           tls: settings.target.secure ? WebhookPost.makeTLSContext() : nil)
-        pthread_detach(startNamedThread("webhook") { [self] in
-            while let claim = queue.next() { send(claim) }
-        })
+        queue = PendingRunQueue(
+            settings: .init(
+                folderName: Self.folderName, label: "notify-url", durable: settings.durable,
+                minFreeSpace: settings.minFreeSpace),
+            storage: storage, metrics: metrics.webhookQueue, log: log)
+        post = WebhookPost(
+            target: settings.target, timeout: Self.timeout,
+            tls: settings.target.secure ? WebhookPost.makeTLSContext() : nil)
+        pthread_detach(
+            startNamedThread("webhook") { [self] in
+                while let claim = queue.next() { send(claim) }
+            })
     }
 
     public func deliver(_ events: [UploadEvent]) {
@@ -78,14 +87,17 @@ public final class WebhookSender: UploadEventConsumer, @unchecked Sendable {
     private func send(_ claim: PendingRunQueue.Claim) {
         let event = claim.run.event
         let attempt = claim.run.attempts + 1
-        let request = WebhookRequest(event: event, format: settings.target.resolved(settings.format), baseURL: settings.baseURL,
-                                     title: settings.title)
+        let request = WebhookRequest(
+            event: event, format: settings.target.resolved(settings.format), baseURL: settings.baseURL,
+            title: settings.title)
         let result = post.send(request)
         let status = try? result.get()
         switch RetrySchedule.verdict(status: status) {
         case .delivered:
-            log.log(LogEvent(level: .info, message: "notify-url told of \(event.path) (HTTP \(status ?? 0), attempt \(attempt))",
-                             fields: [("file", event.path), ("status", String(status ?? 0)), ("attempt", String(attempt))]))
+            log.log(
+                LogEvent(
+                    level: .info, message: "notify-url told of \(event.path) (HTTP \(status ?? 0), attempt \(attempt))",
+                    fields: [("file", event.path), ("status", String(status ?? 0)), ("attempt", String(attempt))]))
             queue.done(claim)
         case .giveUp:
             giveUp(event, attempt: attempt, reason: "HTTP \(status ?? 0)")
@@ -97,21 +109,26 @@ public final class WebhookSender: UploadEventConsumer, @unchecked Sendable {
                 queue.done(claim)
                 return
             }
-            log.log(LogEvent(level: .info, message: "notify-url attempt \(attempt) for \(event.path) failed: \(reason); "
-                + "trying again in \(delay) ms", fields: [("file", event.path), ("attempt", String(attempt))]))
+            log.log(
+                LogEvent(
+                    level: .info,
+                    message: "notify-url attempt \(attempt) for \(event.path) failed: \(reason); "
+                        + "trying again in \(delay) ms", fields: [("file", event.path), ("attempt", String(attempt))]))
             let due = Clock.wallClockNanoseconds() / 1_000_000 + Int64(min(delay, 3_600_000))
             queue.retry(claim, as: PendingRun(event: event, attempts: attempt, notBefore: due))
         }
     }
 
     private func giveUp(_ event: UploadEvent, attempt: Int, reason: String) {
-        log.log(LogEvent(level: .warning, message: "notify-url not told of \(event.path) after \(attempt) attempt(s): \(reason)",
-                         fields: [("file", event.path), ("attempt", String(attempt)), ("url", settings.target.text)]))
+        log.log(
+            LogEvent(
+                level: .warning, message: "notify-url not told of \(event.path) after \(attempt) attempt(s): \(reason)",
+                fields: [("file", event.path), ("attempt", String(attempt)), ("url", settings.target.text)]))
     }
 }
 
-private extension Result where Failure == WebhookPost.Failure {
-    var failureReason: String? {
+extension Result where Failure == WebhookPost.Failure {
+    fileprivate var failureReason: String? {
         if case .failure(let failure) = self { return failure.reason }
         return nil
     }

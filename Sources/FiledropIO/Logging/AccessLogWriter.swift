@@ -39,7 +39,10 @@ public final class AccessLogWriter: Sendable {
     public func stop() {
         stopping.store(true, ordering: .sequentiallyConsistent)
         wakeup.signal()
-        if let handle = thread.withLock({ current -> pthread_t? in defer { current = nil }; return current }) {
+        if let handle = thread.withLock({ current -> pthread_t? in
+            defer { current = nil }
+            return current
+        }) {
             pthread_join(handle, nil)
         }
     }
@@ -59,7 +62,8 @@ public final class AccessLogWriter: Sendable {
                 intervalStart = now
             }
             if stop { return }
-            let untilIntervalEnd = queue.currentRate.intervalNanoseconds &- min(now &- intervalStart, queue.currentRate.intervalNanoseconds)
+            let untilIntervalEnd =
+                queue.currentRate.intervalNanoseconds &- min(now &- intervalStart, queue.currentRate.intervalNanoseconds)
             if !records.isEmpty {
                 sleep(nanoseconds: min(Self.flushInterval, untilIntervalEnd))
             } else if queue.writerWillWait() {

@@ -14,7 +14,8 @@ extension InterfaceAddresses {
         while let entry = cursor {
             defer { cursor = entry.pointee.ifa_next }
             guard let address = entry.pointee.ifa_addr, Int32(bitPattern: entry.pointee.ifa_flags) & Int32(IFF_UP) != 0,
-                  let name = entry.pointee.ifa_name else { continue }
+                let name = entry.pointee.ifa_name
+            else { continue }
             let family = Int32(address.pointee.sa_family)
             let length: Int
             switch family {
@@ -26,8 +27,10 @@ extension InterfaceAddresses {
             withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: UnsafeRawBufferPointer(start: address, count: length)) }
             let index = if_nametoindex(name)
             guard index != 0 else { continue }
-            result.append(DiscoveryPlan.InterfaceAddress(host: SocketAddress(storage: storage, length: socklen_t(length)).host,
-                                                         interfaceIndex: Int32(index)))
+            result.append(
+                DiscoveryPlan.InterfaceAddress(
+                    host: SocketAddress(storage: storage, length: socklen_t(length)).host,
+                    interfaceIndex: Int32(index)))
         }
         return result
     }

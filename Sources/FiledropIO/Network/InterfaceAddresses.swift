@@ -22,7 +22,8 @@ public enum InterfaceAddresses {
             defer { cursor = entry.pointee.ifa_next }
             let flags = Int32(bitPattern: entry.pointee.ifa_flags)
             guard let address = entry.pointee.ifa_addr, flags & Int32(IFF_UP) != 0,
-                  includingLoopback || flags & Int32(IFF_LOOPBACK) == 0 else { continue }
+                includingLoopback || flags & Int32(IFF_LOOPBACK) == 0
+            else { continue }
             let family = Int32(address.pointee.sa_family)
             var storage = sockaddr_storage()
             let length: Int

@@ -20,7 +20,8 @@ public struct CryptPassword: PasswordVerifier {
 
         public var description: String {
             switch self {
-            case .unsupportedHash: "not a password hash this system can check (expected one printed by `filedrop passwd`, starting with $y$)"
+            case .unsupportedHash:
+                "not a password hash this system can check (expected one printed by `filedrop passwd`, starting with $y$)"
             case .hashingFailed: "the system's crypt(3) could not hash the password"
             case .emptyPassword: "the password is empty"
             case .passwordContainsNUL: "the password contains a NUL character"
@@ -34,7 +35,8 @@ public struct CryptPassword: PasswordVerifier {
     /// Accepts `hash` only if crypt(3) can check it with a modern method.
     public init(hash: String) throws(Failure) {
         guard crypt_checksalt(hash) == CRYPT_SALT_OK, hash.hasPrefix("$"),
-              let check = Self.crypt([], setting: hash), !check.hasPrefix("*") else {
+            let check = Self.crypt([], setting: hash), !check.hasPrefix("*")
+        else {
             throw .unsupportedHash
         }
         self.hash = hash

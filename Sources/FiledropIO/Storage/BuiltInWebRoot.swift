@@ -62,8 +62,9 @@ public final class BuiltInWebRoot: Storage, Sendable {
         guard let file = files[name], let bytes = Base64.decode(Substring(file.base64.description)) else { return nil }
         // The ETag is made of the inode, size and time: a digest of the bytes stands in for
         // the inode, so every daemon built from the same page gives the same ETags.
-        let metadata = FileMetadata(name: name, kind: .file, size: UInt64(bytes.count),
-                                    modified: file.modifiedSeconds * 1_000_000_000, inode: bytes.withUnsafeBytes(FNV1a.hash))
+        let metadata = FileMetadata(
+            name: name, kind: .file, size: UInt64(bytes.count),
+            modified: file.modifiedSeconds * 1_000_000_000, inode: bytes.withUnsafeBytes(FNV1a.hash))
         let entry = Decoded(contents: FileContents(bytes), metadata: metadata)
         return decoded.withLock { known in
             if let first = known[name] { return first }

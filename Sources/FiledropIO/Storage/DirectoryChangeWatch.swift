@@ -41,14 +41,17 @@ final class DirectoryChangeWatch: Sendable {
 
     /// Everything that changes a name's file or what the name leads to. IN_CREATE is left
     /// out: a new name changes no file already checked.
-    static let events = UInt32(IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE
-        | IN_DELETE_SELF | IN_MOVE_SELF)
+    static let events = UInt32(
+        IN_MODIFY | IN_ATTRIB | IN_CLOSE_WRITE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE
+            | IN_DELETE_SELF | IN_MOVE_SELF)
 
     /// statfs(2) magic numbers of the file systems whose every change goes through this
     /// kernel: ext2/3/4, XFS, Btrfs, tmpfs, F2FS, ZFS, and overlayfs (a container's own
     /// files; a change made to its lower layer from outside is left to the time limit).
-    static let localFileSystems: Set<Int> = [0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010, 0x2FC1_2FC1,
-                                             0x794C_7630]
+    static let localFileSystems: Set<Int> = [
+        0xEF53, 0x5846_5342, 0x9123_683E, 0x0102_1994, 0xF2F5_2010, 0x2FC1_2FC1,
+        0x794C_7630,
+    ]
 
     private let shared: Shared
 
@@ -105,8 +108,10 @@ final class DirectoryChangeWatch: Sendable {
             close(shared.inotify)
             close(shared.stop)
         }
-        var polled = [pollfd(fd: shared.inotify, events: Int16(POLLIN), revents: 0),
-                      pollfd(fd: shared.stop, events: Int16(POLLIN), revents: 0)]
+        var polled = [
+            pollfd(fd: shared.inotify, events: Int16(POLLIN), revents: 0),
+            pollfd(fd: shared.stop, events: Int16(POLLIN), revents: 0),
+        ]
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 8)
         defer { buffer.deallocate() }
         while shared.watching.load(ordering: .relaxed) {

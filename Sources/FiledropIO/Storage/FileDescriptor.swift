@@ -62,7 +62,8 @@ extension stat {
         } else {
             return nil
         }
-        return FileMetadata(name: name, kind: kind, size: UInt64(st_size), modified: modifiedNanoseconds, inode: UInt64(st_ino),
-                            changed: changedNanoseconds)
+        return FileMetadata(
+            name: name, kind: kind, size: UInt64(st_size), modified: modifiedNanoseconds, inode: UInt64(st_ino),
+            changed: changedNanoseconds)
     }
 }

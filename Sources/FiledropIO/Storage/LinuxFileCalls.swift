@@ -32,7 +32,9 @@ enum LinuxFileCalls {
     }
 
     /// renameat2(2); sets ENOSYS when the C library is too old to have it (glibc < 2.28).
-    static func renameat2(_ oldDirectory: Int32, _ oldName: String, _ newDirectory: Int32, _ newName: String, _ flags: UInt32) -> Int32 {
+    static func renameat2(_ oldDirectory: Int32, _ oldName: String, _ newDirectory: Int32, _ newName: String, _ flags: UInt32)
+        -> Int32
+    {
         guard let function = renameat2Function else {
             Glibc.errno = ENOSYS
             return -1

@@ -40,7 +40,9 @@ final class ListedSHA256Cache: Sendable {
             var decoded: [UInt8] = []
             decoded.reserveCapacity(32)
             for word in [bytes.0, bytes.1, bytes.2, bytes.3] {
-                for shift in stride(from: 56, through: 0, by: -8) { decoded.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+                for shift in stride(from: 56, through: 0, by: -8) {
+                    decoded.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
+                }
             }
             return SHA256Text.hex(decoded)
         }
@@ -70,8 +72,10 @@ final class ListedSHA256Cache: Sendable {
     /// The recorded hash of each of `files` (regular files of one directory on `device`, as
     /// listed), in their order: remembered answers, and `lookUp(name)` for the rest. `now`:
     /// the wall clock (ns since 1970), the time file times are stamped with.
-    func hashes(of files: [FileMetadata], device: UInt64, now: Int64 = ListedSHA256Cache.now(),
-                lookUp: (String) -> SHA256Attribute.Lookup) -> [String?] {
+    func hashes(
+        of files: [FileMetadata], device: UInt64, now: Int64 = ListedSHA256Cache.now(),
+        lookUp: (String) -> SHA256Attribute.Lookup
+    ) -> [String?] {
         let keys = files.map { Self.key($0, device: device) }
         var found = [String?](repeating: nil, count: files.count)
         var digests: [(Int, Digest)] = []

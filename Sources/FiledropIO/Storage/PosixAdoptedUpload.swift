@@ -17,8 +17,10 @@ final class PosixAdoptedUpload: UploadFile {
     private let watch: DirectoryChangeWatch?
     let bytesWritten: UInt64
 
-    init(file: FileDescriptor, folder: FileDescriptor, partName: String, target: FileDescriptor,
-         bytesOnDisk: Bool, publishing watch: DirectoryChangeWatch?) throws(StorageError) {
+    init(
+        file: FileDescriptor, folder: FileDescriptor, partName: String, target: FileDescriptor,
+        bytesOnDisk: Bool, publishing watch: DirectoryChangeWatch?
+    ) throws(StorageError) {
         self.file = file
         self.watch = watch
         self.bytesOnDisk = bytesOnDisk

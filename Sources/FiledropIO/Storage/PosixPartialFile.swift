@@ -39,7 +39,8 @@ final class PosixPartialFile: PartialUploadFile {
         var named = stat()
         let opened = try mappingSystemErrors { () throws(SystemError) in try file.status() }
         guard (try? syscall("fstatat") { fstatat(folder.descriptor, name, &named, AT_SYMLINK_NOFOLLOW) }) != nil,
-              named.st_ino == opened.st_ino, named.st_dev == opened.st_dev else {
+            named.st_ino == opened.st_ino, named.st_dev == opened.st_dev
+        else {
             unlock()
             throw .notFound
         }

@@ -65,13 +65,18 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         var found: [RecoveredPartialUpload] = []
         for id in parts.intersection(records).sorted() {
             var status = stat()
-            guard (try? syscall("fstatat") { fstatat(folder.descriptor, id + Self.partSuffix, &status, AT_SYMLINK_NOFOLLOW) }) != nil,
-                  status.isRegularFile, let record = try? readRecord(id + Self.recordSuffix, in: folder) else {
+            guard
+                (try? syscall("fstatat") { fstatat(folder.descriptor, id + Self.partSuffix, &status, AT_SYMLINK_NOFOLLOW) })
+                    != nil,
+                status.isRegularFile, let record = try? readRecord(id + Self.recordSuffix, in: folder)
+            else {
                 unlink(id + Self.partSuffix, in: folder)
                 unlink(id + Self.recordSuffix, in: folder)
                 continue
             }
-            found.append(RecoveredPartialUpload(id: id, record: record, size: UInt64(status.st_size), modified: Int64(status.st_mtim.tv_sec)))
+            found.append(
+                RecoveredPartialUpload(
+                    id: id, record: record, size: UInt64(status.st_size), modified: Int64(status.st_mtim.tv_sec)))
         }
         return found
     }
@@ -80,7 +85,9 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         try checkID(id)
         let folder = try openFolder(creating: true, durable: durable)
         let part = try storageCall("openat") {
-            openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, storage.options.fileMode)
+            openat(
+                folder.descriptor, id + Self.partSuffix, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                storage.options.fileMode)
         }
         _ = Glibc.close(part)
         do throws(StorageError) {
@@ -102,8 +109,9 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         let descriptor = try storageCall("openat") {
             openat(folder.descriptor, id + Self.partSuffix, O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC)
         }
-        return PosixPartialFile(FileDescriptor(owning: descriptor), folder: folder, name: id + Self.partSuffix,
-                                options: storage.options, durable: durable)
+        return PosixPartialFile(
+            FileDescriptor(owning: descriptor), folder: folder, name: id + Self.partSuffix,
+            options: storage.options, durable: durable)
     }
 
     public func load(id: String) throws(StorageError) -> RecoveredPartialUpload {
@@ -113,7 +121,8 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         var status = stat()
         try storageCall("fstatat") { fstatat(folder.descriptor, id + Self.partSuffix, &status, AT_SYMLINK_NOFOLLOW) }
         guard status.isRegularFile else { throw .notFound }
-        return RecoveredPartialUpload(id: id, record: record, size: UInt64(status.st_size), modified: Int64(status.st_mtim.tv_sec))
+        return RecoveredPartialUpload(
+            id: id, record: record, size: UInt64(status.st_size), modified: Int64(status.st_mtim.tv_sec))
     }
 
     public func ids() -> [String] {
@@ -128,23 +137,27 @@ public final class PosixPartialUploadArea: PartialUploadArea {
         }
     }
 
-    public func adopt(id: String, into directory: StoragePath, durable: Bool, bytesOnDisk: Bool) throws(StorageError) -> any UploadFile {
+    public func adopt(id: String, into directory: StoragePath, durable: Bool, bytesOnDisk: Bool) throws(StorageError)
+        -> any UploadFile
+    {
         try checkID(id)
         let folder = try openFolder(creating: false)
         let target = try storage.openDirectory(directory, creating: true, durable: durable)
         let descriptor = try storageCall("openat") {
             openat(folder.descriptor, id + Self.partSuffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         }
-        return try PosixAdoptedUpload(file: FileDescriptor(owning: descriptor), folder: folder, partName: id + Self.partSuffix,
-                                      target: target, bytesOnDisk: bytesOnDisk, publishing: storage.rootWatch)
+        return try PosixAdoptedUpload(
+            file: FileDescriptor(owning: descriptor), folder: folder, partName: id + Self.partSuffix,
+            target: target, bytesOnDisk: bytesOnDisk, publishing: storage.rootWatch)
     }
 
     public func sha256(id: String) throws(StorageError) -> [UInt8] {
         try checkID(id)
         let folder = try openFolder(creating: false)
-        let file = FileDescriptor(owning: try storageCall("openat") {
-            openat(folder.descriptor, id + Self.partSuffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        })
+        let file = FileDescriptor(
+            owning: try storageCall("openat") {
+                openat(folder.descriptor, id + Self.partSuffix, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            })
         return try PipelinedSHA256.digest(reading: file)
     }
 
@@ -154,14 +167,15 @@ public final class PosixPartialUploadArea: PartialUploadArea {
     /// asked and missing, with `durable` synced into the save directory.
     private func openFolder(creating: Bool, durable: Bool = false) throws(StorageError) -> FileDescriptor {
         do throws(SystemError) {
-            return FileDescriptor(owning: try syscall("openat") { openat(storage.root.descriptor, Self.folderName, PosixStorage.directoryFlags) })
-        } catch where error.errno == ENOENT && creating {
+            return FileDescriptor(
+                owning: try syscall("openat") { openat(storage.root.descriptor, Self.folderName, PosixStorage.directoryFlags) })
+        } catch  where error.errno == ENOENT && creating {
             do throws(SystemError) {
                 try syscall("mkdirat") { mkdirat(storage.root.descriptor, Self.folderName, 0o700) }
                 if durable {
                     try syscall("fsync") { fsync(storage.root.descriptor) }
                 }
-            } catch where error.errno == EEXIST {
+            } catch  where error.errno == EEXIST {
             } catch {
                 throw StorageError(error)
             }
@@ -175,9 +189,10 @@ public final class PosixPartialUploadArea: PartialUploadArea {
     /// `durable`).
     private func writeRecord(id: String, _ record: [UInt8], in folder: FileDescriptor, durable: Bool) throws(StorageError) {
         let temporary = id + Self.temporarySuffix
-        let file = FileDescriptor(owning: try storageCall("openat") {
-            openat(folder.descriptor, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        })
+        let file = FileDescriptor(
+            owning: try storageCall("openat") {
+                openat(folder.descriptor, temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+            })
         do throws(StorageError) {
             var written = 0
             while written < record.count {
@@ -200,7 +215,8 @@ public final class PosixPartialUploadArea: PartialUploadArea {
     }
 
     private func readRecord(_ name: String, in folder: FileDescriptor) throws(StorageError) -> [UInt8] {
-        let file = FileDescriptor(owning: try storageCall("openat") { openat(folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) })
+        let file = FileDescriptor(
+            owning: try storageCall("openat") { openat(folder.descriptor, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) })
         var bytes = [UInt8](repeating: 0, count: Self.maxRecordSize + 1)
         var count = 0
         while count < bytes.count {
@@ -229,7 +245,8 @@ public final class PosixPartialUploadArea: PartialUploadArea {
 
     /// Ids come from the core as 32 hex digits; anything else never reaches a file name.
     private func checkID(_ id: String) throws(StorageError) {
-        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) }) else {
+        guard !id.isEmpty, id.utf8.count <= 64, id.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || ($0 >= 0x61 && $0 <= 0x66) })
+        else {
             throw .notAllowed
         }
     }

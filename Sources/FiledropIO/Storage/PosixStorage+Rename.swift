@@ -16,8 +16,9 @@ extension PosixStorage {
         // A symlink or a device file is not part of the drop, whatever name it has.
         guard found.isDirectory || found.isRegularFile else { throw .notAllowed }
         let destinationParent = try openDirectory(destination.parent, creating: false)
-        try renameWithoutReplacing(sourceName, in: sourceParent.descriptor, to: destinationName,
-                                   in: destinationParent.descriptor, isDirectory: found.isDirectory)
+        try renameWithoutReplacing(
+            sourceName, in: sourceParent.descriptor, to: destinationName,
+            in: destinationParent.descriptor, isDirectory: found.isDirectory)
         if durable {
             try storageCall("fsync") { fsync(destinationParent.descriptor) }
             try storageCall("fsync") { fsync(sourceParent.descriptor) }

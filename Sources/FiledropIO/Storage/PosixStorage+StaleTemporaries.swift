@@ -38,9 +38,13 @@ extension PosixStorage {
     /// Unlinks the temporary unless its upload's lock is held: the lock is taken on a
     /// descriptor of our own and held across the unlink, so no upload can start on it meanwhile.
     private func removeUnlessInFlight(_ name: String, in directory: FileDescriptor) -> Bool {
-        guard let descriptor = try? syscall("openat", {
-            openat(directory.descriptor, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        }) else { return false }
+        guard
+            let descriptor = try? syscall(
+                "openat",
+                {
+                    openat(directory.descriptor, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+                })
+        else { return false }
         let file = FileDescriptor(owning: descriptor)
         defer { file.close() }
         if OpenFileLock.take(file.descriptor) == .heldElsewhere { return false }

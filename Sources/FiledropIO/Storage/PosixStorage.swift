@@ -41,7 +41,7 @@ public final class PosixStorage: Storage {
     init(root: String, options: StorageOptions, watch: (FileDescriptor) -> DirectoryChangeWatch?) throws(SystemError) {
         do throws(SystemError) {
             try syscall("mkdir") { mkdir(root, options.directoryMode) }
-        } catch where error.errno == EEXIST {}
+        } catch  where error.errno == EEXIST {}
         self.root = FileDescriptor(owning: try syscall("open") { Glibc.open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
         self.rootPath = root
         self.options = options
@@ -61,8 +61,9 @@ public final class PosixStorage: Storage {
 
     public func createUpload(in directory: StoragePath, checksummed: Bool, durable: Bool) throws(StorageError) -> any UploadFile {
         let parent = try openDirectory(directory, creating: true, durable: durable)
-        return try PosixUploadFile(in: parent, options: options, anonymous: anonymousTemporaries, checksummed: checksummed,
-                                   durable: durable, publishing: rootWatch)
+        return try PosixUploadFile(
+            in: parent, options: options, anonymous: anonymousTemporaries, checksummed: checksummed,
+            durable: durable, publishing: rootWatch)
     }
 
     public func open(_ path: StoragePath) throws(StorageError) -> OpenedFile {
@@ -85,9 +86,10 @@ public final class PosixStorage: Storage {
         }
         // The name may lead elsewhere by now: O_NOFOLLOW refuses a symlink (ELOOP), O_NONBLOCK
         // keeps a FIFO from hanging the event loop, and the fstat decides what was opened.
-        let file = FileDescriptor(owning: try storageCall("openat") {
-            name.withCString { openat(parent.descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
-        })
+        let file = FileDescriptor(
+            owning: try storageCall("openat") {
+                name.withCString { openat(parent.descriptor, $0, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) }
+            })
         let opened = try mappingSystemErrors(file.status)
         if opened.isDirectory { throw .isADirectory }
         guard opened.isRegularFile, let metadata = opened.fileMetadata(name: name) else { throw .notAllowed }
@@ -151,7 +153,8 @@ public final class PosixStorage: Storage {
 
     public func recordedSHA256(_ path: StoragePath) -> String? {
         guard let name = path.name, StorageNames.isClientName(name),
-              let parent = try? openDirectory(path.parent, creating: false) else { return nil }
+            let parent = try? openDirectory(path.parent, creating: false)
+        else { return nil }
         return SHA256Attribute.get(named: name, in: parent)
     }
 
@@ -172,9 +175,10 @@ public final class PosixStorage: Storage {
     public func spaceReading() -> SpaceReading? {
         var result = statvfs()
         guard (try? syscall("fstatvfs") { fstatvfs(root.descriptor, &result) }) != nil else { return nil }
-        return SpaceReading(availableBytes: UInt64(result.f_bavail) * UInt64(result.f_frsize),
-                            availableInodes: result.f_files == 0 ? nil : UInt64(result.f_favail),
-                            readOnly: result.f_flag & UInt(ST_RDONLY) != 0)
+        return SpaceReading(
+            availableBytes: UInt64(result.f_bavail) * UInt64(result.f_frsize),
+            availableInodes: result.f_files == 0 ? nil : UInt64(result.f_favail),
+            readOnly: result.f_flag & UInt(ST_RDONLY) != 0)
     }
 
     // MARK: Resolution
@@ -192,8 +196,10 @@ public final class PosixStorage: Storage {
         return current
     }
 
-    private func openSubdirectory(_ name: String, in parent: FileDescriptor, creating: Bool,
-                                  durable: Bool) throws(StorageError) -> FileDescriptor {
+    private func openSubdirectory(
+        _ name: String, in parent: FileDescriptor, creating: Bool,
+        durable: Bool
+    ) throws(StorageError) -> FileDescriptor {
         do throws(StorageError) {
             return try openExistingSubdirectory(name, in: parent)
         } catch .notFound where creating {
@@ -203,7 +209,7 @@ public final class PosixStorage: Storage {
                 if durable {
                     try syscall("fsync") { fsync(parent.descriptor) }
                 }
-            } catch where error.errno == EEXIST {
+            } catch  where error.errno == EEXIST {
                 // Made by another upload meanwhile, or a dangling symlink: the open decides.
             } catch {
                 throw StorageError(error)
@@ -214,8 +220,9 @@ public final class PosixStorage: Storage {
 
     private func openExistingSubdirectory(_ name: String, in parent: FileDescriptor) throws(StorageError) -> FileDescriptor {
         do throws(SystemError) {
-            return FileDescriptor(owning: try syscall("openat") { name.withCString { openat(parent.descriptor, $0, Self.directoryFlags) } })
-        } catch where error.errno == ENOTDIR {
+            return FileDescriptor(
+                owning: try syscall("openat") { name.withCString { openat(parent.descriptor, $0, Self.directoryFlags) } })
+        } catch  where error.errno == ENOTDIR {
             // O_DIRECTORY is checked before O_NOFOLLOW: a symlink fails with ENOTDIR too.
             throw try status(of: name, in: parent).isSymbolicLink ? .notAllowed : .notADirectory
         } catch {

@@ -35,8 +35,10 @@ final class PosixUploadFile: UploadFile {
 
     /// Creates the temporary in `directory`, anonymous when `anonymous` and the file system
     /// allows it.
-    init(in directory: FileDescriptor, options: StorageOptions, anonymous: Bool, checksummed: Bool, durable: Bool,
-         publishing watch: DirectoryChangeWatch? = nil) throws(StorageError) {
+    init(
+        in directory: FileDescriptor, options: StorageOptions, anonymous: Bool, checksummed: Bool, durable: Bool,
+        publishing watch: DirectoryChangeWatch? = nil
+    ) throws(StorageError) {
         checksum = checksummed ? CRC32() : nil
         self.watch = watch
         self.directory = directory
@@ -61,7 +63,7 @@ final class PosixUploadFile: UploadFile {
             return try syscall("openat") {
                 openat(directory.descriptor, ".", LinuxFileCalls.O_TMPFILE | O_WRONLY | O_CLOEXEC, mode)
             }
-        } catch where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.errno) {
+        } catch  where [EOPNOTSUPP, EISDIR, EINVAL].contains(error.errno) {
             // open(2): EISDIR/EINVAL from kernels or C libraries that predate O_TMPFILE,
             // EOPNOTSUPP from file systems that do not implement it.
             return nil
@@ -82,7 +84,7 @@ final class PosixUploadFile: UploadFile {
                 // Marks it as in flight for other daemons' start-up sweeps (`OpenFileLock`).
                 _ = OpenFileLock.take(descriptor)
                 return (descriptor, name)
-            } catch where error.errno == EEXIST {
+            } catch  where error.errno == EEXIST {
                 continue
             } catch {
                 throw StorageError(error)
@@ -152,8 +154,9 @@ final class PosixUploadFile: UploadFile {
     /// A crash between renameWithoutReplacing's link and unlink leaves the hidden name as a
     /// second link to the published file, which the stale-temporary sweep unlinks.
     private func renameWithoutReplacing(_ hiddenName: String, to name: String) throws(StorageError) {
-        try FiledropIO.renameWithoutReplacing(hiddenName, in: directory.descriptor, to: name, in: directory.descriptor,
-                                              isDirectory: false)
+        try FiledropIO.renameWithoutReplacing(
+            hiddenName, in: directory.descriptor, to: name, in: directory.descriptor,
+            isDirectory: false)
     }
 
     // MARK: Publishing an O_TMPFILE

@@ -20,11 +20,12 @@ func renameWithoutReplacing(
 ) throws(StorageError) {
     do throws(SystemError) {
         try syscall("renameat2") {
-            LinuxFileCalls.renameat2(sourceDirectory, sourceName, destinationDirectory, destinationName,
-                                     LinuxFileCalls.RENAME_NOREPLACE)
+            LinuxFileCalls.renameat2(
+                sourceDirectory, sourceName, destinationDirectory, destinationName,
+                LinuxFileCalls.RENAME_NOREPLACE)
         }
         return
-    } catch where error.errno == EINVAL || error.errno == ENOSYS {
+    } catch  where error.errno == EINVAL || error.errno == ENOSYS {
         // No RENAME_NOREPLACE here, or a directory moved into itself: the fallback tells which.
     } catch {
         throw StorageError(error)

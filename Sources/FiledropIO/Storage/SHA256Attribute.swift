@@ -46,7 +46,8 @@ enum SHA256Attribute {
     static func lookUp(named name: String, inDirectory directory: FileDescriptor) -> Lookup {
         var value = [UInt8](repeating: 0, count: 64)
         if hasGetxattrat.load(ordering: .relaxed) {
-            let count = filedrop_getxattrat(directory.descriptor, name, UInt32(AT_SYMLINK_NOFOLLOW), Self.name, &value, value.count)
+            let count = filedrop_getxattrat(
+                directory.descriptor, name, UInt32(AT_SYMLINK_NOFOLLOW), Self.name, &value, value.count)
             // ENOSYS: an older kernel. EPERM: a seccomp filter that predates the call (a
             // unit's SystemCallFilter with SystemCallErrorNumber=EPERM) or, rarely, a symlink's
             // user attribute; either way lgetxattr answers the same question.
@@ -69,7 +70,9 @@ enum SHA256Attribute {
     /// The recorded hash of `name` in `directory`, opened without following a symlink and
     /// without blocking on a FIFO; nil for anything but a regular file.
     static func get(named name: String, in directory: FileDescriptor) -> String? {
-        guard let file = try? syscall("openat", { openat(directory.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) })
+        guard
+            let file = try? syscall(
+                "openat", { openat(directory.descriptor, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC) })
         else { return nil }
         let handle = FileDescriptor(owning: file)
         guard let status = try? handle.status(), status.isRegularFile else { return nil }

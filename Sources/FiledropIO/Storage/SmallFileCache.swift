@@ -109,7 +109,8 @@ final class SmallFileCache: Sendable {
         return part.state.withLock { state in
             guard let entry = state.entries[identity] else { return nil }
             guard entry.size == Int64(found.st_size), Self.same(entry.modified, found.st_mtim),
-                  Self.same(entry.changed, found.st_ctim) else {
+                Self.same(entry.changed, found.st_ctim)
+            else {
                 return nil
             }
             return Hit(contents: entry.contents, sha256: entry.sha256)
@@ -124,8 +125,9 @@ final class SmallFileCache: Sendable {
         clock_gettime(CLOCK_REALTIME, &now)
         guard now.tv_sec - found.st_ctim.tv_sec >= 2 else { return }
         let identity = Identity(found)
-        let entry = Entry(size: Int64(found.st_size), modified: found.st_mtim, changed: found.st_ctim, contents: contents,
-                          sha256: sha256)
+        let entry = Entry(
+            size: Int64(found.st_size), modified: found.st_mtim, changed: found.st_ctim, contents: contents,
+            sha256: sha256)
         part.state.withLock { state in
             if state.entries.updateValue(entry, forKey: identity) != nil { return }
             if state.order.count < capacity {
@@ -153,7 +155,8 @@ final class SmallFileCache: Sendable {
             state.trusted.isEmpty ? nil : state.trusted[Int(digest % UInt64(state.trusted.count))]
         }
         guard let entry, entry.digest == digest, entry.changes == changes, now - entry.checkedAt < Self.trustLimit,
-              entry.name.hasSameBytes(as: name) else {
+            entry.name.hasSameBytes(as: name)
+        else {
             return nil
         }
         return entry.file
@@ -206,7 +209,9 @@ final class FileContents: OpenFileHandle, Sendable {
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, count in
             var filled = 0
             while filled < size {
-                let result = try? syscall("pread") { pread(file.descriptor, buffer.baseAddress! + filled, size - filled, off_t(filled)) }
+                let result = try? syscall("pread") {
+                    pread(file.descriptor, buffer.baseAddress! + filled, size - filled, off_t(filled))
+                }
                 guard let result, result > 0 else { break }
                 filled += result
             }

@@ -31,7 +31,9 @@ enum StorageNames {
             guard let first = bytes.first else { return false }
             if first == UInt8(ascii: ".") {
                 if bytes.count == 1 || (bytes.count == 2 && bytes[1] == UInt8(ascii: ".")) { return false }
-                if bytes.starts(with: UnsafeBufferPointer(start: reservedPrefixBytes.utf8Start, count: reservedPrefixBytes.utf8CodeUnitCount)) {
+                if bytes.starts(
+                    with: UnsafeBufferPointer(start: reservedPrefixBytes.utf8Start, count: reservedPrefixBytes.utf8CodeUnitCount))
+                {
                     return false
                 }
             }

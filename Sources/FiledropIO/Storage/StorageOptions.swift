@@ -20,8 +20,10 @@ public struct StorageOptions: Sendable, Equatable {
     public var fileMode: mode_t
     public var directoryMode: mode_t
 
-    public init(writebackChunk: Int = 8 << 20, anonymousTemporaries: Bool = true,
-                fileMode: mode_t = 0o644, directoryMode: mode_t = 0o755) {
+    public init(
+        writebackChunk: Int = 8 << 20, anonymousTemporaries: Bool = true,
+        fileMode: mode_t = 0o644, directoryMode: mode_t = 0o755
+    ) {
         precondition(writebackChunk >= 0, "writebackChunk must not be negative")
         self.writebackChunk = writebackChunk
         self.anonymousTemporaries = anonymousTemporaries

@@ -53,17 +53,21 @@ struct WritebackPacer {
         let inFlightLimit = Self.chunksInFlight * chunk
         do throws(SystemError) {
             try syscall("sync_file_range") {
-                LinuxFileCalls.syncFileRange(descriptor, offset: start, length: length, flags: LinuxFileCalls.SYNC_FILE_RANGE_WRITE)
+                LinuxFileCalls.syncFileRange(
+                    descriptor, offset: start, length: length, flags: LinuxFileCalls.SYNC_FILE_RANGE_WRITE)
             }
             if written - waitedThrough > inFlightLimit {
                 let waitStart = Int64(waitedThrough)
                 waitedThrough = written - inFlightLimit
-                let waitFlags = LinuxFileCalls.SYNC_FILE_RANGE_WAIT_BEFORE | LinuxFileCalls.SYNC_FILE_RANGE_WRITE | LinuxFileCalls.SYNC_FILE_RANGE_WAIT_AFTER
+                let waitFlags =
+                    LinuxFileCalls.SYNC_FILE_RANGE_WAIT_BEFORE | LinuxFileCalls.SYNC_FILE_RANGE_WRITE
+                    | LinuxFileCalls.SYNC_FILE_RANGE_WAIT_AFTER
                 try syscall("sync_file_range") {
-                    LinuxFileCalls.syncFileRange(descriptor, offset: waitStart, length: Int64(waitedThrough) - waitStart, flags: waitFlags)
+                    LinuxFileCalls.syncFileRange(
+                        descriptor, offset: waitStart, length: Int64(waitedThrough) - waitStart, flags: waitFlags)
                 }
             }
-        } catch where error.errno == ENOSYS || error.errno == EINVAL {
+        } catch  where error.errno == ENOSYS || error.errno == EINVAL {
             // No sync_file_range in this C library or on this file system: fsync does it all.
             available = false
         } catch {

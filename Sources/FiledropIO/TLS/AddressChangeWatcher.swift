@@ -29,7 +29,9 @@ final class AddressChangeWatcher: EventHandler {
         do {
             try syscall("bind(AF_NETLINK)") {
                 withUnsafePointer(to: &address) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_nl>.size)) }
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                        bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_nl>.size))
+                    }
                 }
             }
         } catch {

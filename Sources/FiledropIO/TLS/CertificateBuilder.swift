@@ -22,13 +22,17 @@ struct CertificateBuilder {
 
     /// Signs with `issuerKey` (ECDSA with SHA-256). `issuer` nil makes it self-signed: the
     /// issuer name is the subject and the extensions see the certificate as its own issuer.
-    func sign(publicKey subjectKey: PrivateKey, issuer: X509Certificate?, issuerKey: PrivateKey) throws(CertificateError) -> X509Certificate {
+    func sign(publicKey subjectKey: PrivateKey, issuer: X509Certificate?, issuerKey: PrivateKey) throws(CertificateError)
+        -> X509Certificate
+    {
         guard let pointer = X509_new() else { throw LibcryptoErrorQueue.failure("allocate a certificate") }
         let certificate = X509Certificate(taking: pointer)
-        guard X509_set_version(pointer, Int(X509_VERSION_3)) == 1 else { throw LibcryptoErrorQueue.failure("set the certificate version") }
+        guard X509_set_version(pointer, Int(X509_VERSION_3)) == 1 else {
+            throw LibcryptoErrorQueue.failure("set the certificate version")
+        }
         try setRandomSerial(pointer)
         guard ASN1_TIME_set(X509_getm_notBefore(pointer), time_t(notBefore)) != nil,
-              ASN1_TIME_set(X509_getm_notAfter(pointer), time_t(notAfter)) != nil
+            ASN1_TIME_set(X509_getm_notAfter(pointer), time_t(notAfter)) != nil
         else { throw LibcryptoErrorQueue.failure("set the validity period") }
         guard let name = X509_get_subject_name(pointer) else { throw LibcryptoErrorQueue.failure("read the subject name") }
         for (field, value) in subject {
@@ -53,7 +57,9 @@ struct CertificateBuilder {
         if !dnsNames.isEmpty || !ipAddresses.isEmpty {
             try addSubjectAlternativeNames(pointer)
         }
-        guard X509_sign(pointer, issuerKey.pointer, EVP_sha256()) > 0 else { throw LibcryptoErrorQueue.failure("sign the certificate") }
+        guard X509_sign(pointer, issuerKey.pointer, EVP_sha256()) > 0 else {
+            throw LibcryptoErrorQueue.failure("sign the certificate")
+        }
         return certificate
     }
 
@@ -61,9 +67,13 @@ struct CertificateBuilder {
     /// octets; CA/Browser Forum: at least 64 bits from a CSPRNG).
     private func setRandomSerial(_ certificate: OpaquePointer) throws(CertificateError) {
         var bytes = [UInt8](repeating: 0, count: 16)
-        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else { throw LibcryptoErrorQueue.failure("draw a random serial number") }
+        guard RAND_bytes(&bytes, Int32(bytes.count)) == 1 else {
+            throw LibcryptoErrorQueue.failure("draw a random serial number")
+        }
         if bytes.allSatisfy({ $0 == 0 }) { bytes[bytes.count - 1] = 1 }
-        guard let number = BN_bin2bn(bytes, Int32(bytes.count), nil) else { throw LibcryptoErrorQueue.failure("make a serial number") }
+        guard let number = BN_bin2bn(bytes, Int32(bytes.count), nil) else {
+            throw LibcryptoErrorQueue.failure("make a serial number")
+        }
         defer { BN_free(number) }
         guard BN_to_ASN1_INTEGER(number, X509_get_serialNumber(certificate)) != nil else {
             throw LibcryptoErrorQueue.failure("set the serial number")
@@ -90,14 +100,18 @@ struct CertificateBuilder {
             }
             try append(type: GEN_IPADD, value: octets, freeing: { ASN1_OCTET_STRING_free(octets) }, to: names)
         }
-        guard X509_add1_ext_i2d(certificate, NID_subject_alt_name, UnsafeMutableRawPointer(names), subject.isEmpty ? 1 : 0,
-                                UInt(X509V3_ADD_DEFAULT)) == 1
+        guard
+            X509_add1_ext_i2d(
+                certificate, NID_subject_alt_name, UnsafeMutableRawPointer(names), subject.isEmpty ? 1 : 0,
+                UInt(X509V3_ADD_DEFAULT)) == 1
         else { throw LibcryptoErrorQueue.failure("add the subject alternative names") }
     }
 
     /// Wraps `value` in a GENERAL_NAME owned by `names`; on failure `value` is freed here.
-    private func append(type: Int32, value: UnsafeMutablePointer<ASN1_STRING>, freeing: () -> Void,
-                        to names: OpaquePointer) throws(CertificateError) {
+    private func append(
+        type: Int32, value: UnsafeMutablePointer<ASN1_STRING>, freeing: () -> Void,
+        to names: OpaquePointer
+    ) throws(CertificateError) {
         guard let name = GENERAL_NAME_new() else {
             freeing()
             throw LibcryptoErrorQueue.failure("allocate a subject alternative name")

@@ -75,7 +75,9 @@ struct CertificateDirectory {
         switch errno {
         case EEXIST:
             var status = stat()
-            guard stat(directory, &status) == 0, status.isDirectory else { throw .directoryUnusable(path: directory, errno: ENOTDIR) }
+            guard stat(directory, &status) == 0, status.isDirectory else {
+                throw .directoryUnusable(path: directory, errno: ENOTDIR)
+            }
         case ENOENT:
             let parent = parentOf(directory)
             guard parent != directory else { throw .directoryUnusable(path: directory, errno: ENOENT) }

@@ -9,11 +9,14 @@ extension LocalCertificateAuthority {
     /// basicConstraints CA:FALSE, keyUsage critical digitalSignature (ECDHE with ECDSA needs
     /// nothing more), extendedKeyUsage serverAuth, subject and authority key identifiers.
     /// Fast (one key, one signature, no I/O), yet not free: better off an event loop.
-    public func issueServerCertificate(dnsNames: [String], ipAddresses: [String], now: Int64,
-                                       lifetime: Int64 = defaultServerLifetime) throws(CertificateError) -> IssuedCertificate {
+    public func issueServerCertificate(
+        dnsNames: [String], ipAddresses: [String], now: Int64,
+        lifetime: Int64 = defaultServerLifetime
+    ) throws(CertificateError) -> IssuedCertificate {
         defer { LibcryptoErrorQueue.clear() }
         precondition(lifetime > 0, "a certificate's lifetime must be positive")
-        let dnsNames = Self.unique(dnsNames), ipAddresses = Self.unique(ipAddresses)
+        let dnsNames = Self.unique(dnsNames)
+        let ipAddresses = Self.unique(ipAddresses)
         precondition(!dnsNames.isEmpty || !ipAddresses.isEmpty, "a server certificate needs at least one name")
         for name in dnsNames where !Self.isDNSName(name) { throw .invalidName(name) }
         let leafKey = try PrivateKey.generateP256()

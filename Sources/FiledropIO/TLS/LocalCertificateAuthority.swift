@@ -48,8 +48,10 @@ public final class LocalCertificateAuthority: @unchecked Sendable {
     /// a key that does not match, a certificate that is not a CA or has expired at `now`, and
     /// one file without the other. `commonName` (cut to 64 characters) names a new CA only.
     /// Blocks (file I/O, fsync): call it at start-up, not on an event loop.
-    public static func loadOrCreate(directory path: String, commonName: String,
-                                    now: Int64 = Clock.wallClockSeconds()) throws(CertificateError) -> LocalCertificateAuthority {
+    public static func loadOrCreate(
+        directory path: String, commonName: String,
+        now: Int64 = Clock.wallClockSeconds()
+    ) throws(CertificateError) -> LocalCertificateAuthority {
         defer { LibcryptoErrorQueue.clear() }
         let directory = CertificateDirectory(path: path)
         // At every start, not only the first: systemd applies StateDirectoryMode= to an
@@ -64,7 +66,7 @@ public final class LocalCertificateAuthority: @unchecked Sendable {
             throw .companionMissing(missing: directory.keyPath, present: directory.certificatePath)
         case (_?, nil):
             throw .companionMissing(missing: directory.certificatePath, present: directory.keyPath)
-        case let (keyFile?, certificateFile?):
+        case (let keyFile?, let certificateFile?):
             guard keyFile.mode & 0o077 == 0 else { throw .keyOpenToOthers(path: directory.keyPath, mode: keyFile.mode) }
             guard let key = PrivateKey(pem: keyFile.bytes) else { throw .keyUnparsable(path: directory.keyPath) }
             guard let certificate = X509Certificate(pem: certificateFile.bytes) else {
@@ -84,7 +86,9 @@ public final class LocalCertificateAuthority: @unchecked Sendable {
     /// the CA/Browser Forum baseline asks of a root: basicConstraints critical CA:TRUE with
     /// pathlen:0 (it signs leaves only), keyUsage critical keyCertSign and cRLSign, and a
     /// subjectKeyIdentifier for the leaves' authorityKeyIdentifier to point at.
-    private static func create(in directory: CertificateDirectory, commonName: String, now: Int64) throws(CertificateError) -> LocalCertificateAuthority {
+    private static func create(in directory: CertificateDirectory, commonName: String, now: Int64) throws(CertificateError)
+        -> LocalCertificateAuthority
+    {
         let key = try PrivateKey.generateP256()
         let name = String(String.UnicodeScalarView(commonName.unicodeScalars.prefix(CertificateBuilder.commonNameLimit)))
         let builder = CertificateBuilder(

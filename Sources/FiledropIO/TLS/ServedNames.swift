@@ -13,7 +13,8 @@ public struct ServedNames: Equatable, Sendable, CustomStringConvertible {
 
     /// Sorts `names` into DNS names and IP literals (`[::1]` counts as `::1`), normalizing both.
     public init(names: [String]) {
-        var dnsNames: Set<String> = [], ipAddresses: Set<String> = []
+        var dnsNames: Set<String> = []
+        var ipAddresses: Set<String> = []
         for name in names {
             if let address = Self.ipLiteral(name) {
                 ipAddresses.insert(address)

@@ -46,7 +46,9 @@ struct ByteBuffer {
     }
 
     /// Lets `body` fill the free space; it returns how many bytes it wrote.
-    mutating func writeWithUnsafeMutableBytes(_ body: (UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int>) throws(SystemError) -> IOResult<Int> {
+    mutating func writeWithUnsafeMutableBytes(_ body: (UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int>)
+        throws(SystemError) -> IOResult<Int>
+    {
         let start = writerIndex
         var result: Result<IOResult<Int>, SystemError> = .success(.wouldBlock)
         storage.withUnsafeMutableBytes { raw in

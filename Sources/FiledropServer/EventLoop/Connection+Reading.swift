@@ -17,7 +17,9 @@ extension Connection {
             // holds no buffer, and 1,000 of them leave no 4 KiB holes behind in the heap.
             let fresh = machine.isIdle && inbound.readableCount == 0
             let scratch = loop.scratch
-            let free = fresh ? min(scratch.count, limit)
+            let free =
+                fresh
+                ? min(scratch.count, limit)
                 : inbound.reserveWritable(minimum: machine.isIdle ? 4096 : max(16 * 1024, bodyBytesToRead), limit: limit)
             guard free > 0 else {
                 // Only a head can fill the buffer, and the parser rejects it before that.
@@ -84,8 +86,9 @@ extension Connection {
         var action = ConnectionStateMachine.Action.readMore
         while offset < bytes.count, isOpen, machine.wantsInput, !machine.wantsLinger {
             let consumed: Int
-            (consumed, action) = machine.process(UnsafeRawBufferPointer(rebasing: bytes[offset...]),
-                                                 now: loop.now, wallClock: loop.wallClockSeconds)
+            (consumed, action) = machine.process(
+                UnsafeRawBufferPointer(rebasing: bytes[offset...]),
+                now: loop.now, wallClock: loop.wallClockSeconds)
             offset += consumed
             guard case .readMore = action, consumed > 0 else { break }
         }

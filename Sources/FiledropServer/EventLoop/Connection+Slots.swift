@@ -1,6 +1,5 @@
 import FiledropHTTP
 
-
 /// How far a connection got, told to the server's connection table (`ConnectionSlots`): a
 /// newcomer may take the slot of one that has not finished its handshake or first head.
 extension Connection {
@@ -27,8 +26,10 @@ extension Connection {
         guard isOpen else { return }
         noteProgress()
         guard reportedStage != .committed else { return }
-        log.log(LogEvent(level: .debug, message: "closed a connection from \(peer) to make room: every slot was taken",
-                         fields: [("client", peer)]))
+        log.log(
+            LogEvent(
+                level: .debug, message: "closed a connection from \(peer) to make room: every slot was taken",
+                fields: [("client", peer)]))
         machine.connectionFailed()
         close(loop: loop)
     }

@@ -76,10 +76,12 @@ final class Connection: EventHandler, @unchecked Sendable {
     static let readBudget = bodyReadSize
 
     /// `client`: the peer's address as text (`SocketAddress.host`), worked out once on accept.
-    init(descriptor: Int32, client: String, slot: ConnectionSlots.ID, configuration: ConnectionConfiguration,
-         responder: any HTTPResponder, secure: SecureListener? = nil, workers: WorkerPool, log: any LogSink,
-         observer: (any ServerObserver)? = nil, loopIndex: Int = 0,
-         onAdvance: @escaping (Connection) -> Void, onClose: @escaping (Connection) -> Void) {
+    init(
+        descriptor: Int32, client: String, slot: ConnectionSlots.ID, configuration: ConnectionConfiguration,
+        responder: any HTTPResponder, secure: SecureListener? = nil, workers: WorkerPool, log: any LogSink,
+        observer: (any ServerObserver)? = nil, loopIndex: Int = 0,
+        onAdvance: @escaping (Connection) -> Void, onClose: @escaping (Connection) -> Void
+    ) {
         self.descriptor = descriptor
         self.slot = slot
         self.onAdvance = onAdvance
@@ -97,8 +99,9 @@ final class Connection: EventHandler, @unchecked Sendable {
         self.workers = workers
         self.log = log
         self.onClose = onClose
-        let context = RequestContext(client: client, wallClockSeconds: Clock.wallClockSeconds(), isSecure: secure != nil,
-                                     securePort: secure?.port)
+        let context = RequestContext(
+            client: client, wallClockSeconds: Clock.wallClockSeconds(), isSecure: secure != nil,
+            securePort: secure?.port)
         machine = ConnectionStateMachine(configuration: configuration, responder: responder, context: context, now: now)
     }
 
@@ -204,8 +207,9 @@ final class Connection: EventHandler, @unchecked Sendable {
         let context = RequestContext(client: peer, wallClockSeconds: loop.wallClockSeconds)
         var oneRequest = configuration
         oneRequest.keepAlive = false
-        machine = ConnectionStateMachine(configuration: oneRequest, responder: responder.plainRequestOnTLSPort(port: port),
-                                         context: context, now: loop.now)
+        machine = ConnectionStateMachine(
+            configuration: oneRequest, responder: responder.plainRequestOnTLSPort(port: port),
+            context: context, now: loop.now)
         readAvailable(loop: loop)
     }
 
@@ -215,7 +219,8 @@ final class Connection: EventHandler, @unchecked Sendable {
         let progress: OutboundWriter.Progress
         let sentBefore = writer.bodyBytesSent
         do {
-            progress = try tls.map { tls throws(SystemError) in try writer.write(to: descriptor, tls: tls, scratch: loop.scratch) }
+            progress =
+                try tls.map { tls throws(SystemError) in try writer.write(to: descriptor, tls: tls, scratch: loop.scratch) }
                 ?? writer.write(to: descriptor)
         } catch {
             fail(loop: loop)
@@ -244,8 +249,10 @@ final class Connection: EventHandler, @unchecked Sendable {
         let submitted = handOut(work, loop: loop) { [self] outcome in
             let now = loop.now
             let wallClock = loop.wallClockSeconds
-            carryOut(outcome == .ran ? machine.blockingWorkFinished(now: now, wallClock: wallClock)
-                                     : machine.blockingWorkRefused(now: now, wallClock: wallClock), loop: loop)
+            carryOut(
+                outcome == .ran
+                    ? machine.blockingWorkFinished(now: now, wallClock: wallClock)
+                    : machine.blockingWorkRefused(now: now, wallClock: wallClock), loop: loop)
         }
         if !submitted {
             carryOut(machine.blockingWorkRefused(now: loop.now, wallClock: loop.wallClockSeconds), loop: loop)
@@ -254,8 +261,10 @@ final class Connection: EventHandler, @unchecked Sendable {
 
     /// Gives `work` to the pool; the loop counts it until `completion` runs there (a
     /// draining loop waits for it). False when the pool refused it.
-    private func handOut(_ work: BlockingWork, loop: EventLoop,
-                         completion: @escaping @Sendable (WorkerPool.Outcome) -> Void) -> Bool {
+    private func handOut(
+        _ work: BlockingWork, loop: EventLoop,
+        completion: @escaping @Sendable (WorkerPool.Outcome) -> Void
+    ) -> Bool {
         loop.workSubmitted()
         let submitted = workers.submit(work, ticket: ticket, loop: loop) { outcome in
             loop.workCompleted()
@@ -404,12 +413,13 @@ final class Connection: EventHandler, @unchecked Sendable {
         responseStatus = nil
         // The request's fields are read one by one: a copy of the whole RequestInfo retained its Strings.
         guard let observer, let label = machine.currentRequest?.label else { return }
-        observer.requestFinished(FinishedRequest(
-            method: machine.currentRequest?.method ?? .get, target: machine.currentRequest?.target ?? "-", status: status,
-            label: label, refusal: machine.currentRequest?.refusal, readBody: machine.currentRequest?.readBody ?? false,
-            bytesReceived: machine.currentRequest?.bodyBytes ?? 0, bytesSent: writer.bodyBytesSent,
-            durationNanoseconds: Clock.monotonicNanoseconds() &- requestStart, client: peer, responseCut: failed,
-            loop: loopIndex))
+        observer.requestFinished(
+            FinishedRequest(
+                method: machine.currentRequest?.method ?? .get, target: machine.currentRequest?.target ?? "-", status: status,
+                label: label, refusal: machine.currentRequest?.refusal, readBody: machine.currentRequest?.readBody ?? false,
+                bytesReceived: machine.currentRequest?.bodyBytes ?? 0, bytesSent: writer.bodyBytesSent,
+                durationNanoseconds: Clock.monotonicNanoseconds() &- requestStart, client: peer, responseCut: failed,
+                loop: loopIndex))
     }
 }
 

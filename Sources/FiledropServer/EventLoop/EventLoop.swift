@@ -97,7 +97,8 @@ public final class EventLoop: @unchecked Sendable {
     private func registration(of handler: EventHandler) -> Registration? {
         let slot = Int(handler.descriptor)
         guard slot >= 0, slot < registrations.count, let registration = registrations[slot],
-              registration.handler === handler else { return nil }
+            registration.handler === handler
+        else { return nil }
         return registration
     }
 
@@ -162,7 +163,8 @@ public final class EventLoop: @unchecked Sendable {
                 // perhaps reused by a newcomer) finds no registration with its id: dropped.
                 let slot = Int(Registration.descriptor(of: data))
                 guard slot < registrations.count, let registration = registrations[slot],
-                      registration.id == Registration.id(of: data) else { continue }
+                    registration.id == Registration.id(of: data)
+                else { continue }
                 registration.handler.handle(events: events[i].events, loop: self)
             }
             if now >= nextTick {

@@ -74,8 +74,10 @@ struct OutboundWriter {
 
     /// Sends what it can to `fd`, through `tls` when the connection speaks TLS (its file
     /// regions then pass through `scratch`, the loop's buffer, unless the kernel encrypts).
-    mutating func write(to fd: Int32, tls: TLSSession? = nil, scratch: UnsafeMutableRawBufferPointer? = nil,
-                        budget: Int = 4 << 20) throws(SystemError) -> Progress {
+    mutating func write(
+        to fd: Int32, tls: TLSSession? = nil, scratch: UnsafeMutableRawBufferPointer? = nil,
+        budget: Int = 4 << 20
+    ) throws(SystemError) -> Progress {
         var written = 0
         while written < budget {
             if segments.isEmpty {
@@ -136,8 +138,10 @@ struct OutboundWriter {
         first.withUnsafeBytes { head in
             guard let second else { return Glibc.send(fd, head.baseAddress, head.count, flags) }
             return second.withUnsafeBytes { body in
-                var pieces = (iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
-                              iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count))
+                var pieces = (
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: head.baseAddress), iov_len: head.count),
+                    iovec(iov_base: UnsafeMutableRawPointer(mutating: body.baseAddress), iov_len: body.count)
+                )
                 return withUnsafeMutableBytes(of: &pieces) { vector in
                     var message = msghdr()
                     message.msg_iov = vector.baseAddress!.assumingMemoryBound(to: iovec.self)
@@ -150,11 +154,15 @@ struct OutboundWriter {
 
     /// Through TLS: a head and a small body are joined in `scratch` to go as one record (one
     /// system call, one record's overhead); anything bigger goes piece by piece.
-    private static func send(_ first: ArraySlice<UInt8>, then second: ArraySlice<UInt8>?, through tls: TLSSession,
-                             scratch: UnsafeMutableRawBufferPointer?) throws(SystemError) -> IOResult<Int> {
+    private static func send(
+        _ first: ArraySlice<UInt8>, then second: ArraySlice<UInt8>?, through tls: TLSSession,
+        scratch: UnsafeMutableRawBufferPointer?
+    ) throws(SystemError) -> IOResult<Int> {
         if let second, let scratch, first.count + second.count <= min(scratch.count, tlsRecordSize) {
             first.withUnsafeBytes { scratch.baseAddress!.copyMemory(from: $0.baseAddress!, byteCount: first.count) }
-            second.withUnsafeBytes { (scratch.baseAddress! + first.count).copyMemory(from: $0.baseAddress!, byteCount: second.count) }
+            second.withUnsafeBytes {
+                (scratch.baseAddress! + first.count).copyMemory(from: $0.baseAddress!, byteCount: second.count)
+            }
             return try tls.write(UnsafeRawBufferPointer(rebasing: scratch[..<(first.count + second.count)]))
         }
         let result = first.withUnsafeBytes { bytes in Result { () throws(SystemError) in try tls.write(bytes) } }

@@ -73,8 +73,10 @@ public final class WorkerPool: @unchecked Sendable {
     /// Queues `work`; `completion` runs on `loop` once it ran or was skipped. False when the
     /// queue is full and the work may be skipped: nothing was queued, nothing will run.
     @discardableResult
-    public func submit(_ work: BlockingWork, ticket: WorkTicket, loop: EventLoop,
-                       completion: @escaping @Sendable (Outcome) -> Void) -> Bool {
+    public func submit(
+        _ work: BlockingWork, ticket: WorkTicket, loop: EventLoop,
+        completion: @escaping @Sendable (Outcome) -> Void
+    ) -> Bool {
         let item = Item(work: work, ticket: ticket, loop: loop, completion: completion)
         let queued = locked { () -> Bool in
             guard !stopping else { return false }

@@ -20,13 +20,19 @@ public final class ListeningSocket: @unchecked Sendable {
         guard let address = SocketAddress(host: host, port: port) else {
             throw SystemError(call: "inet_pton(\(host))", errno: EINVAL)
         }
-        let fd = try syscall("socket") { socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        let fd = try syscall("socket") {
+            socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        }
         do {
             var on: Int32 = 1
-            try syscall("setsockopt(SO_REUSEADDR)") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) }
+            try syscall("setsockopt(SO_REUSEADDR)") {
+                setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+            }
             if address.family == AF_INET6 {
                 var v6only: Int32 = host.isEmpty ? 0 : 1
-                try syscall("setsockopt(IPV6_V6ONLY)") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &v6only, socklen_t(MemoryLayout<Int32>.size)) }
+                try syscall("setsockopt(IPV6_V6ONLY)") {
+                    setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &v6only, socklen_t(MemoryLayout<Int32>.size))
+                }
             }
             _ = try address.withSockaddr { (pointer, length) throws(SystemError) in
                 _ = try syscall("bind(\(address))") { Glibc.bind(fd, pointer, length) }
@@ -78,7 +84,9 @@ public final class ListeningSocket: @unchecked Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = try withUnsafeMutablePointer(to: &storage) { (pointer) throws(SystemError) -> IOResult<Int32> in
             try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { (address) throws(SystemError) -> IOResult<Int32> in
-                try nonBlockingSyscall("accept4") { filedrop_accept4(descriptor, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue)) }
+                try nonBlockingSyscall("accept4") {
+                    filedrop_accept4(descriptor, address, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                }
             }
         }
         switch result {

@@ -35,7 +35,8 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
 
     public var port: UInt16 {
         withUnsafeBytes(of: storage) { raw in
-            family == AF_INET6 ? UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)
+            family == AF_INET6
+                ? UInt16(bigEndian: raw.load(as: sockaddr_in6.self).sin6_port)
                 : UInt16(bigEndian: raw.load(as: sockaddr_in.self).sin_port)
         }
     }
@@ -56,7 +57,9 @@ public struct SocketAddress: Sendable, CustomStringConvertible {
                 return Self.dottedQuad(UnsafeRawBufferPointer(rebasing: address[12..<16]))
             }
             return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN)) { buffer in
-                guard inet_ntop(AF_INET6, address.baseAddress, buffer.baseAddress, socklen_t(buffer.count)) != nil else { return "" }
+                guard inet_ntop(AF_INET6, address.baseAddress, buffer.baseAddress, socklen_t(buffer.count)) != nil else {
+                    return ""
+                }
                 return String(cString: buffer.baseAddress!)
             }
         }

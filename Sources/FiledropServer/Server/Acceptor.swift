@@ -27,7 +27,8 @@ final class Acceptor: EventHandler {
         // ends early once the server is full, leaving the rest in the backlog.
         for _ in 0..<64 where server.isAccepting {
             switch try? listener.accept() {
-            case .done(let (fd, peer)): server.accepted(fd, peer: peer, secure: isSecure ? listener.address.port : nil, loop: loop)
+            case .done(let (fd, peer)):
+                server.accepted(fd, peer: peer, secure: isSecure ? listener.address.port : nil, loop: loop)
             case .wouldBlock, nil: return
             }
         }

@@ -166,8 +166,9 @@ public struct ConnectionSlots: Sendable {
                 record.evicting = true
                 records[id] = record
                 evicting += 1
-                return Eviction(victim: id, owner: record.owner, client: record.client, stage: stage,
-                                age: now >= record.since ? now - record.since : 0)
+                return Eviction(
+                    victim: id, owner: record.owner, client: record.client, stage: stage,
+                    age: now >= record.since ? now - record.since : 0)
             }
         }
         return nil

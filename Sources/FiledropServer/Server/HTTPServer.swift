@@ -68,23 +68,29 @@ public final class HTTPServer: @unchecked Sendable {
     /// One notice per burst of refusals (per address) or of reaching the limit.
     private let notices = Mutex(NoticeThrottle(interval: 10_000_000_000))
 
-    public init(listeners: [ListeningSocket], secureListeners: [ListeningSocket] = [], tls: TLSContext? = nil,
-                configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink) throws(SystemError) {
+    public init(
+        listeners: [ListeningSocket], secureListeners: [ListeningSocket] = [], tls: TLSContext? = nil,
+        configuration: ServerConfiguration, responder: any HTTPResponder, log: any LogSink
+    ) throws(SystemError) {
         precondition(secureListeners.isEmpty || tls != nil, "HTTPS listeners need a TLS context")
         self.listeners = listeners
         self.secureListeners = secureListeners
         tlsContext = Mutex(tls)
         self.configuration = configuration
-        slots = Mutex(ConnectionSlots(policy: ConnectionAdmission(maxConnections: configuration.maxConnections,
-                                                                  maxConnectionsPerClient: configuration.maxConnectionsPerClient)))
+        slots = Mutex(
+            ConnectionSlots(
+                policy: ConnectionAdmission(
+                    maxConnections: configuration.maxConnections,
+                    maxConnectionsPerClient: configuration.maxConnectionsPerClient)))
         self.log = log
         let count = configuration.threads > 0 ? configuration.threads : max(1, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))))
         var loops: [EventLoop] = []
         for index in 0..<count { loops.append(try EventLoop(index: index)) }
         self.loops = loops
         loopConnections = loops.map { _ in LoopConnections() }
-        workers = WorkerPool(threads: configuration.workerThreads > 0 ? configuration.workerThreads : WorkerPool.defaultThreads,
-                             queueLimit: configuration.workerQueueLimit)
+        workers = WorkerPool(
+            threads: configuration.workerThreads > 0 ? configuration.workerThreads : WorkerPool.defaultThreads,
+            queueLimit: configuration.workerQueueLimit)
         loopsPollingListeners = Atomic(count)
         responders = loops.map { loop in
             (responder as? any PerLoopResponder)?.responder(forLoop: loop.index) ?? responder
@@ -214,8 +220,9 @@ public final class HTTPServer: @unchecked Sendable {
         let client = peer.host
         let target = placement(acceptedOn: loop)
         let (admission, open, paused) = slots.withLock { slots in
-            let admission = slots.admit(client: client, stage: secure != nil ? .handshaking : .awaitingHead,
-                                        owner: target.index, now: loop.now)
+            let admission = slots.admit(
+                client: client, stage: secure != nil ? .handshaking : .awaitingHead,
+                owner: target.index, now: loop.now)
             switch admission {
             case .admitEvicting(let id, let eviction):
                 // Both posted under the lock, so a victim's loop runs its adoption before any
@@ -250,12 +257,16 @@ public final class HTTPServer: @unchecked Sendable {
     /// Counts a new connection on the loop it was placed on, and posts it there if that is
     /// not the loop that accepted it (which adopts it itself once the lock is released).
     /// Under `slots`' lock.
-    private func place(_ fd: Int32, client: String, slot: ConnectionSlots.ID, secure: UInt16?, on target: EventLoop,
-                       acceptedOn loop: EventLoop) {
+    private func place(
+        _ fd: Int32, client: String, slot: ConnectionSlots.ID, secure: UInt16?, on target: EventLoop,
+        acceptedOn loop: EventLoop
+    ) {
         target.connectionsPlaced.wrappingAdd(1, ordering: .relaxed)
         guard target !== loop else { return }
         let box = AcceptedSocket(descriptor: fd, client: client, slot: slot, secure: secure)
-        target.execute { [unowned self] in self.adopt(box.descriptor, client: box.client, slot: box.slot, secure: box.secure, on: target) }
+        target.execute { [unowned self] in
+            self.adopt(box.descriptor, client: box.client, slot: box.slot, secure: box.secure, on: target)
+        }
     }
 
     /// Has the victim's loop close it (if it still has not sent a whole head by then). Under
@@ -283,10 +294,12 @@ public final class HTTPServer: @unchecked Sendable {
         let what = eviction.stage == .handshaking ? "an unfinished TLS handshake" : "an unfinished request head"
         let more = unlogged > 0 ? " (\(unlogged) more closed since the last notice)" : ""
         let held = "\(eviction.age / 1_000_000_000).\(eviction.age / 100_000_000 % 10)"
-        log.log(LogEvent(level: .notice,
-                         message: "every connection slot is taken (max-connections): closed \(what) from \(eviction.client), "
-                            + "open for \(held) s, to make room for a new connection from \(newcomer)\(more)",
-                         fields: [("client", eviction.client), ("newcomer", newcomer)]))
+        log.log(
+            LogEvent(
+                level: .notice,
+                message: "every connection slot is taken (max-connections): closed \(what) from \(eviction.client), "
+                    + "open for \(held) s, to make room for a new connection from \(newcomer)\(more)",
+                fields: [("client", eviction.client), ("newcomer", newcomer)]))
     }
 
     /// The loop a new connection goes to: the one that accepted it, unless that one already
@@ -307,7 +320,9 @@ public final class HTTPServer: @unchecked Sendable {
         return target
     }
 
-    private func refuse(_ fd: Int32, client: String, decision: ConnectionAdmission.Decision, open: Int, secure: Bool, loop: EventLoop) {
+    private func refuse(
+        _ fd: Int32, client: String, decision: ConnectionAdmission.Decision, open: Int, secure: Bool, loop: EventLoop
+    ) {
         let refusal: Refusal
         let reason: String
         if decision != .admit { configuration.observer?.connectionRefused() }
@@ -329,8 +344,10 @@ public final class HTTPServer: @unchecked Sendable {
         refusal.answer(fd, secure: secure)
         guard let unlogged = notices.withLock({ $0.note("client " + client, now: loop.now) }) else { return }
         let more = unlogged > 0 ? " (\(unlogged) more refused since the last notice)" : ""
-        log.log(LogEvent(level: .notice, message: "refused a connection from \(client) with 503: \(reason)\(more)",
-                         fields: [("client", client), ("open_connections", String(open))]))
+        log.log(
+            LogEvent(
+                level: .notice, message: "refused a connection from \(client) with 503: \(reason)\(more)",
+                fields: [("client", client), ("open_connections", String(open))]))
     }
 
     /// Pauses accepting while no newcomer can get a slot and resumes once one can: carries
@@ -350,10 +367,12 @@ public final class HTTPServer: @unchecked Sendable {
     private func limitReached(open: Int) {
         guard let unlogged = notices.withLock({ $0.note("max-connections", now: Clock.monotonicNanoseconds()) }) else { return }
         let more = unlogged > 0 ? " (reached \(unlogged) more times since the last notice)" : ""
-        log.log(LogEvent(level: .notice,
-                         message: "connection limit reached: \(open) connections open (max-connections); "
-                            + "new ones wait in the listen backlog and idle keep-alive ones are closed\(more)",
-                         fields: [("open_connections", String(open))]))
+        log.log(
+            LogEvent(
+                level: .notice,
+                message: "connection limit reached: \(open) connections open (max-connections); "
+                    + "new ones wait in the listen backlog and idle keep-alive ones are closed\(more)",
+                fields: [("open_connections", String(open))]))
     }
 
     /// Registers or unregisters this loop's acceptors as the server's state wants. On the loop.

@@ -1,6 +1,5 @@
 import FiledropHTTP
 
-
 /// A responder that gives each event loop an instance of its own. What such an instance
 /// keeps between requests (the current configuration, caches) is then touched by one thread
 /// only, and the loops share no lock, nor the cache line it sits on, on every request.

@@ -34,11 +34,12 @@ enum Refusal {
     /// The whole response; `Connection: close` since the socket closes right after it.
     var responseBytes: [UInt8] {
         let body = sentence + "\n"
-        return Array(("HTTP/1.1 503 Service Unavailable\r\n"
-            + "Content-Type: text/plain; charset=utf-8\r\n"
-            + "Content-Length: \(body.utf8.count)\r\n"
-            + "Retry-After: \(retryAfterSeconds)\r\n"
-            + "Connection: close\r\n\r\n" + body).utf8)
+        return Array(
+            ("HTTP/1.1 503 Service Unavailable\r\n"
+                + "Content-Type: text/plain; charset=utf-8\r\n"
+                + "Content-Length: \(body.utf8.count)\r\n"
+                + "Retry-After: \(retryAfterSeconds)\r\n"
+                + "Connection: close\r\n\r\n" + body).utf8)
     }
 
     /// Answers `descriptor` (non-blocking, just accepted) and closes it; never waits.

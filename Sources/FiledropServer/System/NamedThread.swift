@@ -6,13 +6,15 @@ import Glibc
 public func startNamedThread(_ name: String, _ body: @escaping () -> Void) -> pthread_t {
     var thread = pthread_t()
     let context = Unmanaged.passRetained(NamedThreadBody(name: name, body: body)).toOpaque()
-    let result = pthread_create(&thread, nil, { context in
-        let start = Unmanaged<NamedThreadBody>.fromOpaque(context!).takeRetainedValue()
-        blockAsynchronousSignals()
-        _ = filedrop_name_thread(String(start.name.utf8.prefix(15))!)
-        start.body()
-        return nil
-    }, context)
+    let result = pthread_create(
+        &thread, nil,
+        { context in
+            let start = Unmanaged<NamedThreadBody>.fromOpaque(context!).takeRetainedValue()
+            blockAsynchronousSignals()
+            _ = filedrop_name_thread(String(start.name.utf8.prefix(15))!)
+            start.body()
+            return nil
+        }, context)
     precondition(result == 0, "pthread_create failed: \(result)")
     return thread
 }

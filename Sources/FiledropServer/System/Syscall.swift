@@ -39,10 +39,12 @@ public func syscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, _ b
 
 /// The same for calls on non-blocking descriptors: EAGAIN becomes `.wouldBlock`.
 @inline(__always)
-public func nonBlockingSyscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, _ body: () -> T) throws(SystemError) -> IOResult<T> {
+public func nonBlockingSyscall<T: FixedWidthInteger>(_ name: @autoclosure () -> String, _ body: () -> T) throws(SystemError)
+    -> IOResult<T>
+{
     do {
         return .done(try syscall(name(), body))
-    } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+    } catch  where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
         return .wouldBlock
     }
 }

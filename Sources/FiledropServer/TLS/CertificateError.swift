@@ -32,29 +32,29 @@ public enum CertificateError: Error, Equatable, Sendable, CustomStringConvertibl
 
     public var description: String {
         switch self {
-        case let .directoryUnusable(path, errno):
+        case .directoryUnusable(let path, let errno):
             "the TLS directory \(path) cannot be used (\(Self.text(errno))); create it, or set tls-dir to a writable place"
-        case let .fileUnreadable(path, errno):
+        case .fileUnreadable(let path, let errno):
             "the file \(path) cannot be read (\(Self.text(errno))); check its owner and mode"
-        case let .fileUnwritable(path, errno):
+        case .fileUnwritable(let path, let errno):
             "the file \(path) cannot be written (\(Self.text(errno))); check the directory's owner, mode and free space"
-        case let .companionMissing(missing, present):
+        case .companionMissing(let missing, let present):
             "\(missing) is missing while \(present) exists; restore it, or remove \(present) to make a new CA (every device must then trust the new one)"
-        case let .keyOpenToOthers(path, mode):
+        case .keyOpenToOthers(let path, let mode):
             "the CA key \(path) is \(mode & 0o044 != 0 ? "readable" : "writable") by other users (mode \(Self.octal(mode))); chmod 600 it"
-        case let .keyUnparsable(path):
+        case .keyUnparsable(let path):
             "the CA key \(path) is not an unencrypted PEM private key (truncated or damaged?)"
-        case let .certificateUnparsable(path):
+        case .certificateUnparsable(let path):
             "the CA certificate \(path) is not a PEM X.509 certificate (truncated or damaged?)"
-        case let .keyMismatch(key, certificate):
+        case .keyMismatch(let key, let certificate):
             "the CA key \(key) does not belong to the certificate \(certificate); restore the pair, or remove both to make a new CA"
-        case let .notCertificateAuthority(path):
+        case .notCertificateAuthority(let path):
             "the certificate \(path) is not a CA certificate (it needs basicConstraints CA:TRUE and keyCertSign); remove it and its key to make a new CA"
-        case let .expired(path, notAfter):
+        case .expired(let path, let notAfter):
             "the CA certificate \(path) expired at \(Self.date(notAfter)); remove it and its key to make a new CA"
-        case let .invalidName(name):
+        case .invalidName(let name):
             "\"\(name.logEscaped)\" is neither a DNS name nor an IP address, so no certificate can name it"
-        case let .libcryptoFailed(operation, reason):
+        case .libcryptoFailed(let operation, let reason):
             "libcrypto could not \(operation): \(reason)"
         }
     }

@@ -8,7 +8,8 @@ enum MemoryBIO {
     static func reading<Result>(_ bytes: [UInt8], _ body: (OpaquePointer) -> Result) -> Result? {
         bytes.withUnsafeBytes { raw -> Result? in
             guard let base = raw.baseAddress, raw.count > 0, raw.count <= Int(Int32.max),
-                  let bio = BIO_new_mem_buf(base, Int32(raw.count)) else { return nil }
+                let bio = BIO_new_mem_buf(base, Int32(raw.count))
+            else { return nil }
             defer { BIO_free(bio) }
             return body(bio)
         }

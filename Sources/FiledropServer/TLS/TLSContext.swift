@@ -31,7 +31,8 @@ public final class TLSContext: @unchecked Sendable {
     public let fingerprintSHA256: String
 
     /// TLS 1.2 suites of the intermediate profile (ECDHE only: no DH parameters to manage).
-    static let tls12Ciphers = "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
+    static let tls12Ciphers =
+        "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:ECDHE-ECDSA-AES256-GCM-SHA384:"
         + "ECDHE-RSA-AES256-GCM-SHA384:ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305"
     /// AES-128-GCM first: as safe as the others, and the fastest with AES-NI.
     static let tls13Suites = "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256"
@@ -43,22 +44,28 @@ public final class TLSContext: @unchecked Sendable {
     static let readBufferSize = 4 * (16 * 1024 + 256)
 
     public init(credentials: TLSCredentials, kernelTLS: Bool) throws(TLSError) {
-        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError.openSSL("SSL_CTX_new", detail: LibcryptoErrorQueue.takeReason()) }
+        guard let context = SSL_CTX_new(TLS_server_method()) else {
+            throw TLSError.openSSL("SSL_CTX_new", detail: LibcryptoErrorQueue.takeReason())
+        }
         self.context = context
         kernelTLSRequested = kernelTLS
         filedrop_ssl_ctx_set_server_options(context, kernelTLS ? 1 : 0)
         guard filedrop_ssl_ctx_set_min_tls12(context) == 1,
-              SSL_CTX_set_cipher_list(context, Self.tls12Ciphers) == 1,
-              SSL_CTX_set_ciphersuites(context, Self.tls13Suites) == 1,
-              filedrop_ssl_ctx_set_groups(context, Self.groups) == 1 else {
+            SSL_CTX_set_cipher_list(context, Self.tls12Ciphers) == 1,
+            SSL_CTX_set_ciphersuites(context, Self.tls13Suites) == 1,
+            filedrop_ssl_ctx_set_groups(context, Self.groups) == 1
+        else {
             SSL_CTX_free(context)
             throw TLSError.openSSL("configuring the TLS protocols", detail: LibcryptoErrorQueue.takeReason())
         }
         // Partial writes and a moving buffer: the writer re-offers what is left of a segment,
         // from wherever it now lives. Buffers are released while a connection is idle, so a
         // thousand kept-alive connections do not hold 34 KiB each.
-        _ = filedrop_ssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
-                                                    | SSL_MODE_RELEASE_BUFFERS))
+        _ = filedrop_ssl_ctx_set_mode(
+            context,
+            Int(
+                SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
+                    | SSL_MODE_RELEASE_BUFFERS))
         // Read what the socket has, up to four records per read, not one record header then
         // its body. The buffer exists only while a connection is busy (RELEASE_BUFFERS).
         filedrop_ssl_ctx_set_read_ahead(context, 1)
@@ -87,7 +94,8 @@ public final class TLSContext: @unchecked Sendable {
         guard let leaf = certificates.first else { throw .noCertificate(credentials.certificateSource) }
         // Both calls take references of their own; `certificates` frees ours.
         guard SSL_CTX_use_certificate(context, leaf.pointer) == 1,
-              certificates.dropFirst().allSatisfy({ filedrop_ssl_ctx_add_chain_certificate(context, $0.pointer) == 1 }) else {
+            certificates.dropFirst().allSatisfy({ filedrop_ssl_ctx_add_chain_certificate(context, $0.pointer) == 1 })
+        else {
             throw .unusableCertificate(credentials.certificateSource, detail: LibcryptoErrorQueue.takeReason())
         }
         guard let key = PrivateKey(pem: credentials.privateKeyPEM) else {
@@ -105,11 +113,14 @@ public final class TLSContext: @unchecked Sendable {
 
     /// Every PEM certificate in `pem`, in order.
     private static func readCertificates(_ pem: [UInt8]) -> [X509Certificate] {
-        let certificates = MemoryBIO.reading(pem) { bio -> [X509Certificate] in
-            var certificates: [X509Certificate] = []
-            while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) { certificates.append(X509Certificate(taking: certificate)) }
-            return certificates
-        } ?? []
+        let certificates =
+            MemoryBIO.reading(pem) { bio -> [X509Certificate] in
+                var certificates: [X509Certificate] = []
+                while let certificate = PEM_read_bio_X509(bio, nil, nil, nil) {
+                    certificates.append(X509Certificate(taking: certificate))
+                }
+                return certificates
+            } ?? []
         // The loop ends on "no start line" once the chain is read: not an error to keep.
         LibcryptoErrorQueue.clear()
         return certificates
@@ -118,9 +129,11 @@ public final class TLSContext: @unchecked Sendable {
 
 /// RFC 7301 §3.2: pick `http/1.1` from the client's list; a client that offers only other
 /// protocols (h2 alone) goes on without ALPN rather than failing, as nginx does.
-private func selectHTTP11(_ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
-                          _ outLength: UnsafeMutablePointer<UInt8>?, _ offered: UnsafePointer<UInt8>?,
-                          _ offeredLength: UInt32, _ argument: UnsafeMutableRawPointer?) -> Int32 {
+private func selectHTTP11(
+    _ ssl: OpaquePointer?, _ out: UnsafeMutablePointer<UnsafePointer<UInt8>?>?,
+    _ outLength: UnsafeMutablePointer<UInt8>?, _ offered: UnsafePointer<UInt8>?,
+    _ offeredLength: UInt32, _ argument: UnsafeMutableRawPointer?
+) -> Int32 {
     guard let offered, let out, let outLength else { return SSL_TLSEXT_ERR_NOACK }
     let wanted: [UInt8] = Array("http/1.1".utf8)
     var index = 0

@@ -145,12 +145,16 @@ final class TLSSession {
     /// Sends `length` bytes of a file: with kernel TLS the kernel encrypts and sendfile stays
     /// zero-copy; otherwise they are read into `scratch` and encrypted here. Offering the same
     /// offset again after `.wouldBlock` re-reads the same bytes, as OpenSSL wants.
-    func sendFile(_ file: Int32, offset: UInt64, length: Int, scratch: UnsafeMutableRawBufferPointer) throws(SystemError) -> IOResult<Int> {
+    func sendFile(_ file: Int32, offset: UInt64, length: Int, scratch: UnsafeMutableRawBufferPointer) throws(SystemError)
+        -> IOResult<Int>
+    {
         if filedrop_ssl_ktls_send(ssl) == 1 {
             ERR_clear_error()
             let sent = SSL_sendfile(ssl, file, off_t(offset), length, 0)
             if sent > 0 { return .done(sent) }
-            guard SSL_get_error(ssl, Int32(truncatingIfNeeded: sent)) == SSL_ERROR_WANT_WRITE else { throw failure("SSL_sendfile") }
+            guard SSL_get_error(ssl, Int32(truncatingIfNeeded: sent)) == SSL_ERROR_WANT_WRITE else {
+                throw failure("SSL_sendfile")
+            }
             return .wouldBlock
         }
         let wanted = min(length, scratch.count)

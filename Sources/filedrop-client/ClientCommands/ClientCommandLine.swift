@@ -1,7 +1,7 @@
+import CLinux
 import FiledropClient
 import FiledropCore
 import Foundation
-import CLinux
 import Glibc
 
 /// `filedrop send FILE... [--to URL]`, `filedrop get NAME [--from URL] [-o PATH]` and
@@ -17,7 +17,11 @@ struct ClientCommandLine {
     }
 
     enum ExitCode: Int32 {
-        case ok = 0, transferFailed = 1, usage = 2, refused = 3, unauthorized = 4
+        case ok = 0
+        case transferFailed = 1
+        case usage = 2
+        case refused = 3
+        case unauthorized = 4
 
         init(_ error: FiledropClientError) {
             switch error {
@@ -141,7 +145,9 @@ struct ClientCommandLine {
         }
         switch verb {
         case .send where watch != nil:
-            guard operands.isEmpty, storedName == nil else { throw UsageError(description: "--watch sends a folder's files: no FILE or --as besides") }
+            guard operands.isEmpty, storedName == nil else {
+                throw UsageError(description: "--watch sends a folder's files: no FILE or --as besides")
+            }
             if let afterSend { watch?.afterSend = afterSend }
             if let settle { watch?.settle = settle }
             if case .move(let directory) = watch?.afterSend {
@@ -151,7 +157,9 @@ struct ClientCommandLine {
                 }
             }
         case .send:
-            guard afterSend == nil, settle == nil else { throw UsageError(description: "--after-send and --settle go with --watch") }
+            guard afterSend == nil, settle == nil else {
+                throw UsageError(description: "--after-send and --settle go with --watch")
+            }
             guard !operands.isEmpty else { throw UsageError(description: "name at least one file to send") }
             if storedName != nil, operands.count > 1 { throw UsageError(description: "--as names one file only") }
         case .get:
@@ -166,7 +174,8 @@ struct ClientCommandLine {
         let hasScheme = text.utf8.indices.contains { text.utf8[$0...].starts(with: "://".utf8) }
         let withScheme = hasScheme ? text : "http://" + text
         guard let url = URL(string: withScheme), let scheme = url.scheme?.lowercased(),
-              scheme == "http" || scheme == "https", url.host != nil else {
+            scheme == "http" || scheme == "https", url.host != nil
+        else {
             throw UsageError(description: "not an http:// URL: \(text)")
         }
         return url
@@ -176,7 +185,7 @@ struct ClientCommandLine {
     static func runIfRequested(arguments: [String], environment: [String: String]) -> Int32? {
         do throws(UsageError) {
             return try ClientCommandLine(arguments: arguments, environment: environment)?.run()
-        } catch where error.description.isEmpty {
+        } catch  where error.description.isEmpty {
             ClientOutput.line(usage)
             return ExitCode.ok.rawValue
         } catch {
@@ -206,8 +215,9 @@ struct ClientCommandLine {
         var client = FiledropClient(baseURL: url, password: environment["FILEDROP_PASSWORD"])
         var relay: TLSRelay?
         if url.scheme?.lowercased() == "https" {
-            let setup = HTTPSTrustSetup(url: url, requested: requestedTrust,
-                                        knownServersFile: KnownServers.defaultFile(environment: environment))
+            let setup = HTTPSTrustSetup(
+                url: url, requested: requestedTrust,
+                knownServersFile: KnownServers.defaultFile(environment: environment))
             do throws(HTTPSTrustSetup.Failure) {
                 relay = try setup.apply(to: &client)
             } catch {
@@ -223,7 +233,8 @@ struct ClientCommandLine {
         for operand in verb == .ls ? [operands.first ?? ""] : operands {
             var outcome = await perform(operand, client: client)
             if case .failure(.unauthorized) = outcome, client.password == nil,
-               let password = PasswordPrompt.read("Password for \(url.absoluteString): ") {
+                let password = PasswordPrompt.read("Password for \(url.absoluteString): ")
+            {
                 client.password = password
                 outcome = await perform(operand, client: client)
             }

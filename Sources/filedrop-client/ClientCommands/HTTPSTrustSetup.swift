@@ -57,8 +57,9 @@ struct HTTPSTrustSetup {
         case .pinned(let certificate, let remember):
             if remember {
                 do {
-                    try KnownServers.append(address: address, fingerprint: certificate.fingerprint,
-                                            note: certificate.subject, to: knownServersFile)
+                    try KnownServers.append(
+                        address: address, fingerprint: certificate.fingerprint,
+                        note: certificate.subject, to: knownServersFile)
                     ClientOutput.error("filedrop: \(address) added to \(knownServersFile.path)")
                 } catch {
                     ClientOutput.error("filedrop: cannot remember the server: \(error)")
@@ -67,8 +68,9 @@ struct HTTPSTrustSetup {
             anchors = .certificates([certificate.der])
             client.serverTrust = .pinnedCertificate(certificate.fingerprint)
         case .refused(let refusal):
-            throw Failure(message: refusal.message(url: url.absoluteString, knownServersFile: knownServersFile.path),
-                          exitCode: .refused)
+            throw Failure(
+                message: refusal.message(url: url.absoluteString, knownServersFile: knownServersFile.path),
+                exitCode: .refused)
         }
         do {
             let relay = try TLSRelay(host: host, port: port, anchors: anchors, timeout: client.timeout)

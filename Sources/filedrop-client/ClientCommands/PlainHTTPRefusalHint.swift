@@ -8,7 +8,8 @@ enum PlainHTTPRefusalHint {
     /// The lines to print after `error`, or nil when it is not that refusal.
     static func text(for error: FiledropClientError, url: URL, verb: ClientCommandLine.Verb) -> String? {
         guard verb == .send, url.scheme?.lowercased() == "http", case .refused(status: 403, let message) = error,
-              let origin = httpsOrigin(in: message) else { return nil }
+            let origin = httpsOrigin(in: message)
+        else { return nil }
         let trustPage = url.absoluteString.hasSuffix("/") ? url.absoluteString + "trust" : url.absoluteString + "/trust"
         return """
             filedrop send: this server takes uploads over HTTPS only, so nobody on the network can read them. Send to its HTTPS address:

@@ -54,7 +54,8 @@ final class TerminalProgress: @unchecked Sendable {
         let total = progress.total.map { " / " + ByteCount.format(UInt64($0)) } ?? ""
         let rate = progress.bytesPerSecond > 0 ? "  " + ByteCount.format(UInt64(progress.bytesPerSecond)) + "/s" : ""
         let percent = progress.fraction.map { String(Int(($0 * 100).rounded(.down))) + "%" } ?? ""
-        writeStandardError("\r\u{1B}[2K\(verb) \(label) [\(bar)] \(percent) \(ByteCount.format(UInt64(progress.bytes)))\(total)\(rate)")
+        writeStandardError(
+            "\r\u{1B}[2K\(verb) \(label) [\(bar)] \(percent) \(ByteCount.format(UInt64(progress.bytes)))\(total)\(rate)")
         drewBar = true
     }
 

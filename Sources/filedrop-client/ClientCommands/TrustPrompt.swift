@@ -9,7 +9,8 @@ enum TrustPrompt {
     static func ask(address: String, certificate: PeerCertificate, systemFailure: String?) -> Bool? {
         guard isatty(STDIN_FILENO) == 1, isatty(STDERR_FILENO) == 1 else { return nil }
         let why = systemFailure.map { " (\($0))" } ?? ""
-        writeStandardError("""
+        writeStandardError(
+            """
             The server \(address) is not trusted by this system's certificates\(why),
             and it is not in known_servers. It presents:
               \(ClientOutput.escaped(certificate.subject))

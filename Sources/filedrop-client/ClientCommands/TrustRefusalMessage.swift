@@ -44,8 +44,9 @@ extension TrustOnFirstUse.Refusal {
 
     private static func list(_ certificates: [PeerCertificate]) -> String {
         guard !certificates.isEmpty else { return "the server sent no certificate" }
-        return "the server sent:\n" + certificates.map {
-            "  \($0.fingerprint)  \(ClientOutput.escaped($0.subject))"
-        }.joined(separator: "\n")
+        return "the server sent:\n"
+            + certificates.map {
+                "  \($0.fingerprint)  \(ClientOutput.escaped($0.subject))"
+            }.joined(separator: "\n")
     }
 }

@@ -17,7 +17,8 @@ enum PeerChain {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         _ = X509_digest(certificate, EVP_sha256(), &digest, &length)
-        let fingerprint = CertificateFingerprint(digest: Array(digest.prefix(Int(length))))
+        let fingerprint =
+            CertificateFingerprint(digest: Array(digest.prefix(Int(length))))
             ?? CertificateFingerprint(digest: [UInt8](repeating: 0, count: 32))!
         return PeerCertificate(der: der(of: certificate), fingerprint: fingerprint, subject: subject(of: certificate))
     }
@@ -36,7 +37,9 @@ enum PeerChain {
     /// `/CN=filedrop CA/O=...` (X509_NAME_oneline(3)), for people.
     private static func subject(of certificate: OpaquePointer) -> String {
         var buffer = [CChar](repeating: 0, count: 512)
-        guard let name = X509_get_subject_name(certificate), X509_NAME_oneline(name, &buffer, Int32(buffer.count)) != nil else { return "" }
+        guard let name = X509_get_subject_name(certificate), X509_NAME_oneline(name, &buffer, Int32(buffer.count)) != nil else {
+            return ""
+        }
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -87,7 +87,9 @@ final class TLSConnection {
         guard SSL_set_fd(ssl, descriptor) == 1 else { throw .setup("cannot attach the socket") }
         // RFC 6066 §3: SNI carries DNS names only, never an address literal.
         if !Self.isAddressLiteral(host) {
-            _ = host.withCString { SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: $0)) }
+            _ = host.withCString {
+                SSL_ctrl(ssl, SSL_CTRL_SET_TLSEXT_HOSTNAME, Int(TLSEXT_NAMETYPE_host_name), UnsafeMutableRawPointer(mutating: $0))
+            }
         }
         // OpenSSL 3: an address literal is matched against IP SANs, a name against DNS SANs.
         guard SSL_set1_host(ssl, host) == 1 else { throw .setup("cannot check the host name \(host)") }
@@ -114,10 +116,13 @@ final class TLSConnection {
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let address = entry {
             entry = address.pointee.ai_next
-            let descriptor = socket(address.pointee.ai_family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+            let descriptor = socket(
+                address.pointee.ai_family,
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
             guard descriptor >= 0 else { continue }
             if Glibc.connect(descriptor, address.pointee.ai_addr, address.pointee.ai_addrlen) == 0 || errno == EINPROGRESS,
-               let failure = waitConnected(descriptor, timeout: timeout) {
+                let failure = waitConnected(descriptor, timeout: timeout)
+            {
                 lastError = failure
                 close(descriptor)
                 continue

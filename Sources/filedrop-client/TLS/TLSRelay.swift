@@ -1,6 +1,6 @@
+import CLinux
 import FiledropClient
 import Foundation
-import CLinux
 import Glibc
 
 /// The `filedrop` command's way to verify a server URLSession cannot be told to trust on

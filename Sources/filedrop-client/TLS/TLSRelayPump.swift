@@ -64,7 +64,9 @@ struct TLSRelayPump {
                 }
             }
             if !downstream.isEmpty {
-                let count = downstream.bytes.withUnsafeBytes { write(plain, $0.baseAddress! + downstream.start, downstream.end - downstream.start) }
+                let count = downstream.bytes.withUnsafeBytes {
+                    write(plain, $0.baseAddress! + downstream.start, downstream.end - downstream.start)
+                }
                 if count > 0 {
                     downstream.start += count
                     moved = true
@@ -78,8 +80,13 @@ struct TLSRelayPump {
                 tls.shutdown()
                 return
             }
-            if !moved, !waitForEvents(plainEvents: (plainReadable && upstream.isEmpty ? Int16(POLLIN) : 0) | (downstream.isEmpty ? 0 : Int16(POLLOUT)),
-                                      tlsEvents: (upstream.isEmpty ? 0 : tlsWriteWaitsFor) | (tlsReadable && downstream.isEmpty ? tlsReadWaitsFor : 0)) {
+            if !moved,
+                !waitForEvents(
+                    plainEvents: (plainReadable && upstream.isEmpty ? Int16(POLLIN) : 0)
+                        | (downstream.isEmpty ? 0 : Int16(POLLOUT)),
+                    tlsEvents: (upstream.isEmpty ? 0 : tlsWriteWaitsFor)
+                        | (tlsReadable && downstream.isEmpty ? tlsReadWaitsFor : 0))
+            {
                 return
             }
         }
@@ -96,8 +103,10 @@ struct TLSRelayPump {
 
     /// false when nothing happened for `idleTimeout` or a socket failed.
     private func waitForEvents(plainEvents: Int16, tlsEvents: Int16) -> Bool {
-        var descriptors = [pollfd(fd: plain, events: plainEvents, revents: 0),
-                           pollfd(fd: tls.descriptor, events: tlsEvents, revents: 0)]
+        var descriptors = [
+            pollfd(fd: plain, events: plainEvents, revents: 0),
+            pollfd(fd: tls.descriptor, events: tlsEvents, revents: 0),
+        ]
         while true {
             let ready = poll(&descriptors, 2, Int32(idleTimeout * 1000))
             if ready < 0, errno == EINTR { continue }

@@ -43,11 +43,13 @@ struct FolderSender {
             return .transferFailed
         }
         var ledger = SentLedger(file: options.ledgerFile ?? SentLedger.defaultFile(folder: folder, environment: environment))
-        var tracker = SettleTracker(settle: UInt64(options.settle.components.seconds) * 1_000_000_000
-            + UInt64(options.settle.components.attoseconds / 1_000_000_000))
+        var tracker = SettleTracker(
+            settle: UInt64(options.settle.components.seconds) * 1_000_000_000
+                + UInt64(options.settle.components.attoseconds / 1_000_000_000))
         var skipped: [String: SettleTracker.Observation] = [:]
-        ClientOutput.line("watching \(ClientOutput.escaped(folder)) (settle \(DurationText.format(options.settle)), "
-            + "after send: \(Self.describe(options.afterSend)), sent files listed in \(ledger.file.path))")
+        ClientOutput.line(
+            "watching \(ClientOutput.escaped(folder)) (settle \(DurationText.format(options.settle)), "
+                + "after send: \(Self.describe(options.afterSend)), sent files listed in \(ledger.file.path))")
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] {
             observe(name, in: folder, tracker: &tracker)
         }
@@ -64,7 +66,8 @@ struct FolderSender {
             for name in tracker.pending { observe(name, in: folder, tracker: &tracker) }
             for (name, observation) in tracker.takeReady(now: Self.monotonicNow()) {
                 guard skipped[name] != observation,
-                      !ledger.contains(name: name, size: observation.size, modified: observation.modified) else { continue }
+                    !ledger.contains(name: name, size: observation.size, modified: observation.modified)
+                else { continue }
                 skipped[name] = nil
                 switch await send(name, observation, folder: folder, ledger: &ledger) {
                 case .done: break
@@ -85,8 +88,10 @@ struct FolderSender {
         tracker.observe(name, observation, now: Self.monotonicNow())
     }
 
-    private func send(_ name: String, _ observation: SettleTracker.Observation, folder: String,
-                      ledger: inout SentLedger) async -> Outcome {
+    private func send(
+        _ name: String, _ observation: SettleTracker.Observation, folder: String,
+        ledger: inout SentLedger
+    ) async -> Outcome {
         let path = folder + "/" + name
         let shown = ClientOutput.escaped(name)
         var failures = 0
@@ -102,7 +107,9 @@ struct FolderSender {
                     let delay = Self.backoffSeconds[min(failures, Self.backoffSeconds.count - 1)]
                     failures += 1
                     ClientOutput.error("filedrop send --watch: \(shown): \(error); trying again in \(Int(delay)) s")
-                    do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch { return .fatal(.transferFailed) }
+                    do { try await Task.sleep(nanoseconds: UInt64(delay * 1_000_000_000)) } catch {
+                        return .fatal(.transferFailed)
+                    }
                     guard let now = Self.stat(path) else { return .done }
                     if now != observation { return .changed(now) }
                 case .unauthorized, .untrustedServer:
@@ -124,14 +131,17 @@ struct FolderSender {
         let stored = ClientOutput.escaped(result.name)
         guard let server = result.sha256 else {
             guard record(name, observation, sha256: nil, in: &ledger) else { return .skipped }
-            ClientOutput.line("sent \(shown) as \(stored), \(result.size) bytes, not verified (the server reported no SHA-256); kept")
+            ClientOutput.line(
+                "sent \(shown) as \(stored), \(result.size) bytes, not verified (the server reported no SHA-256); kept")
             if options.afterSend != .keep {
-                ClientOutput.error("filedrop send --watch: \(shown): the server reported no SHA-256, so the send is not verified; kept")
+                ClientOutput.error(
+                    "filedrop send --watch: \(shown): the server reported no SHA-256, so the send is not verified; kept")
             }
             return .done
         }
         guard let local, local == server else {
-            ClientOutput.error("filedrop send --watch: \(shown): SHA-256 mismatch (server \(server), local \(local ?? "unreadable")); kept")
+            ClientOutput.error(
+                "filedrop send --watch: \(shown): SHA-256 mismatch (server \(server), local \(local ?? "unreadable")); kept")
             return .skipped
         }
         guard record(name, observation, sha256: local, in: &ledger) else { return .skipped }
@@ -143,19 +153,26 @@ struct FolderSender {
             if unlink(path) == 0 { line += "; deleted" } else { line += "; cannot delete: \(String(cString: strerror(errno)))" }
         case .move(let directory):
             let target = Self.freeName(name, in: directory)
-            if rename(path, target) == 0 { line += "; moved to \(ClientOutput.escaped(target))" }
-            else { line += "; cannot move to \(ClientOutput.escaped(directory)): \(String(cString: strerror(errno)))" }
+            if rename(path, target) == 0 {
+                line += "; moved to \(ClientOutput.escaped(target))"
+            } else {
+                line += "; cannot move to \(ClientOutput.escaped(directory)): \(String(cString: strerror(errno)))"
+            }
         }
         ClientOutput.line(line)
         return .done
     }
 
-    private func record(_ name: String, _ observation: SettleTracker.Observation, sha256: String?, in ledger: inout SentLedger) -> Bool {
+    private func record(_ name: String, _ observation: SettleTracker.Observation, sha256: String?, in ledger: inout SentLedger)
+        -> Bool
+    {
         do {
-            try ledger.record(SentLedger.Entry(name: name, size: observation.size, modified: observation.modified, sha256: sha256))
+            try ledger.record(
+                SentLedger.Entry(name: name, size: observation.size, modified: observation.modified, sha256: sha256))
             return true
         } catch {
-            ClientOutput.error("filedrop send --watch: cannot write \(ledger.file.path) (\(error)); \(ClientOutput.escaped(name)) kept")
+            ClientOutput.error(
+                "filedrop send --watch: cannot write \(ledger.file.path) (\(error)); \(ClientOutput.escaped(name)) kept")
             return false
         }
     }
@@ -175,8 +192,9 @@ struct FolderSender {
     private static func stat(_ path: String) -> SettleTracker.Observation? {
         var info = Glibc.stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return SettleTracker.Observation(size: Int64(info.st_size),
-                                         modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        return SettleTracker.Observation(
+            size: Int64(info.st_size),
+            modified: Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
     private static func monotonicNow() -> UInt64 {

@@ -1,5 +1,6 @@
-@testable import FiledropCore
 import FiledropHTTP
+
+@testable import FiledropCore
 @testable import FiledropTesting
 
 /// An app with HTTPS on, in memory: requests marked as arriving over the plain port or the
@@ -15,20 +16,25 @@ struct HTTPSFixture {
     var app: FiledropApp { server.app }
     var storage: InMemoryStorage { server.storage }
 
-    init(mode: PlainHTTPMode = .redirect, authority: TrustAnchor? = anchor, port: UInt16 = 8443,
-         qrEncoder: (any QRCodeEncoder)? = nil, _ configure: (inout Configuration) -> Void = { _ in }) {
+    init(
+        mode: PlainHTTPMode = .redirect, authority: TrustAnchor? = anchor, port: UInt16 = 8443,
+        qrEncoder: (any QRCodeEncoder)? = nil, _ configure: (inout Configuration) -> Void = { _ in }
+    ) {
         var configuration = Configuration()
         configuration.tls = authority == nil ? .files : .auto
         configuration.httpMode = mode
         configure(&configuration)
         let https = HTTPSPresentation(port: port, plainHTTPMode: mode, authority: authority)
         // The web root's catalogues: the trust page and the refusals are written from them.
-        server = InMemoryServer(configuration: configuration, qrEncoder: qrEncoder, https: https,
-                                languages: PageLanguages(reading: CatalogueFilesTests.read))
+        server = InMemoryServer(
+            configuration: configuration, qrEncoder: qrEncoder, https: https,
+            languages: PageLanguages(reading: CatalogueFilesTests.read))
     }
 
-    static func head(_ method: HTTPMethod, _ target: String, host: String? = "192.168.1.5:8080",
-                     _ headers: HTTPHeaders = [:], version: HTTPVersion = .http1_1) -> RequestHead {
+    static func head(
+        _ method: HTTPMethod, _ target: String, host: String? = "192.168.1.5:8080",
+        _ headers: HTTPHeaders = [:], version: HTTPVersion = .http1_1
+    ) -> RequestHead {
         InMemoryServer.head(method, target, host: host, headers, version: version)
     }
 

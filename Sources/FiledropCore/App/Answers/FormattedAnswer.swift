@@ -22,8 +22,10 @@ extension FormattedAnswer {
     /// This answer as `format` asks, after the caller's `headers` (Cache-Control, Location,
     /// validators, ... in the order they go on the wire): Content-Type, then the page's policy.
     /// A page says `Vary: Accept-Language, Cookie`: its words follow them.
-    public func response(_ format: ResponseFormat, status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(),
-                         text: PageText? = nil) -> Response {
+    public func response(
+        _ format: ResponseFormat, status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(),
+        text: PageText? = nil
+    ) -> Response {
         var headers = headers
         let body: [UInt8]
         let shown: ResponseFormat

@@ -34,7 +34,8 @@ public struct PlainRequestOnTLSPort: HTTPResponder {
         var host = "this-server"
         // IPv6 literals keep their brackets (RFC 3986 §3.2.2).
         if let field = head.headers[.host], let split = HostValidator.split(authority: Substring(field)),
-           Self.isEchoable(String(split.host)) {
+            Self.isEchoable(String(split.host))
+        {
             host = String(split.host)
         }
         let path = head.target.hasPrefix("/") && Self.isEchoable(head.target) ? head.target : "/"
@@ -42,9 +43,10 @@ public struct PlainRequestOnTLSPort: HTTPResponder {
     }
 
     private static func isEchoable(_ text: String) -> Bool {
-        text.utf8.count <= 2048 && text.utf8.allSatisfy { byte in
-            (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
-                || "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
-        }
+        text.utf8.count <= 2048
+            && text.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte | 0x20 >= 0x61 && byte | 0x20 <= 0x7A)
+                    || "-._~:/?#[]@!$&'()*+,;=%".utf8.contains(byte)
+            }
     }
 }

@@ -25,14 +25,14 @@ struct ErrorAnswer: FormattedAnswer {
         let sentence = (text.flatMap { error?.pageMessage($0) } ?? message).htmlEscaped
         let back = text.map { "<p><a href=\"/\">\($0.html("error.back"))</a></p>" } ?? ""
         return """
-        <!doctype html>
-        <html lang="\(text?.language.tag ?? "en")" dir="\(text?.language.direction ?? "ltr")"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(heading)</title></head>
-        <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem">
-        <h1>\(heading)</h1><p>\(sentence)</p>\(back)
-        </body></html>
+            <!doctype html>
+            <html lang="\(text?.language.tag ?? "en")" dir="\(text?.language.direction ?? "ltr")"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(heading)</title></head>
+            <body style="font-family: system-ui, sans-serif; max-width: 40rem; margin: 2rem auto; padding: 0 1rem">
+            <h1>\(heading)</h1><p>\(sentence)</p>\(back)
+            </body></html>
 
-        """
+            """
     }
 
     func plainText() -> String? {

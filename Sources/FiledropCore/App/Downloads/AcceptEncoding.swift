@@ -43,7 +43,8 @@ enum AcceptEncoding {
     /// `bytes[from..<to]` without optional white space at either end, as bytes the media-type
     /// comparisons (`equalsIgnoringASCIICase`, `hasPrefixIgnoringASCIICase`) take.
     private static func trimmed(_ bytes: UnsafeRawBufferPointer, _ from: Int, _ to: Int) -> UnsafeBufferPointer<UInt8> {
-        UnsafeBufferPointer(rebasing: bytes.assumingMemoryBound(to: UInt8.self)[ByteScan.trimmingOWS(in: bytes, from: from, to: to)])
+        UnsafeBufferPointer(
+            rebasing: bytes.assumingMemoryBound(to: UInt8.self)[ByteScan.trimmingOWS(in: bytes, from: from, to: to)])
     }
 
     /// RFC 9110 §12.4.2: `qvalue = ( "0" [ "." 0*3DIGIT ] ) / ( "1" [ "." 0*3("0") ] )`.

@@ -26,9 +26,11 @@ struct DirectoryListing: Sendable {
     let paging: ListingPaging?
 
     /// `entries` is consumed: sorted where it lies, never copied.
-    init(path: StoragePath, entries: consuming [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
-         paging: ListingPaging? = nil,
-         recordedSHA256s: @escaping @Sendable ([FileMetadata]) -> [String?] = { Array(repeating: nil, count: $0.count) }) {
+    init(
+        path: StoragePath, entries: consuming [FileMetadata], title: String, query: Substring?, modified: Int64 = 0,
+        paging: ListingPaging? = nil,
+        recordedSHA256s: @escaping @Sendable ([FileMetadata]) -> [String?] = { Array(repeating: nil, count: $0.count) }
+    ) {
         self.path = path
         self.title = title
         self.modified = modified
@@ -93,7 +95,8 @@ struct DirectoryListing: Sendable {
 
     /// 304 when the client's copy is this listing (If-None-Match, else If-Modified-Since),
     /// else the listing; `compression` adds its Vary to either (RFC 9110 §12.5.5).
-    func response(format: ResponseFormat, head: RequestHead, compression: ResponseCompression, text: PageText? = nil) -> Response {
+    func response(format: ResponseFormat, head: RequestHead, compression: ResponseCompression, text: PageText? = nil) -> Response
+    {
         let validators = validators(format: format, text: text)
         guard FileResponse.isNotModified(head: head, etag: validators.etag, modifiedSeconds: validators.modifiedSeconds) else {
             return compression.apply(to: response(format: format, validators: validators, text: text))

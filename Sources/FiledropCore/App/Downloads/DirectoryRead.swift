@@ -33,8 +33,9 @@ struct DirectoryRead: Sendable {
         if zip {
             guard let compressor = app.compressor else { throw .notImplemented("ZIP downloads") }
             try checkSelectionExists()
-            return ZipDownload.response(directory: path, selecting: selection, storage: storage, title: app.configuration.title,
-                                        compressor: compressor)
+            return ZipDownload.response(
+                directory: path, selecting: selection, storage: storage, title: app.configuration.title,
+                compressor: compressor)
         }
         var entries: [FileMetadata]
         do {
@@ -49,9 +50,11 @@ struct DirectoryRead: Sendable {
         let parameters = QueryParameters(head.query)
         // Paging is for the JSON form; the page (HTML) is always whole.
         let paging = format == .json ? try ListingPaging(parameters, order: ListingOrder(parameters)) : nil
-        return DirectoryListing(path: path, entries: consume entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
-                                paging: paging, recordedSHA256s: { [path] files in storage.recordedSHA256s(path, files: files) })
-            .response(format: format, head: head, compression: compression, text: app.languages.text(for: head))
+        return DirectoryListing(
+            path: path, entries: consume entries, title: app.configuration.title, query: head.query, modified: metadata.modified,
+            paging: paging, recordedSHA256s: { [path] files in storage.recordedSHA256s(path, files: files) }
+        )
+        .response(format: format, head: head, compression: compression, text: app.languages.text(for: head))
     }
 
     /// Every selected name is there (and is a file or folder), before the first byte goes out:
@@ -65,7 +68,8 @@ struct DirectoryRead: Sendable {
                 throw error.httpError
             }
             guard found != nil else {
-                throw .notFoundBecause("There is no file or folder \(FileNamePolicy.quotedForMessage(name)) in this folder to put into the ZIP.")
+                throw .notFoundBecause(
+                    "There is no file or folder \(FileNamePolicy.quotedForMessage(name)) in this folder to put into the ZIP.")
             }
         }
     }

@@ -49,8 +49,9 @@ final class FileHeaderValues: Sendable {
         if serverCompresses && ResponseCompression.mayGzipFile(contentType: contentType, size: metadata.size, cached: false) {
             headers.addVary("Accept-Encoding")
         }
-        FileResponse.addFileFields(to: &headers, contentType: contentType, etag: validators.etag,
-                                   lastModified: validators.lastModified, cacheControl: FileDownload.cacheControl)
+        FileResponse.addFileFields(
+            to: &headers, contentType: contentType, etag: validators.etag,
+            lastModified: validators.lastModified, cacheControl: FileDownload.cacheControl)
         conditionalHeaders = SerializedHeaders(headers)
         if let reprDigest {
             headers.add(.reprDigest, reprDigest)
@@ -66,7 +67,8 @@ final class FileHeaderValues: Sendable {
     /// The recorded SHA-256 counts too: setting the xattr moves no time these compare.
     func describe(_ metadata: FileMetadata, sha256: String?, forceDownload: Bool, serverCompresses: Bool) -> Bool {
         inode == metadata.inode && size == metadata.size && modified == metadata.modified
-            && self.forceDownload == forceDownload && self.serverCompresses == serverCompresses && name.hasSameBytes(as: metadata.name)
+            && self.forceDownload == forceDownload && self.serverCompresses == serverCompresses
+            && name.hasSameBytes(as: metadata.name)
             && self.sha256 == sha256
     }
 }
@@ -85,10 +87,13 @@ final class FileHeaderCache: Sendable {
 
     /// The values for the file `metadata` describes (with the SHA-256 recorded with it), from
     /// the cache when it has them.
-    func values(for metadata: FileMetadata, sha256: String? = nil, forceDownload: Bool, serverCompresses: Bool = false) -> FileHeaderValues {
+    func values(for metadata: FileMetadata, sha256: String? = nil, forceDownload: Bool, serverCompresses: Bool = false)
+        -> FileHeaderValues
+    {
         let slot = Int(metadata.inode % UInt64(Self.slotCount))
         if let cached = slots.withLock({ $0[slot] }),
-           cached.describe(metadata, sha256: sha256, forceDownload: forceDownload, serverCompresses: serverCompresses) {
+            cached.describe(metadata, sha256: sha256, forceDownload: forceDownload, serverCompresses: serverCompresses)
+        {
             return cached
         }
         // Built outside the lock; two threads missing at once both build, and one value stays.

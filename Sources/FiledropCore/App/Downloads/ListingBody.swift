@@ -146,8 +146,10 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
         bytes.append(UInt8(ascii: "]"))
         if listing.paging != nil {
             var json = JSONWriter()
-            json.member("next", shown.upperBound < listing.entries.count
-                ? ListingPaging.cursor(after: listing.entries[shown.upperBound - 1]) : nil)
+            json.member(
+                "next",
+                shown.upperBound < listing.entries.count
+                    ? ListingPaging.cursor(after: listing.entries[shown.upperBound - 1]) : nil)
             bytes.append(UInt8(ascii: ","))
             bytes.append(contentsOf: json.takeBytes())
         }
@@ -160,16 +162,17 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
         let path = listing.path
         let heading = ("/" + path.components.map { $0 + "/" }.joined()).htmlEscaped
         let language = text.language
-        bytes.append(contentsOf: """
-            <!doctype html>
-            <html lang="\(language.tag)" dir="\(language.direction)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(listing.title.htmlEscaped): \(heading)</title><link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="/style.css"></head>
-            <body><main class="listing"><h1>\(heading)</h1>
-            <p><a href="/">\(text.html("listing.upload"))</a> · <a href="?zip">\(text.html("listing.zip"))</a></p>
-            <table><thead><tr><th><a href="?sort=name">\(text.html("listing.name"))</a></th><th><a href="?sort=size&amp;order=desc">\(text.html("listing.size"))</a></th><th><a href="?sort=date&amp;order=desc">\(text.html("listing.modified"))</a></th></tr></thead>
-            <tbody>
+        bytes.append(
+            contentsOf: """
+                <!doctype html>
+                <html lang="\(language.tag)" dir="\(language.direction)"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+                <title>\(listing.title.htmlEscaped): \(heading)</title><link rel="icon" href="/icon.svg" type="image/svg+xml"><link rel="stylesheet" href="/style.css"></head>
+                <body><main class="listing"><h1>\(heading)</h1>
+                <p><a href="/">\(text.html("listing.upload"))</a> · <a href="?zip">\(text.html("listing.zip"))</a></p>
+                <table><thead><tr><th><a href="?sort=name">\(text.html("listing.name"))</a></th><th><a href="?sort=size&amp;order=desc">\(text.html("listing.size"))</a></th><th><a href="?sort=date&amp;order=desc">\(text.html("listing.modified"))</a></th></tr></thead>
+                <tbody>
 
-            """.utf8)
+                """.utf8)
         if !path.isRoot {
             bytes.append(contentsOf: "<tr><td><a href=\"../\">../</a></td><td></td><td></td></tr>\n".utf8)
         }

@@ -65,7 +65,9 @@ struct ListingOrder: Equatable, Sendable {
                             Self.mergeSort(&order) { a, b in
                                 if folders[a] != folders[b] { return folders[a] }
                                 return precedes(a, b, in: entries) {
-                                    ListingSortKey.compare(keys[a], keys[b], nonASCII: nonASCII) { (entries[a].name, entries[b].name) }
+                                    ListingSortKey.compare(keys[a], keys[b], nonASCII: nonASCII) {
+                                        (entries[a].name, entries[b].name)
+                                    }
                                 }
                             }
                         }
@@ -101,13 +103,17 @@ struct ListingOrder: Equatable, Sendable {
         var buffer = [Int](repeating: 0, count: count)
         order.withUnsafeMutableBufferPointer { order in
             buffer.withUnsafeMutableBufferPointer { buffer in
-                var source = order, target = buffer
+                var source = order
+                var target = buffer
                 var width = 1
                 while width < count {
                     var start = 0
                     while start < count {
-                        let middle = min(start + width, count), end = min(start + 2 * width, count)
-                        var left = start, right = middle, next = start
+                        let middle = min(start + width, count)
+                        let end = min(start + 2 * width, count)
+                        var left = start
+                        var right = middle
+                        var next = start
                         while left < middle && right < end {
                             // The left run's entry first unless the right one strictly precedes it.
                             if precedes(source[right], source[left]) {

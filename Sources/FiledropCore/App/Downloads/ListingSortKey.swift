@@ -38,8 +38,10 @@ struct ListingSortKey {
     /// Negative when the name of `a` comes first in the name order (folded, then exactly),
     /// zero when the names are equal. `names` gives the two names, asked for only when the
     /// keys do not decide.
-    static func compare(_ a: ListingSortKey, _ b: ListingSortKey, nonASCII: UnsafeBufferPointer<String>,
-                        names: () -> (String, String)) -> Int {
+    static func compare(
+        _ a: ListingSortKey, _ b: ListingSortKey, nonASCII: UnsafeBufferPointer<String>,
+        names: () -> (String, String)
+    ) -> Int {
         if a.high != notASCII && b.high != notASCII {
             if a.high != b.high { return a.high < b.high ? -1 : 1 }
             if a.low != b.low { return a.low < b.low ? -1 : 1 }
@@ -60,7 +62,8 @@ struct ListingSortKey {
             b.withUTF8Bytes { b in
                 var exact = 0
                 for index in 0..<min(a.count, b.count) where a[index] != b[index] {
-                    let x = folded(a[index]), y = folded(b[index])
+                    let x = folded(a[index])
+                    let y = folded(b[index])
                     if x != y { return x < y ? -1 : 1 }
                     if exact == 0 { exact = a[index] < b[index] ? -1 : 1 }
                 }

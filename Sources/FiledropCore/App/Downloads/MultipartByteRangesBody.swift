@@ -21,7 +21,8 @@ final class MultipartByteRangesBody: ResponseBodySource, @unchecked Sendable {
         var length: UInt64 = 0
         for (index, range) in ranges.enumerated() {
             // RFC 2046 §5.1.1: the CRLF before a delimiter belongs to the delimiter.
-            let header = (index == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(contentType)\r\n"
+            let header =
+                (index == 0 ? "" : "\r\n") + "--\(boundary)\r\nContent-Type: \(contentType)\r\n"
                 + "Content-Range: bytes \(range.lowerBound)-\(range.upperBound)/\(size)\r\n\r\n"
             let region = FileRegion(file: file, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1)
             pieces.append(.bytes(Array(header.utf8)))

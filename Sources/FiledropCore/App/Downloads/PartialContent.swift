@@ -24,12 +24,14 @@ enum PartialContent {
             response.status = .partialContent
             if ranges.count == 1, let range = ranges.first {
                 response.headers.add(.contentRange, "bytes \(range.lowerBound)-\(range.upperBound)/\(whole.length)")
-                response.body = .file(FileRegion(file: whole.file, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
+                response.body = .file(
+                    FileRegion(file: whole.file, offset: range.lowerBound, length: range.upperBound - range.lowerBound + 1))
             } else {
                 // RFC 9110 §14.6: several ranges go as multipart/byteranges, each part with
                 // its own Content-Type and Content-Range.
-                let body = MultipartByteRangesBody(file: whole.file, size: whole.length, contentType: contentType,
-                                                   ranges: ranges, boundary: MultipartByteRangesBody.randomBoundary())
+                let body = MultipartByteRangesBody(
+                    file: whole.file, size: whole.length, contentType: contentType,
+                    ranges: ranges, boundary: MultipartByteRangesBody.randomBoundary())
                 response.headers.replaceOrAdd(.contentType, body.contentType)
                 response.body = .stream(body)
             }

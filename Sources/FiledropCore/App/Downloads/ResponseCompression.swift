@@ -21,14 +21,16 @@ struct ResponseCompression {
     /// benchmark) then carry no copy of it.
     init(compressor: (any ContentCompressor)?, head: borrowing RequestHead) {
         serverCompresses = compressor != nil && (head.method == .get || head.method == .head)
-        clientAcceptsGzip = serverCompresses && head.headers.withValueBytes(of: .acceptEncoding, AcceptEncoding.allowsGzip) == true
+        clientAcceptsGzip =
+            serverCompresses && head.headers.withValueBytes(of: .acceptEncoding, AcceptEncoding.allowsGzip) == true
         self.compressor = clientAcceptsGzip ? compressor : nil
     }
 
     /// Whether a file of `contentType` and `size` goes gzip-encoded to a client that takes
     /// gzip and sends no Range; `cached` for the web root's small files (any size is kept).
     static func mayGzipFile(contentType: String, size: UInt64, cached: Bool) -> Bool {
-        MediaTypes.isCompressible(contentType) && size >= UInt64(smallestCompressedBody) && (cached || size <= largestStreamedFile)
+        MediaTypes.isCompressible(contentType) && size >= UInt64(smallestCompressedBody)
+            && (cached || size <= largestStreamedFile)
     }
 
     /// RFC 9110 §12.5.5: true when some request for this file gets gzip, so that every
@@ -42,7 +44,8 @@ struct ResponseCompression {
     /// ranges count bytes of the file as stored, never of a gzip stream made on the fly.
     func fileEncoding(contentType: String, size: UInt64, cacheKey: String?, head: RequestHead) -> FileEncoding {
         guard let compressor, clientAcceptsGzip, Self.mayGzipFile(contentType: contentType, size: size, cached: cacheKey != nil),
-              !head.headers.contains(.range) else { return .identity }
+            !head.headers.contains(.range)
+        else { return .identity }
         if let cacheKey { return .gzipCached(compressor, cacheKey: cacheKey) }
         return .gzipStreamed(compressor)
     }
@@ -58,7 +61,8 @@ struct ResponseCompression {
     /// this one stays identity (the client takes no gzip, or the body is too small to gain).
     func apply(to response: Response) -> Response {
         guard response.status == .ok, !response.headers.contains(.contentEncoding),
-              variesByEncoding(generated: response.headers[.contentType]) else { return response }
+            variesByEncoding(generated: response.headers[.contentType])
+        else { return response }
         let compressed: ResponseBody?
         switch (response.body, compressor) {
         case (.bytes(let bytes), let compressor?) where clientAcceptsGzip && bytes.count >= Self.smallestCompressedBody:

@@ -12,8 +12,9 @@ struct SHA256Answer {
         guard let sha256 else {
             return .error(.notFoundBecause("This file has no recorded SHA-256."), format: format)
         }
-        return Response(status: .ok, headers: [.contentType: ResponseFormat.text.contentType, .cacheControl: "no-cache"],
-                        body: .bytes(Array(Self.line(sha256: sha256, name: name).utf8)))
+        return Response(
+            status: .ok, headers: [.contentType: ResponseFormat.text.contentType, .cacheControl: "no-cache"],
+            body: .bytes(Array(Self.line(sha256: sha256, name: name).utf8)))
     }
 
     /// GNU sha256sum's escaping: a name with a backslash, newline or carriage return gets

@@ -44,15 +44,26 @@ struct ValidatorKey: Sendable {
 
         @inline(__always)
         private mutating func round() {
-            v0 = v0 &+ v1; v1 = rotate(v1, 13); v1 ^= v0; v0 = rotate(v0, 32)
-            v2 = v2 &+ v3; v3 = rotate(v3, 16); v3 ^= v2
-            v0 = v0 &+ v3; v3 = rotate(v3, 21); v3 ^= v0
-            v2 = v2 &+ v1; v1 = rotate(v1, 17); v1 ^= v2; v2 = rotate(v2, 32)
+            v0 = v0 &+ v1
+            v1 = rotate(v1, 13)
+            v1 ^= v0
+            v0 = rotate(v0, 32)
+            v2 = v2 &+ v3
+            v3 = rotate(v3, 16)
+            v3 ^= v2
+            v0 = v0 &+ v3
+            v3 = rotate(v3, 21)
+            v3 ^= v0
+            v2 = v2 &+ v1
+            v1 = rotate(v1, 17)
+            v1 ^= v2
+            v2 = rotate(v2, 32)
         }
 
         private mutating func compress(_ word: UInt64) {
             v3 ^= word
-            round(); round()
+            round()
+            round()
             v0 ^= word
         }
 
@@ -83,7 +94,10 @@ struct ValidatorKey: Sendable {
             // The final block: no tail bytes, only the message length in its top byte.
             compress(UInt64(truncatingIfNeeded: count * 8) << 56)
             v2 ^= 0xff
-            round(); round(); round(); round()
+            round()
+            round()
+            round()
+            round()
             return v0 ^ v1 ^ v2 ^ v3
         }
     }

@@ -5,14 +5,17 @@ import FiledropHTTP
 /// the listings use, so whatever a listing hides the archive leaves out too.
 enum ZipDownload {
     /// `selecting`: only those entries of `directory` (already checked to exist), nil for all.
-    static func response(directory: StoragePath, selecting names: Set<String>? = nil, storage: any Storage, title: String,
-                         compressor: any ContentCompressor) -> Response {
+    static func response(
+        directory: StoragePath, selecting names: Set<String>? = nil, storage: any Storage, title: String,
+        compressor: any ContentCompressor
+    ) -> Response {
         var headers = HTTPHeaders()
         headers.add(.contentType, "application/zip")
         headers.add(.contentDisposition, contentDispositionValue(filename: archiveName(directory: directory, title: title)))
         // The bytes depend on the moment they are written: never cache or resume them.
         headers.add(.cacheControl, "no-store")
-        return Response(status: .ok, headers: headers, body: .stream(compressor.zipStream(of: directory, selecting: names, in: storage)))
+        return Response(
+            status: .ok, headers: headers, body: .stream(compressor.zipStream(of: directory, selecting: names, in: storage)))
     }
 
     /// `<folder>.zip`, or `<title>.zip` for the whole drop.

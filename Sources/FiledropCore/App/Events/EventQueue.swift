@@ -44,7 +44,9 @@ public struct EventQueue: Sendable {
                 dropped += 1
                 return .dropped
             }
-            if let index = waitingIndex(where: \.isProgress) ?? (event.kind == .finished ? waitingIndex(where: { $0.kind != .finished }) : nil) {
+            if let index = waitingIndex(where: \.isProgress)
+                ?? (event.kind == .finished ? waitingIndex(where: { $0.kind != .finished }) : nil)
+            {
                 records.remove(at: index)
                 dropped += 1
             } else if event.kind != .finished {

@@ -58,8 +58,10 @@ public enum HookEnvironment {
     public static let inherited = ["LANG", "LC_ALL", "TZ"]
 
     /// `NAME=value` strings for execve(2), in a stable order.
-    public static func entries(for event: UploadEvent, baseURL: String?, localPath: String,
-                               daemonEnvironment: [String: String]) -> [String] {
+    public static func entries(
+        for event: UploadEvent, baseURL: String?, localPath: String,
+        daemonEnvironment: [String: String]
+    ) -> [String] {
         var entries = ["PATH=\(path)"]
         for name in inherited {
             if let value = daemonEnvironment[name] { entries.append("\(name)=\(value)") }

@@ -70,9 +70,10 @@ public struct PendingRun: Sendable, Equatable {
         }
         var expected: UInt64?
         if members["expected_size"] != nil { expected = try number("expected_size", UInt64.self) }
-        event = UploadEvent(kind: kind, uploadID: 0, path: path, size: try number("size", UInt64.self), expectedSize: expected,
-                            client: try required("client"), method: method, time: try number("time", Int64.self),
-                            reason: members["reason"], sha256: members["sha256"])
+        event = UploadEvent(
+            kind: kind, uploadID: 0, path: path, size: try number("size", UInt64.self), expectedSize: expected,
+            client: try required("client"), method: method, time: try number("time", Int64.self),
+            reason: members["reason"], sha256: members["sha256"])
         attempts = try number("attempts", Int.self)
         notBefore = try number("not_before", Int64.self)
     }

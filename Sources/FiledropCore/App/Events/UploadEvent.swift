@@ -26,8 +26,10 @@ public struct UploadEvent: Sendable, Equatable {
     /// `finished`: the file's SHA-256 in hex, when the store computed it.
     public var sha256: String?
 
-    public init(kind: Kind, uploadID: UInt64, path: String, size: UInt64, expectedSize: UInt64? = nil, client: String,
-                method: UploadMethod?, time: Int64, reason: String? = nil, sha256: String? = nil) {
+    public init(
+        kind: Kind, uploadID: UInt64, path: String, size: UInt64, expectedSize: UInt64? = nil, client: String,
+        method: UploadMethod?, time: Int64, reason: String? = nil, sha256: String? = nil
+    ) {
         self.kind = kind
         self.uploadID = uploadID
         self.path = path

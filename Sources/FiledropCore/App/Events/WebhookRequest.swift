@@ -11,7 +11,8 @@ public struct WebhookRequest: Sendable, Equatable {
 
     public static func == (lhs: WebhookRequest, rhs: WebhookRequest) -> Bool {
         lhs.contentType == rhs.contentType && lhs.body == rhs.body
-            && lhs.headers.map(\.name.text) == rhs.headers.map(\.name.text) && lhs.headers.map(\.value) == rhs.headers.map(\.value)
+            && lhs.headers.map(\.name.text) == rhs.headers.map(\.name.text)
+            && lhs.headers.map(\.value) == rhs.headers.map(\.value)
     }
 
     /// `title`: the server's title (the `title` key), which names it on the phone.

@@ -51,7 +51,8 @@ struct MobileConfigProfile {
 
     var xml: String {
         let (profileUUID, payloadUUID) = uuids
-        let description = "Lets this device trust the HTTPS connection to the filedrop server on \(serverName). "
+        let description =
+            "Lets this device trust the HTTPS connection to the filedrop server on \(serverName). "
             + "SHA-256 fingerprint: \(anchor.fingerprintSHA256). After installing it, switch on full trust for "
             + "\"\(anchor.commonName)\" in Settings > General > About > Certificate Trust Settings."
         return """
@@ -104,18 +105,21 @@ struct MobileConfigProfile {
 
     /// No ETag: the profile names the host it was fetched from, and it is fetched once.
     func response() -> Response {
-        Response(status: .ok,
-                 headers: [.contentType: "application/x-apple-aspen-config", .cacheControl: "no-cache",
-                           .contentDisposition: "attachment; filename=\"\(Self.fileName)\""],
-                 body: .bytes(Array(xml.utf8)))
+        Response(
+            status: .ok,
+            headers: [
+                .contentType: "application/x-apple-aspen-config", .cacheControl: "no-cache",
+                .contentDisposition: "attachment; filename=\"\(Self.fileName)\"",
+            ],
+            body: .bytes(Array(xml.utf8)))
     }
 }
 
-private extension String {
+extension String {
     /// Text for an XML 1.0 document: markup characters as entities (`htmlEscaped` writes the
     /// five XML ones), and the characters XML 1.0 forbids even as references (§2.2: C0
     /// controls but tab, newline and carriage return; U+FFFE, U+FFFF) left out.
-    var xmlEscaped: String {
+    fileprivate var xmlEscaped: String {
         var allowed = String.UnicodeScalarView()
         for scalar in unicodeScalars {
             switch scalar.value {

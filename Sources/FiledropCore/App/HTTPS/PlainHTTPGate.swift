@@ -55,8 +55,10 @@ struct PlainHTTPGate: Sendable {
         }
         if route.isNeededBeforeTrust || route == .metrics || route == .health { return nil }
         guard let https else {
-            return .error(.badRequest("This port sends browsers to HTTPS on port \(httpsPort), but the request names no "
-                                      + "host (no Host header) to send them to."), format: ResponseFormat(head: head), text: text)
+            return .error(
+                .badRequest(
+                    "This port sends browsers to HTTPS on port \(httpsPort), but the request names no "
+                        + "host (no Host header) to send them to."), format: ResponseFormat(head: head), text: text)
         }
         return redirect(to: https.sameResource(as: head))
     }
@@ -90,7 +92,8 @@ struct PlainHTTPGate: Sendable {
     /// the HTTPS URL to use instead, in the client's format (HTML, JSON or text).
     private func refusal(_ head: RequestHead, https: HTTPSURL?, text: PageText?) -> Response {
         let target = https.map { ": " + $0.sameResource(as: head) } ?? " (port \(httpsPort))"
-        let sentence = "This server takes uploads and passwords only over HTTPS, so nobody on the network can read them"
+        let sentence =
+            "This server takes uploads and passwords only over HTTPS, so nobody on the network can read them"
             + target
         return .error(.forbidden(sentence), format: ResponseFormat(head: head), text: text)
     }
@@ -99,8 +102,9 @@ struct PlainHTTPGate: Sendable {
     /// browser keeps a permanent redirect it may cache for good, and this one must end
     /// when TLS is switched off.
     private func redirect(to location: String) -> Response {
-        Response(status: .permanentRedirect,
-                 headers: [.location: location, .contentType: ResponseFormat.text.contentType, .cacheControl: "no-store"],
-                 body: .bytes(Array("This server answers over HTTPS: \(location)\n".utf8)))
+        Response(
+            status: .permanentRedirect,
+            headers: [.location: location, .contentType: ResponseFormat.text.contentType, .cacheControl: "no-store"],
+            body: .bytes(Array("This server answers over HTTPS: \(location)\n".utf8)))
     }
 }

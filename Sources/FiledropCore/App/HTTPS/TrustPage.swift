@@ -21,8 +21,10 @@ struct TrustPage {
 
     func response() -> Response {
         let policy = firstVisit?.policy ?? SecurityPolicy.trustPage.contentSecurityPolicy
-        var headers: HTTPHeaders = [.contentType: ResponseFormat.html.contentType, .cacheControl: "no-cache",
-                                    .contentSecurityPolicy: policy]
+        var headers: HTTPHeaders = [
+            .contentType: ResponseFormat.html.contentType, .cacheControl: "no-cache",
+            .contentSecurityPolicy: policy,
+        ]
         for field in PageText.varyFields { headers.addVary(field) }
         return Response(status: .ok, headers: headers, body: .bytes(Array(html.utf8)))
     }

@@ -12,7 +12,8 @@ extension HTTPError {
         case .notFound: return text.known("error.notFound")
         case .methodNotAllowed: return text.known("error.methodNotAllowed")
         case .rangeNotSatisfiable: return text.known("error.rangeNotSatisfiable")
-        case .contentTooLarge(let limit): return text.known("error.contentTooLarge").map { _ in text("error.contentTooLarge", ["limit": text.size(limit)]) }
+        case .contentTooLarge(let limit):
+            return text.known("error.contentTooLarge").map { _ in text("error.contentTooLarge", ["limit": text.size(limit)]) }
         case .unauthorized: return text.known("error.unauthorized")
         case .tooManyRequests: return text.known("error.tooManyRequests")
         default: return nil
@@ -23,8 +24,8 @@ extension HTTPError {
     private var hasDetailSentence: Bool {
         switch self {
         case .badRequest, .notFoundBecause, .methodNotAllowedBecause, .unsupportedMediaType, .conflict, .forbidden,
-             .unauthorized, .tooManyRequests, .misdirectedRequest, .preconditionFailed, .insufficientStorage,
-             .serviceUnavailable, .badGateway:
+            .unauthorized, .tooManyRequests, .misdirectedRequest, .preconditionFailed, .insufficientStorage,
+            .serviceUnavailable, .badGateway:
             true
         default:
             false

@@ -20,7 +20,8 @@ struct IndexPage: Sendable {
         var index = 0
         while index < template.count {
             if template[index] == brace, index + 1 < template.count, template[index + 1] == brace,
-               let end = Self.closingMark(in: template, from: index + 2) {
+                let end = Self.closingMark(in: template, from: index + 2)
+            {
                 let key = String(decoding: template[(index + 2)..<end], as: UTF8.self)
                 page += Self.value(of: key, text).utf8
                 index = end + 2

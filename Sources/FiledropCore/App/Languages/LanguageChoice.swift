@@ -64,8 +64,8 @@ public enum LanguageChoice {
     }
 }
 
-private extension Substring {
-    var trimmingSpaces: Substring {
+extension Substring {
+    fileprivate var trimmingSpaces: Substring {
         var text = self
         while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
         while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }

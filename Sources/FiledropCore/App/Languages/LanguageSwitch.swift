@@ -17,11 +17,15 @@ enum LanguageSwitch {
     /// `back` is the page itself, made only for a switch.
     static func answer(_ head: RequestHead, back: @autoclosure () -> LocationPath) -> Response? {
         guard head.method == .get || head.method == .head, head.query != nil,
-              let code = QueryParameters(head.query)["lang"], let language = PageLanguage(rawValue: code) else { return nil }
+            let code = QueryParameters(head.query)["lang"], let language = PageLanguage(rawValue: code)
+        else { return nil }
         let location = back()
-        return Response(status: .seeOther,
-                        headers: [.location: location.description, .setCookie: cookie(language), .cacheControl: "no-store",
-                                  .contentType: ResponseFormat.text.contentType],
-                        body: .bytes(Array("See \(location)\n".utf8)))
+        return Response(
+            status: .seeOther,
+            headers: [
+                .location: location.description, .setCookie: cookie(language), .cacheControl: "no-store",
+                .contentType: ResponseFormat.text.contentType,
+            ],
+            body: .bytes(Array("See \(location)\n".utf8)))
     }
 }

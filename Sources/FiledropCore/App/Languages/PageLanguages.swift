@@ -18,7 +18,9 @@ public struct PageLanguages: Sendable {
     public init(reading read: (String) -> [UInt8]?) {
         for language in PageLanguage.allCases {
             // English is every language's fallback: without it, missing strings show their keys.
-            let outcome = language == .english ? "pages show string keys where English is missing"
+            let outcome =
+                language == .english
+                ? "pages show string keys where English is missing"
                 : "\(language.rawValue) pages are in English"
             guard let bytes = read(language.catalogueFileName) else {
                 problems.append("the catalogue \(language.catalogueFileName) cannot be read; \(outcome)")
@@ -27,7 +29,8 @@ public struct PageLanguages: Sendable {
             do {
                 catalogues[language] = try Catalogue.parse(bytes)
             } catch {
-                problems.append("the catalogue \(language.catalogueFileName) is not a flat JSON object of strings (\(error)); \(outcome)")
+                problems.append(
+                    "the catalogue \(language.catalogueFileName) is not a flat JSON object of strings (\(error)); \(outcome)")
             }
         }
         if let template = read(IndexPage.templateName) {
@@ -38,8 +41,9 @@ public struct PageLanguages: Sendable {
     }
 
     public func text(_ language: PageLanguage) -> PageText {
-        PageText(language: language, strings: catalogues[language] ?? [:], english: catalogues[.english] ?? [:],
-                 switchLinks: switchLinks(current: language))
+        PageText(
+            language: language, strings: catalogues[language] ?? [:], english: catalogues[.english] ?? [:],
+            switchLinks: switchLinks(current: language))
     }
 
     public func text(for head: RequestHead) -> PageText {

@@ -85,7 +85,8 @@ public struct PageText: Sendable {
     /// This language's own form first (a catalogue without "one" means its language has none),
     /// then English's.
     func pluralKey(_ key: String, count: UInt64) -> String {
-        let specific = key + "." + language.pluralCategory(count), other = key + ".other"
+        let specific = key + "." + language.pluralCategory(count)
+        let other = key + ".other"
         if strings[specific] != nil { return specific }
         if strings[other] != nil { return other }
         return english[specific] != nil ? specific : other
@@ -115,7 +116,9 @@ public struct PageText: Sendable {
 
     /// The catalogue groups only the server writes (the page's own markup, the listing, the
     /// result, error and trust pages); every other key is for the page's script.
-    static let serverPrefixes = ["page.", "listing.", "report.", "error.", "refusal.", "status.", "language.", "number.", "trust."]
+    static let serverPrefixes = [
+        "page.", "listing.", "report.", "error.", "refusal.", "status.", "language.", "number.", "trust.",
+    ]
 
     /// The strings the page's script looks up, as one JSON object: this language's, and
     /// English's for a key it lacks (not a plural form it has none of, as Chinese's "one").

@@ -23,15 +23,17 @@ struct LocalSendAcceptPolicy {
         if mode == .readOnly { throw .readOnlyServer }
         guard let pin else {
             guard mode == .open else {
-                throw .forbidden("LocalSend is refused: access is \(mode.rawValue), and that needs localsend-pin to be set "
-                    + "so that only senders who know the PIN can send.")
+                throw .forbidden(
+                    "LocalSend is refused: access is \(mode.rawValue), and that needs localsend-pin to be set "
+                        + "so that only senders who know the PIN can send.")
             }
             return
         }
         let wait = throttle.remainingLockout(client: client, now: now)
         guard wait == 0 else {
-            throw .tooManyRequests("Too many wrong PINs from your address; try again later.",
-                                   retryAfterSeconds: (wait + 999_999_999) / 1_000_000_000)
+            throw .tooManyRequests(
+                "Too many wrong PINs from your address; try again later.",
+                retryAfterSeconds: (wait + 999_999_999) / 1_000_000_000)
         }
         guard let given else { throw .unauthorized("PIN required: this receiver accepts only senders who give its PIN.") }
         guard ConstantTime.equals(given.utf8, pin.utf8) else {

@@ -19,8 +19,10 @@ public struct LocalSendDevice: Sendable, Equatable {
     /// Whether the download API (§5.2, §5.3) is offered; optional, false by default.
     public var download: Bool
 
-    public init(alias: String, version: String, deviceModel: String?, deviceType: String?, fingerprint: String,
-                port: Int?, protocol: String?, download: Bool) {
+    public init(
+        alias: String, version: String, deviceModel: String?, deviceType: String?, fingerprint: String,
+        port: Int?, protocol: String?, download: Bool
+    ) {
         self.alias = alias
         self.version = version
         self.deviceModel = deviceModel
@@ -43,8 +45,9 @@ public struct LocalSendDevice: Sendable, Equatable {
     /// HOSTNAME", or `mdns-name`), a program without a GUI (`headless`, §7.1), HTTPS only, and
     /// no download API (the page and `filedrop get` are that).
     public static func filedrop(alias: String, fingerprint: String, port: Int) -> LocalSendDevice {
-        LocalSendDevice(alias: alias, version: protocolVersion, deviceModel: "filedrop", deviceType: "headless",
-                        fingerprint: fingerprint, port: port, protocol: "https", download: false)
+        LocalSendDevice(
+            alias: alias, version: protocolVersion, deviceModel: "filedrop", deviceType: "headless",
+            fingerprint: fingerprint, port: port, protocol: "https", download: false)
     }
 
     /// The alias: `mdns-name` when set, else "filedrop on HOSTNAME", cut as DNS-SD cuts it so
@@ -103,13 +106,16 @@ public struct LocalSendDevice: Sendable, Equatable {
         guard value.objectValue != nil else { throw InvalidBody("the device is not a JSON object") }
         guard let alias = value["alias"]?.stringValue, !alias.isEmpty else { throw InvalidBody("alias is missing") }
         guard let version = value["version"]?.stringValue else { throw InvalidBody("version is missing") }
-        self.init(alias: alias, version: version,
-                  deviceModel: try Self.optionalString(value, "deviceModel"),
-                  deviceType: try Self.optionalString(value, "deviceType"),
-                  fingerprint: try Self.optionalString(value, "fingerprint") ?? "",
-                  port: nil, protocol: try Self.optionalString(value, "protocol"), download: false)
+        self.init(
+            alias: alias, version: version,
+            deviceModel: try Self.optionalString(value, "deviceModel"),
+            deviceType: try Self.optionalString(value, "deviceType"),
+            fingerprint: try Self.optionalString(value, "fingerprint") ?? "",
+            port: nil, protocol: try Self.optionalString(value, "protocol"), download: false)
         if let port = value["port"], !port.isNull {
-            guard let number = port.integerValue, (1...65535).contains(number) else { throw InvalidBody("port is not 1 to 65535") }
+            guard let number = port.integerValue, (1...65535).contains(number) else {
+                throw InvalidBody("port is not 1 to 65535")
+            }
             self.port = Int(number)
         }
         if let download = value["download"], !download.isNull {

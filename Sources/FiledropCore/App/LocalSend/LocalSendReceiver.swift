@@ -16,8 +16,10 @@ public final class LocalSendReceiver: Sendable {
     /// The LocalSend port as bound (`localsend-port`, or the one port 0 got); fixed for the run.
     public let port: Int?
 
-    public init(device: LocalSendDevice, idleTimeout: UInt64, log: any LogSink, now: @escaping @Sendable () -> UInt64,
-                makeID: @escaping @Sendable () -> String = { UnguessableID.random() }) {
+    public init(
+        device: LocalSendDevice, idleTimeout: UInt64, log: any LogSink, now: @escaping @Sendable () -> UInt64,
+        makeID: @escaping @Sendable () -> String = { UnguessableID.random() }
+    ) {
         sessions = Mutex(LocalSendSessions(idleTimeout: idleTimeout))
         identity = Mutex(device)
         port = device.port
@@ -60,16 +62,22 @@ public final class LocalSendReceiver: Sendable {
 
     func logStart(_ session: LocalSendSessions.Session) {
         let total = session.files.values.reduce(UInt64(0)) { $0 &+ $1.offer.size }
-        log.log(LogEvent(level: .notice, message: "localsend session from \(session.sender): \(session.files.count) file(s), "
-            + ByteCount.format(total), fields: fields(session) + [("files", String(session.files.count)), ("expected", String(total))]))
+        log.log(
+            LogEvent(
+                level: .notice,
+                message: "localsend session from \(session.sender): \(session.files.count) file(s), "
+                    + ByteCount.format(total),
+                fields: fields(session) + [("files", String(session.files.count)), ("expected", String(total))]))
     }
 
     func logEnd(_ session: LocalSendSessions.Session, _ ending: LocalSendSessions.Ending) {
         let saved = session.saved
         let unfinished = session.files.count - saved
         let level: LogLevel = ending == .finished ? .info : .notice
-        log.log(LogEvent(level: level, message: "localsend session \(ending.rawValue): \(saved) file(s) saved, \(unfinished) not",
-                         fields: fields(session) + [("ending", ending.rawValue), ("saved", String(saved))]))
+        log.log(
+            LogEvent(
+                level: level, message: "localsend session \(ending.rawValue): \(saved) file(s) saved, \(unfinished) not",
+                fields: fields(session) + [("ending", ending.rawValue), ("saved", String(saved))]))
     }
 
     private func fields(_ session: LocalSendSessions.Session) -> [(key: String, value: String)] {

@@ -34,14 +34,15 @@ public enum LocalSendRoute: Sendable, Equatable {
             return
         }
         let name = path.dropFirst(Self.prefix.count)
-        let (endpoint, takes): (LocalSendRoute, HTTPMethod) = switch name {
-        case "info": (.info, .get)
-        case "register": (.register, .post)
-        case "prepare-upload": (.prepareUpload, .post)
-        case "upload": (.upload, .post)
-        case "cancel": (.cancel, .post)
-        default: (.unknown, method)
-        }
+        let (endpoint, takes): (LocalSendRoute, HTTPMethod) =
+            switch name {
+            case "info": (.info, .get)
+            case "register": (.register, .post)
+            case "prepare-upload": (.prepareUpload, .post)
+            case "upload": (.upload, .post)
+            case "cancel": (.cancel, .post)
+            default: (.unknown, method)
+            }
         let taken = method == takes || (takes == .get && method == .head)
         self = taken ? endpoint : .methodRefused(method, allowed: takes)
     }

@@ -98,15 +98,17 @@ public struct LocalSendSessions: Sendable {
             guard session.client == client, session.receiving == 0 else { return .blocked }
             previous = session
         }
-        let session = Session(id: id, client: client, sender: sender,
-                              files: Dictionary(files.map { ($0.offer.id, $0) }, uniquingKeysWith: { first, _ in first }),
-                              lastActivity: now)
+        let session = Session(
+            id: id, client: client, sender: sender,
+            files: Dictionary(files.map { ($0.offer.id, $0) }, uniquingKeysWith: { first, _ in first }),
+            lastActivity: now)
         active = session
         return .accepted(session, previous: previous)
     }
 
     /// `upload?sessionId=&fileId=&token=` from `client`.
-    public mutating func beginUpload(sessionId: String, fileId: String, token: String, client: String, now: UInt64) -> UploadStart {
+    public mutating func beginUpload(sessionId: String, fileId: String, token: String, client: String, now: UInt64) -> UploadStart
+    {
         guard var session = active, ConstantTime.equals(session.id.utf8, sessionId.utf8) else {
             return .refused(Self.unknownSession)
         }
@@ -161,5 +163,6 @@ public struct LocalSendSessions: Sendable {
     }
 
     /// §4.2's 403 "Invalid token": no active session has this id.
-    static let unknownSession = HTTPError.forbidden("No LocalSend session with this id is active; it finished, was cancelled or expired.")
+    static let unknownSession = HTTPError.forbidden(
+        "No LocalSend session with this id is active; it finished, was cancelled or expired.")
 }

@@ -64,8 +64,9 @@ public struct StoredFileRoute: Sendable, Equatable {
         case .move:
             operation = .move(destination: head.headers[.destination])
         case .mkcol:
-            operation = .makeFolder(hasBody: head.headers.contains(.transferEncoding)
-                || (head.headers[.contentLength].map { $0 != "0" } ?? false))
+            operation = .makeFolder(
+                hasBody: head.headers.contains(.transferEncoding)
+                    || (head.headers[.contentLength].map { $0 != "0" } ?? false))
         case .options:
             operation = .options
         default:

@@ -68,7 +68,8 @@ enum TusError: Error, Equatable {
     static func publishFailure(_ error: StorageError) -> TusError {
         switch error {
         case .noSpace, .readOnly, .permissionDenied, .io: .completeNotSaved(error)
-        case .exists, .notFound, .notADirectory, .isADirectory, .notEmpty, .nameTooLong, .notAllowed, .crossDevice, .movedIntoItself:
+        case .exists, .notFound, .notADirectory, .isADirectory, .notEmpty, .nameTooLong, .notAllowed, .crossDevice,
+            .movedIntoItself:
             .discarded(error.httpError)
         }
     }

@@ -36,7 +36,9 @@ extension TusHandler {
         guard let header = head.headers[.uploadChecksum] else { return nil }
         let expected = try UploadChecksum(parsing: header)
         guard let digest = uploads.digests.makeDigest(algorithm: expected.algorithm) else {
-            throw .badRequest("The checksum algorithm \"\(expected.algorithm.logEscaped)\" is not supported; use one of \(uploads.digests.algorithms.joined(separator: ", ")).")
+            throw .badRequest(
+                "The checksum algorithm \"\(expected.algorithm.logEscaped)\" is not supported; use one of \(uploads.digests.algorithms.joined(separator: ", "))."
+            )
         }
         return (expected, digest)
     }
@@ -44,9 +46,11 @@ extension TusHandler {
     /// Takes the upload's write lock for this request (`TusUploadMachine.acquire`), then on a
     /// worker: the guard before opening (the body must fit, as for any upload), the partial
     /// file opened, a leftover chunk cut off and a newly known length saved. Then the body.
-    func patchConsumer(_ head: RequestHead, upload: TusUpload, offset: UInt64,
-                       checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?,
-                       reply: TusPatch.Reply) throws(TusError) -> RouteDecision {
+    func patchConsumer(
+        _ head: RequestHead, upload: TusUpload, offset: UInt64,
+        checksum: (expected: UploadChecksum, digest: any IncrementalDigest)?,
+        reply: TusPatch.Reply
+    ) throws(TusError) -> RouteDecision {
         let newLength = try TusHeaders.integer(head, .uploadLength)
         if let newLength { try checkSize(newLength) }
         let bodyLength = TusHeaders.contentLength(head)
@@ -55,9 +59,12 @@ extension TusHandler {
         let grant = try uploads.acquire(upload, request, limits: limits, sizeLimit: store.policy.sizeLimit)
         let monitor = store.monitor
         upload.machine.withLock { $0.startProgress(on: monitor) }
-        return .blocking("tus open", skippableWhenAbandoned: false, { [uploads, store] () -> Result<any PartialUploadFile, TusError> in
-            Self.open(upload, at: offset, bodyLength: bodyLength, grant: grant, token: token, uploads: uploads, store: store)
-        }) { [uploads, limits] opened in
+        return .blocking(
+            "tus open", skippableWhenAbandoned: false,
+            { [uploads, store] () -> Result<any PartialUploadFile, TusError> in
+                Self.open(upload, at: offset, bodyLength: bodyLength, grant: grant, token: token, uploads: uploads, store: store)
+            }
+        ) { [uploads, limits] opened in
             var succeeded = false
             if case .success = opened { succeeded = true }
             let kept = upload.machine.withLock { machine in
@@ -66,8 +73,10 @@ extension TusHandler {
             switch opened {
             case .success(let file):
                 let lease = TusWriteLease(token: token, file: file, offset: offset, limit: grant.limit, checksum: checksum)
-                return .readBody(TusPatch(upload: upload, uploads: uploads, store: store, lease: lease, expiration: limits.expiration,
-                                          reply: reply))
+                return .readBody(
+                    TusPatch(
+                        upload: upload, uploads: uploads, store: store, lease: lease, expiration: limits.expiration,
+                        reply: reply))
             case .failure(.notStored(let error, _)):
                 return .respond(TusError.notStored(error, keptOffset: kept).response)
             case .failure(let error):
@@ -79,8 +88,10 @@ extension TusHandler {
     /// On a worker, holding the machine's write lock: takes the upload's lock on disk too
     /// (`.locked` when another daemon's writer holds it), held until the PATCH ends. A PATCH
     /// that brings no bytes (the retry that only publishes) has nothing to check room for.
-    private static func open(_ upload: TusUpload, at offset: UInt64, bodyLength: UInt64?, grant: TusUploadMachine.WriteGrant,
-                             token: UInt64, uploads: TusUploads, store: UploadStore) -> Result<any PartialUploadFile, TusError> {
+    private static func open(
+        _ upload: TusUpload, at offset: UInt64, bodyLength: UInt64?, grant: TusUploadMachine.WriteGrant,
+        token: UInt64, uploads: TusUploads, store: UploadStore
+    ) -> Result<any PartialUploadFile, TusError> {
         do throws(TusError) {
             if bodyLength != 0 {
                 do throws(HTTPError) { try store.checkRoom(for: bodyLength) } catch { throw .http(error) }

@@ -52,13 +52,16 @@ struct TusHandler {
             let id = String(id)
             // The upload as its files are now: another daemon on the same save directory may
             // have made, written or removed it (`TusUploads.refresh`, a stat and a small read).
-            return .blocking("tus lookup", { [uploads, limits, store] () -> Bool in
-                uploads.refresh(id, expiration: limits.expiration, monitor: store.monitor)
-                // Another daemon writing it moves the offset on disk: "locked" is the answer
-                // then, not an offset that is already out of date, and a termination waits
-                // for the client to ask again rather than pull the file from under the writer.
-                return operation != .status && uploads.isLockedElsewhere(id)
-            }) { lockedElsewhere in
+            return .blocking(
+                "tus lookup",
+                { [uploads, limits, store] () -> Bool in
+                    uploads.refresh(id, expiration: limits.expiration, monitor: store.monitor)
+                    // Another daemon writing it moves the offset on disk: "locked" is the answer
+                    // then, not an offset that is already out of date, and a termination waits
+                    // for the client to ask again rather than pull the file from under the writer.
+                    return operation != .status && uploads.isLockedElsewhere(id)
+                }
+            ) { lockedElsewhere in
                 do throws(TusError) {
                     switch operation {
                     case .status: return try status(id)
@@ -107,20 +110,25 @@ struct TusHandler {
         let hasBody = TusHeaders.hasBody(head)
         if hasBody && !TusHeaders.hasPatchContentType(head) { throw .wrongContentType }
         let checksum = try expectedChecksum(head)
-        let metadata = try head.headers[.uploadMetadata].map { (value) throws(TusError) in try UploadMetadata(parsing: value) } ?? .empty
+        let metadata =
+            try head.headers[.uploadMetadata].map { (value) throws(TusError) in try UploadMetadata(parsing: value) } ?? .empty
         let (directory, name) = try destination(metadata)
         // An empty upload is complete at creation; the empty "PATCH" publishes it.
         let startsBody = hasBody || length == 0
-        let record = TusRecord(length: length, name: name, directory: directory.components, metadata: metadata.raw,
-                               client: context.client, created: uploads.clock())
+        let record = TusRecord(
+            length: length, name: name, directory: directory.components, metadata: metadata.raw,
+            client: context.client, created: uploads.clock())
         if startsBody { try admit(name: record.displayName) }
         let upload = try uploads.register(record, limits: limits)
         // Absolute: some tus clients cannot resolve a relative Location.
         let path = LocationPath(components: [Route.filesFolder, FileNamePolicy.tusFolderName, upload.id])
         let location = RequestOrigin(head: head, isSecure: context.isSecure)?.url(path: path) ?? path.description
-        return .blocking("tus create", skippableWhenAbandoned: false, { [uploads, store, limits] in
-            uploads.storeNew(upload, store: store, limits: limits)
-        }) { failure in
+        return .blocking(
+            "tus create", skippableWhenAbandoned: false,
+            { [uploads, store, limits] in
+                uploads.storeNew(upload, store: store, limits: limits)
+            }
+        ) { failure in
             if let failure { return .respond(failure.response) }
             guard startsBody else {
                 var headers = TusResponses.baseHeaders()
@@ -169,9 +177,12 @@ struct TusHandler {
             return .respond(finishedStatus(length))
         }
         if !readOnly, let token = uploads.claimForPublishing(upload) {
-            return .blocking("tus publish", skippableWhenAbandoned: false, { [uploads, store] in
-                uploads.publish(upload, token: token, store: store)
-            }) { outcome in
+            return .blocking(
+                "tus publish", skippableWhenAbandoned: false,
+                { [uploads, store] in
+                    uploads.publish(upload, token: token, store: store)
+                }
+            ) { outcome in
                 switch outcome {
                 case .success(let stored): .respond(finishedStatus(stored.size))
                 case .failure(let error): .respond(error.response)
@@ -216,7 +227,8 @@ struct TusHandler {
         guard let upload = uploads.upload(id) else { throw .notFound }
         if lockedElsewhere { throw .locked }
         try upload.machine.withLock { (machine: inout TusUploadMachine) throws(TusError) in try machine.terminate() }
-        return removing(upload, reason: "terminated by the client", answer: Response(status: .noContent, headers: TusResponses.baseHeaders()))
+        return removing(
+            upload, reason: "terminated by the client", answer: Response(status: .noContent, headers: TusResponses.baseHeaders()))
     }
 
     // MARK: - Helpers
@@ -224,7 +236,9 @@ struct TusHandler {
     /// Deletes an upload already marked removed (its partial file may be big) on a worker,
     /// then answers.
     func removing(_ upload: TusUpload, reason: String, answer: Response) -> RouteDecision {
-        .blocking("tus remove", skippableWhenAbandoned: false, { [uploads] in uploads.forget(upload, reason: reason) }) { .respond(answer) }
+        .blocking("tus remove", skippableWhenAbandoned: false, { [uploads] in uploads.forget(upload, reason: reason) }) {
+            .respond(answer)
+        }
     }
 
     func admit(name: String) throws(TusError) {

@@ -5,7 +5,9 @@ enum TusHeaders {
     /// The only protocol version served.
     static let version = "1.0.0"
     /// protocol.md "Protocol Extensions": what `Tus-Extension` advertises.
-    static let extensions = ["creation", "creation-with-upload", "creation-defer-length", "termination", "expiration", "checksum"]
+    static let extensions = [
+        "creation", "creation-with-upload", "creation-defer-length", "termination", "expiration", "checksum",
+    ]
     /// protocol.md "Core Protocol, PATCH": the only body type a PATCH may carry.
     static let patchContentType = "application/offset+octet-stream"
 
@@ -16,8 +18,9 @@ enum TusHeaders {
         guard let value = values.first else { return nil }
         let text = value.trimmingOWS()
         guard values.count == 1, !text.isEmpty, text.utf8.count <= 20,
-              text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
-              let number = UInt64(text) else {
+            text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+            let number = UInt64(text)
+        else {
             throw .badRequest("The \(name.text.lowercased()) header must be one non-negative integer.")
         }
         return number
@@ -75,7 +78,8 @@ struct UploadMetadata: Equatable, Sendable {
         for pair in header.split(separator: ",", omittingEmptySubsequences: false) {
             let parts = pair.trimmingOWS().split(separator: " ", omittingEmptySubsequences: false)
             guard let key = parts.first, !key.isEmpty, parts.count <= 2,
-                  key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+                key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F })
+            else {
                 throw .badRequest("Upload-Metadata must be comma-separated \"key base64value\" pairs.")
             }
             let value: [UInt8]

@@ -38,8 +38,9 @@ final class TusPatch: RequestBodyConsumer {
         self.store = store
         self.token = lease.token
         self.file = lease.file
-        self.writer = store.writer(for: lease.file, startingAt: lease.offset, limit: lease.limit,
-                                   digest: Self.runningDigest(of: upload, at: lease.offset, store: store))
+        self.writer = store.writer(
+            for: lease.file, startingAt: lease.offset, limit: lease.limit,
+            digest: Self.runningDigest(of: upload, at: lease.offset, store: store))
         self.startOffset = lease.offset
         self.checksum = lease.checksum
         self.expiration = expiration
@@ -94,13 +95,15 @@ final class TusPatch: RequestBodyConsumer {
             machine.wrote(token, through: writer.size, counts: checksum == nil, now: now)
         }
         guard let pause = writer.pause() else { return .accepted }
-        return .paused(accepted: bytes.count, work: pause.work, then: { [self] () throws(HTTPError) in
-            do throws(StorageError) {
-                try pause.then()
-            } catch {
-                throw TusError.notStored(error, keptOffset: keptOffset).httpError
-            }
-        })
+        return .paused(
+            accepted: bytes.count, work: pause.work,
+            then: { [self] () throws(HTTPError) in
+                do throws(StorageError) {
+                    try pause.then()
+                } catch {
+                    throw TusError.notStored(error, keptOffset: keptOffset).httpError
+                }
+            })
     }
 
     /// The fsync of the chunk and, for the last one, publishing run on a worker thread. The
@@ -112,12 +115,14 @@ final class TusPatch: RequestBodyConsumer {
             uploads.unlockOnDisk(upload, token: token)
             return .ready(Self.takenOver.response)
         }
-        return .blocking("tus finish", {
-            let response = self.finishHeld()
-            // Before the answer goes out: the client's next PATCH may go to another daemon.
-            self.uploads.unlockOnDisk(self.upload, token: self.token)
-            return response
-        }, then: { .ready($0) })
+        return .blocking(
+            "tus finish",
+            {
+                let response = self.finishHeld()
+                // Before the answer goes out: the client's next PATCH may go to another daemon.
+                self.uploads.unlockOnDisk(self.upload, token: self.token)
+                return response
+            }, then: { .ready($0) })
     }
 
     /// On a worker, holding the upload's write lock and its lock on disk.

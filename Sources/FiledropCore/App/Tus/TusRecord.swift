@@ -44,9 +44,10 @@ struct TusRecord: Equatable, Sendable {
             fields[key].flatMap { Base64.decode($0) }.flatMap { String(validating: $0, as: UTF8.self) }
         }
         guard fields["format"] == Substring(Self.formatVersion),
-              let lengthText = fields["length"], let name = decodedText("name"), !name.isEmpty,
-              let directory = decodedText("directory"), let metadata = decodedText("metadata"),
-              let client = decodedText("client"), let created = fields["created"].flatMap({ Int64($0) }) else {
+            let lengthText = fields["length"], let name = decodedText("name"), !name.isEmpty,
+            let directory = decodedText("directory"), let metadata = decodedText("metadata"),
+            let client = decodedText("client"), let created = fields["created"].flatMap({ Int64($0) })
+        else {
             return nil
         }
         if lengthText == "deferred" {

@@ -81,8 +81,10 @@ struct TusUploadMachine {
     /// the upload is then `working` until `prepared` (its partial file opens on a worker).
     /// `reservedByOthers` is what every other upload holds against `maxPending`: the caller
     /// holds the registry's lock, so nothing grows it meanwhile.
-    mutating func acquire(_ request: WriteRequest, now: Int64, staleAfter: Int64, sizeLimit: SizeLimit,
-                          maxPending: UInt64?, reservedByOthers: UInt64) throws(TusError) -> WriteGrant {
+    mutating func acquire(
+        _ request: WriteRequest, now: Int64, staleAfter: Int64, sizeLimit: SizeLimit,
+        maxPending: UInt64?, reservedByOthers: UInt64
+    ) throws(TusError) -> WriteGrant {
         guard !isRemoved else { throw .notFound }
         guard isFree(now: now, staleAfter: staleAfter) else { throw .locked }
         guard request.offset == offset else { throw .offsetMismatch(current: offset) }
@@ -100,8 +102,10 @@ struct TusUploadMachine {
         } else if let maxPending {
             let room = maxPending > reservedByOthers ? maxPending - reservedByOthers : 0
             if room < grant.limit.bytes {
-                grant.limit = SizeLimit(bytes: room, refusal: .insufficientStorage(
-                    "Unfinished uploads already hold \(ByteCount.format(maxPending)); try again later."))
+                grant.limit = SizeLimit(
+                    bytes: room,
+                    refusal: .insufficientStorage(
+                        "Unfinished uploads already hold \(ByteCount.format(maxPending)); try again later."))
             }
         }
         if let bodyLength = request.bodyLength, offset + bodyLength > grant.limit.bytes { throw .http(grant.limit.refusal) }

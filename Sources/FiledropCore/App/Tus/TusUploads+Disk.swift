@@ -105,7 +105,8 @@ extension TusUploads {
     /// Blocking (an open and two fcntl calls): on a worker.
     func isLockedElsewhere(_ id: String) -> Bool {
         guard let upload = upload(id), upload.machine.withLock({ $0.phase == .idle }),
-              let file = try? area.openForAppending(id: id), let locked = try? file.tryLock() else { return false }
+            let file = try? area.openForAppending(id: id), let locked = try? file.tryLock()
+        else { return false }
         if locked { file.unlock() }
         return !locked
     }

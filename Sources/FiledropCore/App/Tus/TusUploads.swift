@@ -30,8 +30,10 @@ public final class TusUploads: Sendable {
     private let nextToken = Atomic<UInt64>(1)
 
     /// Recovers the uploads a previous run left in `area`.
-    public init(area: any PartialUploadArea, digests: any DigestProvider, staleWriterSeconds: Int64 = 10,
-                clock: @escaping @Sendable () -> Int64) {
+    public init(
+        area: any PartialUploadArea, digests: any DigestProvider, staleWriterSeconds: Int64 = 10,
+        clock: @escaping @Sendable () -> Int64
+    ) {
         self.area = area
         self.digests = digests
         self.clock = clock
@@ -39,7 +41,8 @@ public final class TusUploads: Sendable {
         var recovered: [String: TusUpload] = [:]
         for found in area.recover() {
             guard let record = TusRecord(decoding: found.record), UnguessableID.isWellFormed(found.id),
-                  record.length.map({ found.size <= $0 }) ?? true else {
+                record.length.map({ found.size <= $0 }) ?? true
+            else {
                 area.remove(id: found.id)
                 continue
             }
@@ -118,8 +121,10 @@ public final class TusUploads: Sendable {
     /// Takes the write lock of `upload` for `request` (`TusUploadMachine.acquire`), under
     /// the registry's lock: what the others hold against `tus-max-pending` cannot grow until
     /// this request's own reservation is made.
-    func acquire(_ upload: TusUpload, _ request: TusUploadMachine.WriteRequest, limits: TusLimits,
-                 sizeLimit: SizeLimit) throws(TusError) -> TusUploadMachine.WriteGrant {
+    func acquire(
+        _ upload: TusUpload, _ request: TusUploadMachine.WriteRequest, limits: TusLimits,
+        sizeLimit: SizeLimit
+    ) throws(TusError) -> TusUploadMachine.WriteGrant {
         let now = clock()
         return try registry.withLock { (all: inout [String: TusUpload]) throws(TusError) in
             var reservedByOthers: UInt64 = 0
@@ -129,8 +134,9 @@ public final class TusUploads: Sendable {
                 }
             }
             return try upload.machine.withLock { (machine: inout TusUploadMachine) throws(TusError) in
-                try machine.acquire(request, now: now, staleAfter: staleWriterSeconds, sizeLimit: sizeLimit,
-                                    maxPending: limits.maxPending, reservedByOthers: reservedByOthers)
+                try machine.acquire(
+                    request, now: now, staleAfter: staleWriterSeconds, sizeLimit: sizeLimit,
+                    maxPending: limits.maxPending, reservedByOthers: reservedByOthers)
             }
         }
     }
@@ -174,7 +180,9 @@ public final class TusUploads: Sendable {
     /// `synchronizedSize`: the size the caller's PATCH fsynced under its lock on disk. When the
     /// partial file is still that size and that lock is the one held (none taken here), its
     /// bytes are on disk and the publish does not sync them again.
-    func publish(_ upload: TusUpload, token: UInt64, store: UploadStore, synchronizedSize: UInt64? = nil) -> Result<StoredFile, TusError> {
+    func publish(_ upload: TusUpload, token: UInt64, store: UploadStore, synchronizedSize: UInt64? = nil) -> Result<
+        StoredFile, TusError
+    > {
         let record = upload.machine.withLock { $0.record }
         let outcome: Result<StoredFile, TusError>
         var lockedHere = false
@@ -184,8 +192,9 @@ public final class TusUploads: Sendable {
             if let length = record.length, size != length {
                 let oversized = size > length
                 let fate = oversized ? "discarded" : "kept at byte \(size)"
-                store.monitor.resumableEnded(name: record.displayName, client: record.client,
-                                             reason: "not saved: the partial file holds \(size) bytes, Upload-Length is \(length); \(fate)")
+                store.monitor.resumableEnded(
+                    name: record.displayName, client: record.client,
+                    reason: "not saved: the partial file holds \(size) bytes, Upload-Length is \(length); \(fate)")
                 throw oversized ? .oversized(size: size, length: length) : .offsetMismatch(current: size)
             }
             let bytesOnDisk = !took && synchronizedSize == size
@@ -219,8 +228,10 @@ public final class TusUploads: Sendable {
 
     /// Adopts the partial file and publishes it; a refused adoption or publish has not
     /// touched the partial file unless the failure deletes the upload anyway.
-    private func place(_ upload: TusUpload, record: TusRecord, size: UInt64, store: UploadStore,
-                       bytesOnDisk: Bool) throws(TusError) -> StoredFile {
+    private func place(
+        _ upload: TusUpload, record: TusRecord, size: UInt64, store: UploadStore,
+        bytesOnDisk: Bool
+    ) throws(TusError) -> StoredFile {
         let id = upload.id
         let directory: StoragePath
         do throws(HTTPError) {

@@ -35,8 +35,11 @@ final class MultipartUpload: RequestBodyConsumer {
     /// Field names whose value is the relative path of the file part that follows.
     private static let relativePathFields: Set<String> = ["relativePath", "relativepath", "path", "webkitRelativePath"]
 
-    init(boundary: String, store: UploadStore, baseDirectory: StoragePath, format: ResponseFormat, text: PageText? = nil, client: String,
-         maxRequestSize: UInt64?) {
+    init(
+        boundary: String, store: UploadStore, baseDirectory: StoragePath, format: ResponseFormat, text: PageText? = nil,
+        client: String,
+        maxRequestSize: UInt64?
+    ) {
         report = UploadReport(withholdsStoredNames: store.withholdsStoredNames)
         self.parser = MultipartParser(boundary: boundary)
         self.store = store
@@ -126,8 +129,9 @@ final class MultipartUpload: RequestBodyConsumer {
         let plan: UploadPlan
         do {
             let (directory, name) = try placement(filename: filename, relativePath: relativePath)
-            plan = try store.plan(directory: directory, clientName: name, expectedSize: nil, client: client,
-                                  checksummed: format == .json, method: .form)
+            plan = try store.plan(
+                directory: directory, clientName: name, expectedSize: nil, client: client,
+                checksummed: format == .json, method: .form)
         } catch {
             try recordFailure(name: reportedName, error)
             return nil
@@ -151,14 +155,17 @@ final class MultipartUpload: RequestBodyConsumer {
                 return nil
             }
             return upload.writebackPacing().map { (writeback) -> Pause in
-                (work: writeback.work, then: { [weak self] () throws(HTTPError) in
-                    do throws(HTTPError) {
-                        try writeback.then()
-                    } catch {
-                        self?.current = nil
-                        try self?.recordFailure(name: upload.requestedName, error)
+                (
+                    work: writeback.work,
+                    then: { [weak self] () throws(HTTPError) in
+                        do throws(HTTPError) {
+                            try writeback.then()
+                        } catch {
+                            self?.current = nil
+                            try self?.recordFailure(name: upload.requestedName, error)
+                        }
                     }
-                })
+                )
             }
         } else if field != nil {
             field?.bytes.append(contentsOf: bytes)
@@ -186,10 +193,13 @@ final class MultipartUpload: RequestBodyConsumer {
                 try record(outcome, name: upload.requestedName)
                 return nil
             case .after(let work, let then):
-                return (work: work, then: { [weak self] () throws(HTTPError) in
-                    guard case .ready(let outcome) = then() else { preconditionFailure("publishing is one step") }
-                    try self?.record(outcome, name: upload.requestedName)
-                })
+                return (
+                    work: work,
+                    then: { [weak self] () throws(HTTPError) in
+                        guard case .ready(let outcome) = then() else { preconditionFailure("publishing is one step") }
+                        try self?.record(outcome, name: upload.requestedName)
+                    }
+                )
             }
         } else if let field, Self.relativePathFields.contains(field.name) {
             nextRelativePath = String(decoding: field.bytes, as: UTF8.self)

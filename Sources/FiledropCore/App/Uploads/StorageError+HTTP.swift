@@ -20,7 +20,10 @@ extension StorageError {
         // RFC 4918 §9.9.4: 502 "could also occur when the destination is on another
         // sub-section of the same server namespace", which a mounted file system is for a
         // rename (it moves names, not data). Not a 5xx to retry: the sentence says why.
-        case .crossDevice: .badGateway("The destination is on another file system inside the save directory, and files can only be renamed within one file system.")
+        case .crossDevice:
+            .badGateway(
+                "The destination is on another file system inside the save directory, and files can only be renamed within one file system."
+            )
         case .io(let call, let errno): .internalError("storage error in \(call) (errno \(errno))")
         }
     }

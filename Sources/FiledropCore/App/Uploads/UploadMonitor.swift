@@ -34,8 +34,10 @@ public final class UploadMonitor: Sendable {
     static let progressInterval: UInt64 = 1_000_000_000
 
     /// `now` returns monotonic nanoseconds, `wallClock` seconds since 1970 (the events' time).
-    public init(log: any LogSink, now: @escaping @Sendable () -> UInt64, wallClock: @escaping @Sendable () -> Int64 = { 0 },
-                events: (any UploadEventSink)? = nil, metrics: ServerMetrics = ServerMetrics(startTime: 0)) {
+    public init(
+        log: any LogSink, now: @escaping @Sendable () -> UInt64, wallClock: @escaping @Sendable () -> Int64 = { 0 },
+        events: (any UploadEventSink)? = nil, metrics: ServerMetrics = ServerMetrics(startTime: 0)
+    ) {
         self.log = log
         self.now = now
         self.wallClock = wallClock
@@ -53,12 +55,15 @@ public final class UploadMonitor: Sendable {
     }
 
     func started(name: String, expectedSize: UInt64?, client: String, method: UploadMethod) -> UploadProgress {
-        let progress = UploadProgress(monitor: self, id: nextUploadID.add(1, ordering: .relaxed).oldValue, name: name,
-                                      client: client, method: method, expected: expectedSize, started: now())
+        let progress = UploadProgress(
+            monitor: self, id: nextUploadID.add(1, ordering: .relaxed).oldValue, name: name,
+            client: client, method: method, expected: expectedSize, started: now())
         active.withLock { $0[ObjectIdentifier(progress)] = progress }
         metrics.uploadStarted()
-        log.log(LogEvent(level: .info, kind: .uploadStarted, message: "upload started: \(name)",
-                         fields: fields(progress) + (expectedSize.map { [("expected", String($0))] } ?? [])))
+        log.log(
+            LogEvent(
+                level: .info, kind: .uploadStarted, message: "upload started: \(name)",
+                fields: fields(progress) + (expectedSize.map { [("expected", String($0))] } ?? [])))
         publish(.started, progress, path: name, size: 0)
         return progress
     }
@@ -66,8 +71,10 @@ public final class UploadMonitor: Sendable {
     /// A stored file was deleted (DELETE with allow-delete): the `deleted` event. `path` is
     /// below the save directory.
     public func deleted(path: StoragePath, client: String) {
-        events?.publish(UploadEvent(kind: .deleted, uploadID: 0, path: path.description, size: 0, client: client,
-                                    method: nil, time: wallClock()))
+        events?.publish(
+            UploadEvent(
+                kind: .deleted, uploadID: 0, path: path.description, size: 0, client: client,
+                method: nil, time: wallClock()))
     }
 
     /// Called by `advance` at most every `progressInterval`.
@@ -75,26 +82,34 @@ public final class UploadMonitor: Sendable {
         publish(.progress, progress, path: progress.name, size: received)
     }
 
-    private func publish(_ kind: UploadEvent.Kind, _ progress: UploadProgress, path: String, size: UInt64,
-                         reason: String? = nil, sha256: String? = nil) {
-        events?.publish(UploadEvent(kind: kind, uploadID: progress.id, path: path, size: size, expectedSize: progress.expected,
-                                    client: progress.client, method: progress.method, time: wallClock(), reason: reason,
-                                    sha256: sha256))
+    private func publish(
+        _ kind: UploadEvent.Kind, _ progress: UploadProgress, path: String, size: UInt64,
+        reason: String? = nil, sha256: String? = nil
+    ) {
+        events?.publish(
+            UploadEvent(
+                kind: kind, uploadID: progress.id, path: path, size: size, expectedSize: progress.expected,
+                client: progress.client, method: progress.method, time: wallClock(), reason: reason,
+                sha256: sha256))
     }
 
     /// An upload turned away before it began (429: the client's upload slots or hourly quota):
     /// one line, and it neither started nor failed.
     func refused(name: String, client: String, error: HTTPError) {
-        log.log(LogEvent(level: .notice, kind: .uploadRefused, message: "upload refused: \(name): \(error.message)",
-                         fields: [("file", name), ("client", client), ("status", String(error.status.code))]))
+        log.log(
+            LogEvent(
+                level: .notice, kind: .uploadRefused, message: "upload refused: \(name): \(error.message)",
+                fields: [("file", name), ("client", client), ("status", String(error.status.code))]))
     }
 
     /// A resumable upload this daemon never received bytes for (so no upload line is open)
     /// was removed or refused at publishing: one line, saying why. Another daemon on the same
     /// save directory may have received it.
     func resumableEnded(name: String, client: String, reason: String) {
-        log.log(LogEvent(level: .warning, kind: .uploadFailed, message: "upload failed: \(name): \(reason)",
-                         fields: [("file", name), ("client", client)]))
+        log.log(
+            LogEvent(
+                level: .warning, kind: .uploadFailed, message: "upload failed: \(name): \(reason)",
+                fields: [("file", name), ("client", client)]))
     }
 
     fileprivate func ended(_ progress: UploadProgress, stored: StoredFile?, reason: String?) {
@@ -104,16 +119,22 @@ public final class UploadMonitor: Sendable {
         metrics.uploadEnded(progress.method, stored: stored != nil, bytes: stored?.size ?? snapshot.received)
         if let stored {
             storedCount.add(1, ordering: .relaxed)
-            log.log(LogEvent(level: .notice, kind: .uploadFinished,
-                             message: "upload finished: \(stored.path.description) (\(ByteCount.format(stored.size)))",
-                             fields: [("file", stored.path.description), ("size", String(stored.size)),
-                                      ("client", progress.client)] + rate))
+            log.log(
+                LogEvent(
+                    level: .notice, kind: .uploadFinished,
+                    message: "upload finished: \(stored.path.description) (\(ByteCount.format(stored.size)))",
+                    fields: [
+                        ("file", stored.path.description), ("size", String(stored.size)),
+                        ("client", progress.client),
+                    ] + rate))
             publish(.finished, progress, path: stored.path.description, size: stored.size, sha256: stored.sha256)
         } else {
             failedCount.add(1, ordering: .relaxed)
-            log.log(LogEvent(level: .warning, kind: .uploadFailed,
-                             message: "upload failed: \(progress.name): \((reason ?? "aborted"))",
-                             fields: fields(progress) + [("received", String(snapshot.received))] + rate))
+            log.log(
+                LogEvent(
+                    level: .warning, kind: .uploadFailed,
+                    message: "upload failed: \(progress.name): \((reason ?? "aborted"))",
+                    fields: fields(progress) + [("received", String(snapshot.received))] + rate))
             publish(.failed, progress, path: progress.name, size: snapshot.received, reason: reason ?? "aborted")
         }
     }
@@ -138,8 +159,10 @@ final class UploadProgress: Sendable {
     /// When the last progress record went out (monotonic nanoseconds).
     private let lastReported: Atomic<UInt64>
 
-    init(monitor: UploadMonitor, id: UInt64, name: String, client: String, method: UploadMethod, expected: UInt64?,
-         started: UInt64) {
+    init(
+        monitor: UploadMonitor, id: UInt64, name: String, client: String, method: UploadMethod, expected: UInt64?,
+        started: UInt64
+    ) {
         self.monitor = monitor
         self.id = id
         self.name = name

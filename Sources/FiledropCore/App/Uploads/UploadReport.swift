@@ -23,7 +23,9 @@ public struct UploadReport: Sendable, FormattedAnswer {
         if stored.isEmpty && failures.isEmpty {
             return .error(.badRequest("No file was sent. Choose at least one file."), format: format, text: text)
         }
-        let status: HTTPStatus = stored.isEmpty ? (failures.first?.error.status ?? .badRequest)
+        let status: HTTPStatus =
+            stored.isEmpty
+            ? (failures.first?.error.status ?? .badRequest)
             : (format == .html ? .ok : .created)
         var headers = HTTPHeaders()
         headers.add(.cacheControl, "no-store")
@@ -90,7 +92,8 @@ public struct UploadReport: Sendable, FormattedAnswer {
 
     public func plainText() -> String? {
         var lines = stored.map { file in
-            withholdsStoredNames ? "stored \(file.size) bytes\n" : "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
+            withholdsStoredNames
+                ? "stored \(file.size) bytes\n" : "stored \(file.path.description.logEscaped) \(file.size) bytes \(file.url)\n"
         }
         lines += failures.map { "failed \($0.name.logEscaped): \($0.error.status.code) \($0.error.message)\n" }
         if let stopped, let sentence = stoppedSentence {
@@ -107,18 +110,22 @@ public struct UploadReport: Sendable, FormattedAnswer {
             items += "<li>\(text.html("report.fileOfSize", markup: ["size": size]))</li>\n"
         }
         for file in stored where !withholdsStoredNames {
-            items += "<li><a href=\"\(file.url.htmlEscaped)\">\(file.path.description.htmlEscaped)</a> "
+            items +=
+                "<li><a href=\"\(file.url.htmlEscaped)\">\(file.path.description.htmlEscaped)</a> "
                 + "<span class=\"size\">\(text.size(file.size).htmlEscaped)</span></li>\n"
         }
         for failure in failures {
             let sentence = failure.error.pageMessage(text) ?? failure.error.message
             items += "<li class=\"error\">\(failure.name.htmlEscaped): \(sentence.htmlEscaped)</li>\n"
         }
-        let heading = stored.isEmpty ? text.html("report.nothingSaved") : text.htmlPlural("report.saved", count: UInt64(stored.count))
-        let stop = stopped.map { stopped in
-            let reason = stopped.error.pageMessage(text) ?? stopped.error.message
-            return "<p class=\"error\">\(text.html("report.stoppedAtPart", ["part": String(stopped.part), "reason": reason]))</p>\n"
-        } ?? ""
+        let heading =
+            stored.isEmpty ? text.html("report.nothingSaved") : text.htmlPlural("report.saved", count: UInt64(stored.count))
+        let stop =
+            stopped.map { stopped in
+                let reason = stopped.error.pageMessage(text) ?? stopped.error.message
+                return
+                    "<p class=\"error\">\(text.html("report.stoppedAtPart", ["part": String(stopped.part), "reason": reason]))</p>\n"
+            } ?? ""
         let language = text.language
         return """
             <!doctype html>

@@ -28,12 +28,15 @@ public struct UploadStore: Sendable {
     /// the plan's `open()` then makes the invisible file. `expectedSize` is the Content-Length
     /// when the client sent one. `checksummed`: keep a CRC-32 while streaming (for clients
     /// that asked for JSON). `method`: how the bytes arrive, for the metrics.
-    public func plan(directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String,
-                     checksummed: Bool, method: UploadMethod) throws(HTTPError) -> UploadPlan {
+    public func plan(
+        directory: StoragePath, clientName: String, expectedSize: UInt64?, client: String,
+        checksummed: Bool, method: UploadMethod
+    ) throws(HTTPError) -> UploadPlan {
         try policy.checkSize(expectedSize ?? 0)
         let name = try names.storedName(from: clientName)
-        return UploadPlan(store: self, directory: placement(in: directory), name: name, expectedSize: expectedSize, client: client,
-                          checksummed: checksummed, method: method)
+        return UploadPlan(
+            store: self, directory: placement(in: directory), name: name, expectedSize: expectedSize, client: client,
+            checksummed: checksummed, method: method)
     }
 
     /// The folder an upload asking for `directory` goes to. In a drop box, the top folder
@@ -54,9 +57,12 @@ public struct UploadStore: Sendable {
 
     /// The guarded writer for `sink`, whose file already holds `size` bytes, held to `limit`,
     /// feeding `digest` (a tus upload's running SHA-256 goes from PATCH to PATCH).
-    func writer(for sink: any UploadSink, startingAt size: UInt64 = 0, limit: SizeLimit? = nil,
-                digest: (any UploadDigestStream)? = nil) -> GuardedWriter {
-        GuardedWriter(sink: sink, policy: policy, storage: storage, startingAt: size, limit: limit ?? policy.sizeLimit, digest: digest)
+    func writer(
+        for sink: any UploadSink, startingAt size: UInt64 = 0, limit: SizeLimit? = nil,
+        digest: (any UploadDigestStream)? = nil
+    ) -> GuardedWriter {
+        GuardedWriter(
+            sink: sink, policy: policy, storage: storage, startingAt: size, limit: limit ?? policy.sizeLimit, digest: digest)
     }
 
     /// Blocking: makes missing folders (synced into their parents when durable) and opens
@@ -91,17 +97,24 @@ public struct UploadPlan: Sendable {
         } catch {
             return .failure(error)
         }
-        let progress = store.monitor.started(name: directory.appending(checkedName: name).description, expectedSize: expectedSize,
-                                             client: client, method: method)
-        return .success(PendingUpload(store: store, file: file, directory: directory, name: name, expectedSize: expectedSize,
-                                      progress: progress))
+        let progress = store.monitor.started(
+            name: directory.appending(checkedName: name).description, expectedSize: expectedSize,
+            client: client, method: method)
+        return .success(
+            PendingUpload(
+                store: store, file: file, directory: directory, name: name, expectedSize: expectedSize,
+                progress: progress))
     }
 
     /// `open()` as the work a body waits for, and `then` with its result on the loop.
     func opening(then: @escaping (Result<PendingUpload, HTTPError>) throws(HTTPError) -> Void)
-        -> (work: BlockingWork, then: () throws(HTTPError) -> Void) {
+        -> (work: BlockingWork, then: () throws(HTTPError) -> Void)
+    {
         let slot = ResultSlot<Result<PendingUpload, HTTPError>>()
-        return (BlockingWork("open upload") { slot.value = self.open() }, { () throws(HTTPError) in try then(slot.take("open upload")) })
+        return (
+            BlockingWork("open upload") { slot.value = self.open() },
+            { () throws(HTTPError) in try then(slot.take("open upload")) }
+        )
     }
 }
 
@@ -121,7 +134,10 @@ public final class PendingUpload {
     private let progress: UploadProgress
     private var finished = false
 
-    init(store: UploadStore, file: any UploadFile, directory: StoragePath, name: String, expectedSize: UInt64?, progress: UploadProgress) {
+    init(
+        store: UploadStore, file: any UploadFile, directory: StoragePath, name: String, expectedSize: UInt64?,
+        progress: UploadProgress
+    ) {
         self.store = store
         self.file = file
         self.writer = store.writer(for: file, digest: store.hashing?.makeStream())
@@ -141,10 +157,11 @@ public final class PendingUpload {
         do throws(GuardedWriter.Refusal) {
             try writer.write(bytes)
         } catch {
-            let failure = switch error {
-            case .overLimit(let refusal): refusal
-            case .storage(let storageError): storageError.httpError
-            }
+            let failure =
+                switch error {
+                case .overLimit(let refusal): refusal
+                case .storage(let storageError): storageError.httpError
+                }
             discard(reason: failure.message)
             throw failure
         }
@@ -156,14 +173,17 @@ public final class PendingUpload {
     /// pages stay bounded without the loop ever waiting for the disk.
     public func writebackPacing() -> (work: BlockingWork, then: () throws(HTTPError) -> Void)? {
         guard let pause = writer.pause() else { return nil }
-        return (pause.work, { () throws(HTTPError) in
-            do throws(StorageError) {
-                try pause.then()
-            } catch {
-                self.discard(reason: error.httpError.message)
-                throw error.httpError
+        return (
+            pause.work,
+            { () throws(HTTPError) in
+                do throws(StorageError) {
+                    try pause.then()
+                } catch {
+                    self.discard(reason: error.httpError.message)
+                    throw error.httpError
+                }
             }
-        })
+        )
     }
 
     /// Makes the file visible under the first name the collision policy allows; the fsync
@@ -196,8 +216,9 @@ public final class PendingUpload {
             } catch {
                 throw error.httpError
             }
-            let stored = StoredFile(path: directory.appending(checkedName: name), size: file.bytesWritten, crc32: file.crc32,
-                                    sha256: sha256.map(SHA256Text.hex))
+            let stored = StoredFile(
+                path: directory.appending(checkedName: name), size: file.bytesWritten, crc32: file.crc32,
+                sha256: sha256.map(SHA256Text.hex))
             progress.finished(stored: stored)
             return .success(stored)
         } catch {
