@@ -4,7 +4,7 @@ import FiledropHTTP
 /// metrics by its route and refusal, and writes its access-log line, unless it is a passing
 /// health check (a load balancer asks every second or so: a passing check is the steady
 /// state and would bury the requests people make; a failing one is news and is logged).
-public struct RequestRecorder: ServerObserver {
+public final class RequestRecorder: ServerObserver {
     let metrics: ServerMetrics?
     let accessLog: AccessLogQueue?
 
@@ -13,17 +13,19 @@ public struct RequestRecorder: ServerObserver {
         self.accessLog = accessLog
     }
 
-    public func requestFinished(_ request: FinishedRequest) {
+    public func requestFinished(_ request: FinishedRequest, text: () -> RequestText) {
         let kind = RequestKind(label: request.label) ?? .other
         metrics?.requestFinished(
             kind, status: request.status, refusal: request.refusal.flatMap(RefusalReason.init(label:)),
             readBody: request.readBody, durationNanoseconds: request.durationNanoseconds)
         guard let accessLog, accessLog.isEnabled, !(kind == .health && request.status == .ok) else { return }
         accessLog.add(loop: request.loop, method: request.method, status: request.status.code) {
-            AccessLogRecord(
-                method: request.method, target: request.target, status: request.status.code, bytesSent: request.bytesSent,
-                bytesReceived: request.bytesReceived, durationMicroseconds: request.durationNanoseconds / 1000,
-                client: request.client, responseCut: request.responseCut)
+            let words = text()
+            return AccessLogRecord(
+                method: request.method, target: words.target, status: request.status.code,
+                bytesSent: request.bytesSent, bytesReceived: request.bytesReceived,
+                durationMicroseconds: request.durationNanoseconds / 1000, client: words.client,
+                responseCut: request.responseCut)
         }
     }
 

@@ -258,9 +258,21 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionar
     /// Runs `body` on the bytes of the first `name` field's value, without making a String;
     /// nil when there is none. For parsers of list-valued fields (Accept, Accept-Encoding).
     public func withValueBytes<R>(of name: HTTPFieldName, _ body: (UnsafeRawBufferPointer) -> R) -> R? {
-        for index in fields.indices where fields[index].hasName(name, in: storage) {
-            return fields[index].valueText.withBytes(in: storage, body)
-        }
+        guard let index = firstIndex(of: name) else { return nil }
+        return fields[index].valueText.withBytes(in: storage, body)
+    }
+
+    /// `withValueBytes` for a yes-or-no question about the value. Not generic: a caller in
+    /// another module would otherwise reach the generic entry point, which looks up the
+    /// metadata of `Optional<R>` on every call (the Host check asks on every request).
+    public func withValueBytes(of name: HTTPFieldName, _ body: (UnsafeRawBufferPointer) -> Bool) -> Bool? {
+        guard let index = firstIndex(of: name) else { return nil }
+        return fields[index].valueText.withBytes(in: storage, body)
+    }
+
+    @inline(__always)
+    private func firstIndex(of name: HTTPFieldName) -> Int? {
+        for index in fields.indices where fields[index].hasName(name, in: storage) { return index }
         return nil
     }
 
@@ -310,7 +322,9 @@ extension StringProtocol {
     /// The same answer as `hasPrefix(prefix)` for an ASCII `prefix`, by comparing bytes. Only
     /// when a non-ASCII byte follows the prefix (a combining mark could then extend its last
     /// character, which `hasPrefix` counts as a mismatch) does it ask `hasPrefix` itself.
-    /// Routing tests paths against fixed prefixes on every request.
+    /// Routing tests paths against fixed prefixes on every request; inlinable, so the
+    /// application's routes get it specialized for their Substrings.
+    @inlinable
     public func hasASCIIPrefix(_ prefix: String) -> Bool {
         let answer = utf8.withContiguousStorageIfAvailable { bytes in
             prefix.utf8.withContiguousStorageIfAvailable { pattern -> Bool? in

@@ -7,7 +7,7 @@ extension HTTPServer {
     /// Call it before `run()`, as `watchAddressChanges`.
     public func runLocalSendDiscovery(_ multicast: LocalSendMulticast) throws(SystemError) {
         try mainLoop.register(multicast, events: EPOLLIN.rawValue)
-        mainLoop.onTick.append { [unowned multicast] _ in multicast.announceIfDue() }
+        onMainLoopTick { [unowned multicast] in multicast.announceIfDue() }
         multicast.interfacesChanged()
     }
 }

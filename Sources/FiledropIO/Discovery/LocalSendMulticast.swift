@@ -129,13 +129,13 @@ public final class LocalSendMulticast: EventHandler {
             }
             guard case .done(let length) = result else { return }
             // The buffer is one byte over the limit: a longer datagram fills it and is refused.
-            switch discovery.received(buffer.prefix(length), now: loop.now) {
+            switch discovery.received(buffer.prefix(length), now: clock()) {
             case .reply(let bytes):
                 send(bytes)
             case .ignore(.own), .ignore(.notAnAnnouncement):
                 break
             case .ignore(let why):
-                note(why, from: source, now: loop.now)
+                note(why, from: source, now: clock())
             }
         }
     }

@@ -413,13 +413,14 @@ final class Connection: EventHandler, @unchecked Sendable {
         responseStatus = nil
         // The request's fields are read one by one: a copy of the whole RequestInfo retained its Strings.
         guard let observer, let label = machine.currentRequest?.label else { return }
-        observer.requestFinished(
-            FinishedRequest(
-                method: machine.currentRequest?.method ?? .get, target: machine.currentRequest?.target ?? "-", status: status,
-                label: label, refusal: machine.currentRequest?.refusal, readBody: machine.currentRequest?.readBody ?? false,
-                bytesReceived: machine.currentRequest?.bodyBytes ?? 0, bytesSent: writer.bodyBytesSent,
-                durationNanoseconds: Clock.monotonicNanoseconds() &- requestStart, client: peer, responseCut: failed,
-                loop: loopIndex))
+        let finished = FinishedRequest(
+            method: machine.currentRequest?.method ?? .get, status: status, label: label,
+            refusal: machine.currentRequest?.refusal, readBody: machine.currentRequest?.readBody ?? false,
+            bytesReceived: machine.currentRequest?.bodyBytes ?? 0, bytesSent: writer.bodyBytesSent,
+            durationNanoseconds: Clock.monotonicNanoseconds() &- requestStart, responseCut: failed, loop: loopIndex)
+        observer.requestFinished(finished) {
+            RequestText(target: machine.currentRequest?.target ?? "-", client: peer)
+        }
     }
 }
 

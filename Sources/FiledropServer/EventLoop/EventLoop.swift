@@ -30,14 +30,14 @@ public final class EventLoop: @unchecked Sendable {
     private(set) var workInFlight = 0
     private var running = true
     /// Runs every `tickInterval` on this loop's thread: timeouts, watchdog, status.
-    public var onTick: [(EventLoop) -> Void] = []
+    var onTick: [(EventLoop) -> Void] = []
     private let tickInterval: UInt64 = 250_000_000
     private var nextTick: UInt64 = 0
     /// CLOCK_MONOTONIC in nanoseconds when epoll_wait last returned: the "now" of every
     /// deadline and duration worked out in this wakeup. Read once per wakeup rather than per
     /// request (nginx's `ngx_time_update` does the same); a wakeup lasts microseconds to a
     /// few milliseconds, against timeouts of seconds.
-    public private(set) var now: UInt64
+    private(set) var now: UInt64
     /// Wall-clock seconds since 1970 when epoll_wait last returned (Date headers).
     private(set) var wallClockSeconds: Int64
     /// Where this loop's connections stage bytes they do not keep: a new request's first read
