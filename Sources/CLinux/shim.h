@@ -80,8 +80,8 @@ static inline int filedrop_sync_file_range(int fd, long long offset, long long n
 }
 
 /* Thread names are what top -H and /proc/PID/task/TID/comm show: loop-N, worker-N. */
-static inline int filedrop_name_thread(const char *name) {
-    return pthread_setname_np(pthread_self(), name);
+static inline int filedrop_name_thread(pthread_t thread, const char *name) {
+    return pthread_setname_np(thread, name);
 }
 
 static inline pid_t filedrop_gettid(void) {

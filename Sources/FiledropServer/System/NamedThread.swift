@@ -2,20 +2,22 @@ import CLinux
 import Glibc
 
 /// Starts `body` on a new thread called `name` (at most 15 bytes: what `top -H`, `ps -L`
-/// and `/proc/PID/task/*/comm` show), joinable.
+/// and `/proc/PID/task/*/comm` show), joinable. The name is set here, before this returns,
+/// not by the new thread: whoever looks once the daemon says it is ready (systemd, a test)
+/// finds every thread named, however late the scheduler runs it.
 public func startNamedThread(_ name: String, _ body: @escaping () -> Void) -> pthread_t {
     var thread = pthread_t()
-    let context = Unmanaged.passRetained(NamedThreadBody(name: name, body: body)).toOpaque()
+    let context = Unmanaged.passRetained(NamedThreadBody(body: body)).toOpaque()
     let result = pthread_create(
         &thread, nil,
         { context in
             let start = Unmanaged<NamedThreadBody>.fromOpaque(context!).takeRetainedValue()
             blockAsynchronousSignals()
-            _ = filedrop_name_thread(String(start.name.utf8.prefix(15))!)
             start.body()
             return nil
         }, context)
     precondition(result == 0, "pthread_create failed: \(result)")
+    _ = filedrop_name_thread(thread, String(name.utf8.prefix(15))!)
     return thread
 }
 
@@ -43,11 +45,9 @@ func lowerThreadPriority(by niceness: Int32) {
 }
 
 private final class NamedThreadBody {
-    let name: String
     let body: () -> Void
 
-    init(name: String, body: @escaping () -> Void) {
-        self.name = name
+    init(body: @escaping () -> Void) {
         self.body = body
     }
 }
