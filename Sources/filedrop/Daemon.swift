@@ -318,13 +318,15 @@ final class Daemon {
     /// here on the main loop as SIGHUP's does, and the requester waits for the outcome.
     private func openControlSocket(server: HTTPServer) throws {
         guard let path = configuration.controlSocket else { return }
-        let daemon = MainLoopOnly(self)
+        // Only the main loop uses the daemon: the control thread hands the closure to
+        // `EventLoop.execute`, which runs it there.
+        let daemon = UnsafeTransfer(self)
         let mainLoop = server.mainLoop
         do {
             let control = try ControlSocketServer(
                 path: path,
                 commands: [
-                    "reload": { _, promise in mainLoop.execute { promise.fulfil(daemon.daemon.reload()) } }
+                    "reload": { _, promise in mainLoop.execute { promise.fulfil(daemon.wrappedValue.reload()) } }
                 ], log: log)
             control.start()
             self.control = control
@@ -542,15 +544,5 @@ final class Daemon {
                 level: .notice,
                 message: "HTTPS (TLS 1.2 and 1.3): \(certificates?.summary ?? "certificate"), "
                     + "SHA-256 \(tls.fingerprintSHA256); \(path)", fields: fields))
-    }
-}
-
-/// Carries the daemon from the control thread to its main loop, the only thread that uses it
-/// (`EventLoop.execute` runs the closure there): hence the unchecked Sendable.
-private final class MainLoopOnly: @unchecked Sendable {
-    unowned let daemon: Daemon
-
-    init(_ daemon: Daemon) {
-        self.daemon = daemon
     }
 }

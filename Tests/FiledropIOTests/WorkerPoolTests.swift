@@ -193,8 +193,9 @@ import Testing
         let second = BlockingWork("hash-2", usesCPU: true) { order.withLock { $0.append("hash-2") } }
         let disk = BlockingWork("fsync") { order.withLock { $0.append("fsync") } }
         for work in [first, second] {
+            let label = work.label
             pool.submit(work, ticket: WorkTicket(), loop: loop) { outcome in
-                record.completions.append((work.label, outcome, true))
+                record.completions.append((label, outcome, true))
             }
         }
         started.wait()

@@ -5,9 +5,9 @@
 /// (`blockingWorkFinished`), as swift-nio's `NIOThreadPool` and `NonBlockingFileIO` do.
 ///
 /// While it runs, whatever it captured belongs to the worker: the connection touches nothing
-/// of its request until it hears back. That hand-over is what makes `@unchecked Sendable`
-/// sound here.
-public final class BlockingWork: @unchecked Sendable {
+/// of its request until it hears back. Not `Sendable`: the pool that takes it across says
+/// so where it does (`UnsafeTransfer`).
+public final class BlockingWork {
     /// What it does, for logs and tests: "publish", "password", "listing".
     public let label: String
     /// Whether it may be skipped when its connection is gone before it started: a question
@@ -76,8 +76,9 @@ public enum Deferred<Value> {
 }
 
 /// Where blocking work leaves its result for the loop: written by the worker before the
-/// loop hears back, read by the loop after, so never by both at once.
-public final class ResultSlot<Value>: @unchecked Sendable {
+/// loop hears back, read by the loop after, so never by both at once. Not `Sendable`: it
+/// crosses only inside the `BlockingWork` that fills it.
+public final class ResultSlot<Value> {
     public var value: Value?
 
     public init() {}

@@ -15,7 +15,7 @@ import Glibc
 ///   finds the file gone: no link left).
 ///
 /// Blocking: called on the hook and webhook threads and the event thread, never on a loop.
-struct PendingRunFolder: @unchecked Sendable {
+struct PendingRunFolder: Sendable {
     static let temporarySuffix = ".tmp"
     /// Where an entry that cannot be read goes: kept for a person to look at, never run.
     static let asideSuffix = ".bad"
@@ -27,7 +27,7 @@ struct PendingRunFolder: @unchecked Sendable {
     let durable: Bool
 
     /// An entry this process holds the lock of.
-    final class Entry: @unchecked Sendable {
+    final class Entry: Sendable {
         let name: String
         let file: FileDescriptor
         let run: PendingRun

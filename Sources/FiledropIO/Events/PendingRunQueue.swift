@@ -26,7 +26,7 @@ final class PendingRunQueue: @unchecked Sendable {
     }
 
     /// One run handed to a thread: from disk (`entry`, whose lock this process holds) or from memory.
-    struct Claim: @unchecked Sendable {
+    struct Claim: Sendable {
         let run: PendingRun
         let entry: PendingRunFolder.Entry?
     }

@@ -1,4 +1,5 @@
 import CCrypto
+import FiledropHTTP
 import FiledropServer
 import Glibc
 
@@ -6,9 +7,8 @@ import Glibc
 /// issues the short-lived certificate the HTTPS port serves. Its certificate is what a
 /// person installs once on each device (served at `/ca.crt`); its key never leaves `ca.key`.
 ///
-/// Shared between threads: after loading, the libcrypto objects are only read (signing with
-/// a key and reading a certificate are safe from several threads in OpenSSL 3).
-public final class LocalCertificateAuthority: @unchecked Sendable {
+/// Shared between threads: after loading, the libcrypto objects are only read.
+public final class LocalCertificateAuthority: Sendable {
     /// How long a server certificate lasts unless told otherwise: a week, on purpose short
     /// (the daemon re-issues well before; a copied leaf key is soon worthless).
     public static let defaultServerLifetime: Int64 = 7 * 86_400
@@ -29,13 +29,17 @@ public final class LocalCertificateAuthority: @unchecked Sendable {
 
     let directory: CertificateDirectory
     /// The CA's certificate and key, to sign leaves with (`+Issue`).
-    let certificateAuthority: X509Certificate
-    let signingKey: PrivateKey
+    // OpenSSL 3 documents signing with a key and reading a certificate as safe from several
+    // threads at once; both are set up before `init` returns and never changed after.
+    private let sharedCertificate: UnsafeTransfer<X509Certificate>
+    private let sharedKey: UnsafeTransfer<PrivateKey>
+    var certificateAuthority: X509Certificate { sharedCertificate.wrappedValue }
+    var signingKey: PrivateKey { sharedKey.wrappedValue }
 
     private init(directory: CertificateDirectory, certificate: X509Certificate, key: PrivateKey) throws(CertificateError) {
         self.directory = directory
-        certificateAuthority = certificate
-        signingKey = key
+        sharedCertificate = UnsafeTransfer(certificate)
+        sharedKey = UnsafeTransfer(key)
         certificatePEM = try certificate.pem()
         certificateDER = try certificate.der()
         fingerprintSHA256 = try certificate.fingerprintSHA256()

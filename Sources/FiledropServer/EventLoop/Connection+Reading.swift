@@ -61,7 +61,12 @@ extension Connection {
         updateReceiveLowWatermark()
         if budget <= 0, isOpen, machine.wantsInput, tls?.hasPendingInput == true {
             // The budget ran out with records OpenSSL holds: epoll will not report them.
-            loop.execute { [self] in if isOpen && machine.wantsInput { readAvailable(loop: loop) } }
+            // Runs later on this same loop, the connection's own thread.
+            let connection = UnsafeTransfer(self)
+            loop.execute {
+                let connection = connection.wrappedValue
+                if connection.isOpen && connection.machine.wantsInput { connection.readAvailable(loop: loop) }
+            }
         }
     }
 

@@ -5,7 +5,8 @@ import Glibc
 /// Drives one accepted socket: reads into a bounded buffer, hands bytes to the core
 /// `ConnectionStateMachine` and carries out what it answers. All on the owning loop's thread;
 /// blocking work the machine hands out goes to the `WorkerPool`, whose answer comes back to
-/// this loop (hence `@unchecked Sendable`: the completion is only ever run here). What the
+/// this loop. Not `Sendable`: the closures that reach it from another thread say why they
+/// may (`handOut`, `readAvailable`), and run only here. What the
 /// connection is doing (reading, writing, waiting, lingering) is the machine's state; this
 /// class keeps only its socket, buffers and epoll interest.
 ///
@@ -16,7 +17,7 @@ import Glibc
 /// only this class touches them, on one thread, and never two overlapping accesses to the same
 /// one (a closure given to `inbound` works on `machine`, not on `inbound`). The runtime's
 /// checks of that cost about 25 calls and 1.5k instructions per small request.
-final class Connection: EventHandler, @unchecked Sendable {
+final class Connection: EventHandler {
     let descriptor: Int32
     let peer: String
     @exclusivity(unchecked) var machine: ConnectionStateMachine
@@ -263,12 +264,15 @@ final class Connection: EventHandler, @unchecked Sendable {
     /// draining loop waits for it). False when the pool refused it.
     private func handOut(
         _ work: BlockingWork, loop: EventLoop,
-        completion: @escaping @Sendable (WorkerPool.Outcome) -> Void
+        completion: @escaping (WorkerPool.Outcome) -> Void
     ) -> Bool {
         loop.workSubmitted()
+        // The pool runs `completion`, and the connection it holds, only on `loop` (this
+        // connection's own thread, through `EventLoop.execute`), never on the worker.
+        let completion = UnsafeTransfer(completion)
         let submitted = workers.submit(work, ticket: ticket, loop: loop) { outcome in
             loop.workCompleted()
-            completion(outcome)
+            completion.wrappedValue(outcome)
         }
         if !submitted { loop.workCompleted() }
         return submitted
@@ -425,7 +429,7 @@ final class Connection: EventHandler, @unchecked Sendable {
 }
 
 /// Where a worker leaves a stream's next chunk for the loop: written before the loop hears
-/// back, read after.
-private final class ProducedChunk: @unchecked Sendable {
+/// back, read after (the pool's hand-over orders the two).
+private final class ProducedChunk {
     var result: Result<ResponseChunk?, any Error>?
 }

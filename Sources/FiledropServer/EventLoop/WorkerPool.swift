@@ -77,7 +77,9 @@ public final class WorkerPool: @unchecked Sendable {
         _ work: BlockingWork, ticket: WorkTicket, loop: EventLoop,
         completion: @escaping @Sendable (Outcome) -> Void
     ) -> Bool {
-        let item = Item(work: work, ticket: ticket, loop: loop, completion: completion)
+        // The submitting loop touches nothing the work captured until `completion` runs back on
+        // it; the pool's mutex orders the hand-over to the worker that runs it.
+        let item = Item(work: UnsafeTransfer(work), ticket: ticket, loop: loop, completion: completion)
         let queued = locked { () -> Bool in
             guard !stopping else { return false }
             if work.skippableWhenAbandoned && diskWork.count + cpuWork.count >= queueLimit { return false }
@@ -116,18 +118,18 @@ public final class WorkerPool: @unchecked Sendable {
     private func runNext() -> (Outcome, EventLoop, @Sendable (Outcome) -> Void)? {
         guard let item = nextItem() else { return nil }
         let outcome: Outcome
-        if item.work.skippableWhenAbandoned && item.ticket.isAbandoned {
+        if item.work.wrappedValue.skippableWhenAbandoned && item.ticket.isAbandoned {
             outcome = .skipped
-        } else if item.work.usesCPU {
+        } else if item.work.wrappedValue.usesCPU {
             _ = filedrop_set_idle_scheduling(1)
-            item.work.run()
+            item.work.wrappedValue.run()
             _ = filedrop_set_idle_scheduling(0)
             outcome = .ran
         } else {
-            item.work.run()
+            item.work.wrappedValue.run()
             outcome = .ran
         }
-        let cpuItemEnded = item.work.usesCPU
+        let cpuItemEnded = item.work.wrappedValue.usesCPU
         locked {
             busy -= 1
             if cpuItemEnded { cpuBusy -= 1 }
@@ -164,7 +166,7 @@ public final class WorkerPool: @unchecked Sendable {
     }
 
     private struct Item {
-        let work: BlockingWork
+        let work: UnsafeTransfer<BlockingWork>
         let ticket: WorkTicket
         let loop: EventLoop
         let completion: @Sendable (Outcome) -> Void

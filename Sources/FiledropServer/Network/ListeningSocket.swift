@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// A non-blocking listening TCP socket: bound by us, or adopted from systemd.
-public final class ListeningSocket: @unchecked Sendable {
+public final class ListeningSocket: Sendable {
     public let descriptor: Int32
     /// The address actually bound (port 0 resolved).
     public let address: SocketAddress

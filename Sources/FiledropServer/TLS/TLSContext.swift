@@ -1,4 +1,5 @@
 import CSSL
+import FiledropHTTP
 import Glibc
 
 /// A certificate chain and its private key, as PEM bytes, with where each came from (for
@@ -23,8 +24,11 @@ public struct TLSCredentials: Sendable {
 /// handshake. Immutable once made and shared by every loop (OpenSSL locks what SSL_new
 /// touches); a renewed certificate is a new context, and connections keep the one they
 /// started with until they close.
-public final class TLSContext: @unchecked Sendable {
-    let context: OpaquePointer
+public final class TLSContext: Sendable {
+    // OpenSSL documents an SSL_CTX as safe to share between threads once set up, which this
+    // one is before `init` returns; nothing changes it after.
+    private let sharedContext: UnsafeTransfer<OpaquePointer>
+    var context: OpaquePointer { sharedContext.wrappedValue }
     /// Whether OpenSSL was asked to hand the record layer to the kernel (the `tls` ULP).
     public let kernelTLSRequested: Bool
     /// The leaf certificate's SHA-256 fingerprint, `AB:CD:...`.
@@ -47,7 +51,7 @@ public final class TLSContext: @unchecked Sendable {
         guard let context = SSL_CTX_new(TLS_server_method()) else {
             throw TLSError.openSSL("SSL_CTX_new", detail: LibcryptoErrorQueue.takeReason())
         }
-        self.context = context
+        sharedContext = UnsafeTransfer(context)
         kernelTLSRequested = kernelTLS
         filedrop_ssl_ctx_set_server_options(context, kernelTLS ? 1 : 0)
         guard filedrop_ssl_ctx_set_min_tls12(context) == 1,

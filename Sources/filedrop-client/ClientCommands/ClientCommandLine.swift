@@ -3,6 +3,7 @@ import FiledropClient
 import FiledropCore
 import Foundation
 import Glibc
+import Synchronization
 
 /// `filedrop send FILE... [--to URL]`, `filedrop get NAME [--from URL] [-o PATH]` and
 /// `filedrop ls [DIR] [--from URL]`: the client commands, recognised by their first word
@@ -305,11 +306,10 @@ struct ClientCommandLine {
 }
 
 /// The exit code, handed from the command's task to the blocked main thread.
-private final class ExitCodeBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = ClientCommandLine.ExitCode.ok
+private final class ExitCodeBox: Sendable {
+    private let stored = Mutex(ClientCommandLine.ExitCode.ok)
     var code: ClientCommandLine.ExitCode {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

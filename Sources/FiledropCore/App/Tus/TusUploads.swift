@@ -350,12 +350,13 @@ final class TusUpload: Sendable {
 
 /// The open partial file that holds an upload's lock on disk, kept in `TusUpload.diskLock`
 /// so the daemon can let go of it when the request ends or is taken over.
-/// `@unchecked Sendable`: a partial file is used by one request at a time (the machine's write
-/// lock sees to that), and this only ever unlocks it.
-final class DiskLockHolder: @unchecked Sendable {
-    let file: any PartialUploadFile
+final class DiskLockHolder: Sendable {
+    // A partial file is used by one request at a time (the machine's write lock sees to
+    // that, and `diskLock`'s mutex orders the hand-over), and this only ever unlocks it.
+    private let heldFile: UnsafeTransfer<any PartialUploadFile>
+    var file: any PartialUploadFile { heldFile.wrappedValue }
 
     init(_ file: any PartialUploadFile) {
-        self.file = file
+        heldFile = UnsafeTransfer(file)
     }
 }
