@@ -245,7 +245,9 @@ def test_read_only_refuses_creation(daemon_factory):
 
 
 def test_expired_uploads_are_swept_at_start(daemon_factory):
-    daemon = daemon_factory("--tus-expiration", "1s")
+    # An hour, so a slow machine can never expire the upload before its PATCH; the file's
+    # time set back to 1970 below is what makes it expired at the restart.
+    daemon = daemon_factory("--tus-expiration", "1h")
     location = create(daemon, 10, name="abandoned.bin").header("Location")
     assert patch(daemon, location, 0, b"12345").status == 204
     daemon.stop()

@@ -160,12 +160,14 @@ def test_daemon_killed_mid_patch_leaves_its_offset_to_the_other(daemon_factory, 
 
 
 def test_an_expired_upload_is_removed_once(daemon_factory, shared_dir):
-    first = start_on(daemon_factory, shared_dir, "--tus-expiration", "2s")
-    second = start_on(daemon_factory, shared_dir, "--tus-expiration", "2s")
+    # Long enough that a loaded machine still creates, writes and reads the upload back
+    # before it expires; the sleep then outlasts it from the last write.
+    first = start_on(daemon_factory, shared_dir, "--tus-expiration", "5s")
+    second = start_on(daemon_factory, shared_dir, "--tus-expiration", "5s")
     location = create(first, 1000, name="abandoned.bin").header("Location")
     assert patch(first, location, 0, b"x" * 100).status == 204
     assert offset_on(second, location) == 100
-    time.sleep(3.2)
+    time.sleep(6.2)
     answers = {}
     threads = [threading.Thread(target=lambda d=d: answers.__setitem__(d, head(d, location).status)) for d in (first, second)]
     for thread in threads:
