@@ -13,7 +13,7 @@ import Testing
         case .bytes(let bytes): return bytes
         case .stream(let source):
             var bytes: [UInt8] = []
-            while let chunk = try? source.nextChunk() {
+            while let chunk = try? source.wrappedValue.nextChunk() {
                 guard case .bytes(let piece) = chunk else { return [] }
                 bytes += piece
             }

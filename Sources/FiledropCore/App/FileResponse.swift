@@ -48,11 +48,11 @@ public enum FileResponse {
             headers.add(.contentEncoding, "gzip")
             let body =
                 compressor.cachedGzip(of: region, cacheKey: cacheKey).map(ResponseBody.bytes)
-                ?? .stream(compressor.gzipStream(of: region))
+                ?? .stream(UnsafeTransfer(compressor.gzipStream(of: region)))
             return Response(status: .ok, headers: headers, body: body)
         case .gzipStreamed(let compressor):
             headers.add(.contentEncoding, "gzip")
-            return Response(status: .ok, headers: headers, body: .stream(compressor.gzipStream(of: region)))
+            return Response(status: .ok, headers: headers, body: .stream(UnsafeTransfer(compressor.gzipStream(of: region))))
         }
     }
 

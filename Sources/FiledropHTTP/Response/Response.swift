@@ -37,7 +37,10 @@ public enum ResponseBody: Sendable {
     /// A region of an open file, sent with sendfile(2).
     case file(FileRegion)
     /// Bytes produced on the fly (archives, multipart/byteranges); length unknown ahead.
-    case stream(any ResponseBodySource)
+    /// Carried as `UnsafeTransfer`: the source goes from the handler that makes it to its
+    /// connection's loop, then to one worker per chunk, each hand-over ordered by the
+    /// loop's `execute` and the worker pool's queue, so one thread at a time pulls from it.
+    case stream(UnsafeTransfer<any ResponseBodySource>)
 
     /// The exact length when known ahead (Content-Length), nil for streams.
     public var knownLength: UInt64? {
@@ -45,7 +48,7 @@ public enum ResponseBody: Sendable {
         case .empty: 0
         case .bytes(let bytes): UInt64(bytes.count)
         case .file(let region): region.length
-        case .stream(let source): source.knownLength
+        case .stream(let source): source.wrappedValue.knownLength
         }
     }
 }
@@ -90,7 +93,8 @@ public enum ResponseChunk: Sendable {
 
 /// Produces a response body piece by piece so memory stays flat; nil means the end.
 /// Called on a worker thread (a chunk may read files or walk a folder), one call at a time.
-public protocol ResponseBodySource: AnyObject, Sendable {
+/// Not `Sendable`: `ResponseBody.stream` carries it across threads and says why that is safe.
+public protocol ResponseBodySource: AnyObject {
     var knownLength: UInt64? { get }
     func nextChunk() throws -> ResponseChunk?
 }

@@ -4,9 +4,7 @@ import FiledropHTTP
 /// A generated body that is itself streamed (a listing of a big folder) gzip-compressed as
 /// the connection pulls it: one deflate stream over the source's chunks, so memory stays at
 /// zlib's window plus one chunk whatever the body's size.
-final class GzipBodyStream: ResponseBodySource, @unchecked Sendable {
-    // @unchecked: pulled by one worker at a time (`Connection.produceChunk`), never concurrently.
-
+final class GzipBodyStream: ResponseBodySource {
     private let source: any ResponseBodySource
     private let deflater = Deflater(format: .gzip)
     private var finished = false

@@ -3,9 +3,7 @@ import FiledropHTTP
 
 /// A file region gzip-compressed as the connection pulls it: one read buffer and one
 /// deflate stream, whatever the file size. Length unknown ahead, so the body goes chunked.
-final class GzipFileStream: ResponseBodySource, @unchecked Sendable {
-    // @unchecked: pulled only from the connection's event loop, one chunk at a time.
-
+final class GzipFileStream: ResponseBodySource {
     private var reader: FileRegionReader
     private let deflater = Deflater(format: .gzip)
     private var finished = false

@@ -6,9 +6,7 @@ import FiledropHTTP
 /// listings), one file open at a time, read in 256 KiB pieces, deflated or stored, CRC-32
 /// computed on the way. Memory is one read buffer, one deflate stream and the central
 /// directory (a few dozen bytes per entry); nothing touches the disk.
-final class ZipStream: ResponseBodySource, @unchecked Sendable {
-    // @unchecked: pulled only from the connection's event loop, one chunk at a time.
-
+final class ZipStream: ResponseBodySource {
     /// Files at least this big get ZIP64 local headers up front: the size is only known
     /// for certain after the data went out, and deflate can grow incompressible data by
     /// about 0.03 %, so the threshold keeps a margin below 4 GiB.

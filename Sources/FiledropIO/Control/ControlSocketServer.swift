@@ -201,33 +201,17 @@ public final class ControlSocketServer: Sendable {
 }
 
 /// A command's reply, handed from the thread that ran it to the control thread, which waits.
-public final class ControlReplyPromise: @unchecked Sendable {
-    // Guarded by `mutex`; @unchecked because pthread's mutex and condition are not Swift types.
-    private var reply: ControlReply?
-    private var mutex = pthread_mutex_t()
-    private var fulfilled = pthread_cond_t()
+public final class ControlReplyPromise: Sendable {
+    private let reply = ConditionLock<ControlReply?>(nil)
 
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&fulfilled, nil)
-    }
-
-    deinit {
-        pthread_cond_destroy(&fulfilled)
-        pthread_mutex_destroy(&mutex)
-    }
+    init() {}
 
     public func fulfil(_ reply: ControlReply) {
-        pthread_mutex_lock(&mutex)
-        if self.reply == nil { self.reply = reply }
-        pthread_cond_signal(&fulfilled)
-        pthread_mutex_unlock(&mutex)
+        self.reply.withLock { if $0 == nil { $0 = reply } }
+        self.reply.signal()
     }
 
     func wait() -> ControlReply {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        while reply == nil { pthread_cond_wait(&fulfilled, &mutex) }
-        return reply!
+        reply.withLock(when: { $0 != nil }) { $0! }
     }
 }

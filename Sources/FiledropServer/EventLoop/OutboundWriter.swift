@@ -56,7 +56,7 @@ struct OutboundWriter {
                 segments.append(.file(region, sent: 0))
             }
         case .stream(let stream):
-            source = stream
+            source = stream.wrappedValue
         }
     }
 

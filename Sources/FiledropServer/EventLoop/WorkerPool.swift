@@ -17,7 +17,7 @@ import Synchronization
 /// (`usesCPU`: hashing a flood of wrong passwords) runs at idle priority (SCHED_IDLE), and
 /// at most `cpuLimit` such items at once (half the CPUs): it gets spare CPU only, and a core
 /// stays free for the loops however many guesses arrive. Disk work never waits behind it.
-public final class WorkerPool: @unchecked Sendable {
+public final class WorkerPool: Sendable {
     /// What happened to submitted work, told to its completion on the submitting loop.
     public enum Outcome: Sendable, Equatable {
         case ran
@@ -29,16 +29,19 @@ public final class WorkerPool: @unchecked Sendable {
     public let queueLimit: Int
     /// CPU-heavy items running at once, at most.
     public let cpuLimit: Int
-    private var mutex = pthread_mutex_t()
-    private var wakeWorkers = pthread_cond_t()
-    private var diskWork = WorkQueue<Item>()
-    private var cpuWork = WorkQueue<Item>()
-    private var stopping = false
-    private var busy = 0
-    private var cpuBusy = 0
-    /// Workers that have not returned from their loop yet.
-    private var liveWorkers: Int
-    private var threads: [pthread_t] = []
+    /// The queues and counts, whose condition wakes the workers.
+    private let state: ConditionLock<State>
+
+    private struct State: Sendable {
+        var diskWork = WorkQueue<Item>()
+        var cpuWork = WorkQueue<Item>()
+        var stopping = false
+        var busy = 0
+        var cpuBusy = 0
+        /// Workers that have not returned from their loop yet.
+        var liveWorkers: Int
+        var threads: [pthread_t] = []
+    }
 
     /// Enough threads that a few uploads' fsyncs, which mostly wait for the disk, run side
     /// by side: four, or one per CPU on bigger machines.
@@ -52,22 +55,16 @@ public final class WorkerPool: @unchecked Sendable {
         threadCount = threads
         self.queueLimit = queueLimit
         self.cpuLimit = cpuLimit
-        liveWorkers = threads
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&wakeWorkers, nil)
+        state = ConditionLock(State(liveWorkers: threads))
         for index in 0..<threads {
-            self.threads.append(startNamedThread("worker-\(index)") { [unowned self] in self.workerLoop() })
+            let thread = startNamedThread("worker-\(index)") { [unowned self] in self.workerLoop() }
+            state.withLock { $0.threads.append(thread) }
         }
-    }
-
-    deinit {
-        pthread_cond_destroy(&wakeWorkers)
-        pthread_mutex_destroy(&mutex)
     }
 
     /// Work waiting for a worker, and work running.
     public var pendingCount: Int {
-        locked { diskWork.count + cpuWork.count + busy }
+        state.withLock { $0.diskWork.count + $0.cpuWork.count + $0.busy }
     }
 
     /// Queues `work`; `completion` runs on `loop` once it ran or was skipped. False when the
@@ -80,13 +77,13 @@ public final class WorkerPool: @unchecked Sendable {
         // The submitting loop touches nothing the work captured until `completion` runs back on
         // it; the pool's mutex orders the hand-over to the worker that runs it.
         let item = Item(work: UnsafeTransfer(work), ticket: ticket, loop: loop, completion: completion)
-        let queued = locked { () -> Bool in
-            guard !stopping else { return false }
-            if work.skippableWhenAbandoned && diskWork.count + cpuWork.count >= queueLimit { return false }
-            if work.usesCPU { cpuWork.append(item) } else { diskWork.append(item) }
+        let queued = state.withLock { state -> Bool in
+            guard !state.stopping else { return false }
+            if work.skippableWhenAbandoned && state.diskWork.count + state.cpuWork.count >= queueLimit { return false }
+            if work.usesCPU { state.cpuWork.append(item) } else { state.diskWork.append(item) }
             return true
         }
-        if queued { pthread_cond_signal(&wakeWorkers) }
+        if queued { state.signal() }
         return queued
     }
 
@@ -95,14 +92,17 @@ public final class WorkerPool: @unchecked Sendable {
     /// Past `deadline` (monotonic ns) it returns without them: a worker stuck in a system
     /// call that never returns (a hung NFS server) must not keep the process from exiting.
     public func shutdown(deadline: UInt64 = .max) {
-        locked { stopping = true }
-        pthread_cond_broadcast(&wakeWorkers)
-        while locked({ liveWorkers }) > 0 {
+        state.withLock { $0.stopping = true }
+        state.broadcast()
+        while state.withLock({ $0.liveWorkers }) > 0 {
             guard Clock.monotonicNanoseconds() < deadline else { return }
             usleep(5_000)
         }
+        let threads = state.withLock { state in
+            defer { state.threads.removeAll() }
+            return state.threads
+        }
         for thread in threads { pthread_join(thread, nil) }
-        threads.removeAll()
     }
 
     private func workerLoop() {
@@ -110,7 +110,7 @@ public final class WorkerPool: @unchecked Sendable {
         while let (outcome, loop, completion) = runNext() {
             loop.execute { completion(outcome) }
         }
-        locked { liveWorkers -= 1 }
+        state.withLock { $0.liveWorkers -= 1 }
     }
 
     /// Takes the next item and runs (or skips) its work. The item, and all its work
@@ -130,42 +130,37 @@ public final class WorkerPool: @unchecked Sendable {
             outcome = .ran
         }
         let cpuItemEnded = item.work.wrappedValue.usesCPU
-        locked {
-            busy -= 1
-            if cpuItemEnded { cpuBusy -= 1 }
+        state.withLock { state in
+            state.busy -= 1
+            if cpuItemEnded { state.cpuBusy -= 1 }
         }
         // A CPU item may wait for exactly the place this one left.
-        if cpuItemEnded { pthread_cond_signal(&wakeWorkers) }
+        if cpuItemEnded { state.signal() }
         return (outcome, item.loop, item.completion)
     }
 
     /// The next item, waiting for one: disk work first, CPU work while under `cpuLimit`;
     /// nil once stopping and nothing is left.
     private func nextItem() -> Item? {
-        locked { () -> Item? in
-            while true {
-                if let item = diskWork.takeFirst() {
-                    busy += 1
-                    return item
-                }
-                if cpuBusy < cpuLimit, let item = cpuWork.takeFirst() {
-                    busy += 1
-                    cpuBusy += 1
-                    return item
-                }
-                if stopping && diskWork.count == 0 && cpuWork.count == 0 { return nil }
-                pthread_cond_wait(&wakeWorkers, &mutex)
+        let cpuLimit = cpuLimit
+        return state.withLock(when: { state in
+            state.diskWork.count > 0 || (state.cpuBusy < cpuLimit && state.cpuWork.count > 0)
+                || (state.stopping && state.cpuWork.count == 0)
+        }) { state -> Item? in
+            if let item = state.diskWork.takeFirst() {
+                state.busy += 1
+                return item
             }
+            if state.cpuBusy < cpuLimit, let item = state.cpuWork.takeFirst() {
+                state.busy += 1
+                state.cpuBusy += 1
+                return item
+            }
+            return nil
         }
     }
 
-    private func locked<T>(_ body: () -> T) -> T {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        return body()
-    }
-
-    private struct Item {
+    private struct Item: Sendable {
         let work: UnsafeTransfer<BlockingWork>
         let ticket: WorkTicket
         let loop: EventLoop
@@ -175,7 +170,7 @@ public final class WorkerPool: @unchecked Sendable {
 
 /// A first-in first-out queue whose taken slots are emptied at once: a finished item must
 /// not keep what its work captured (an upload's open file) alive.
-private struct WorkQueue<Element> {
+private struct WorkQueue<Element: Sendable>: Sendable {
     private var slots: [Element?] = []
     private var head = 0
 

@@ -5,26 +5,21 @@ import Glibc
 /// reading). Not a DispatchQueue: libdispatch's worker threads set their priority with
 /// setpriority(2), which the service's system-call filter refuses (`~@resources`), and
 /// libdispatch then writes "Failed to set thread priority" to standard error at every start.
-public final class SerialWorkThread: @unchecked Sendable {
+public final class SerialWorkThread: Sendable {
     public typealias Work = @Sendable () -> Void
 
+    private struct Queue: Sendable {
+        var items: [Work] = []
+        var submitted = 0
+        var finished = 0
+    }
+
     private let capacity: Int
-    // Guarded by `mutex`.
-    private var items: [Work] = []
-    private var submitted = 0
-    private var finished = 0
-    private var mutex = pthread_mutex_t()
-    private var changed = pthread_cond_t()
+    private let queue = ConditionLock(Queue(), monotonic: true)
 
     /// `capacity`: how many closures may wait; `submit` drops what comes beyond.
     public init(name: String, capacity: Int) {
         self.capacity = capacity
-        pthread_mutex_init(&mutex, nil)
-        var attributes = pthread_condattr_t()
-        pthread_condattr_init(&attributes)
-        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(&changed, &attributes)
-        pthread_condattr_destroy(&attributes)
         // The thread lives as long as the process: the daemon makes one at start.
         pthread_detach(startNamedThread(name) { [self] in run() })
     }
@@ -32,13 +27,13 @@ public final class SerialWorkThread: @unchecked Sendable {
     /// Queues `work`; false, and nothing queued, when `capacity` closures wait already.
     @discardableResult
     public func submit(_ work: @escaping Work) -> Bool {
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        guard items.count < capacity else { return false }
-        items.append(work)
-        submitted += 1
-        pthread_cond_broadcast(&changed)
-        return true
+        queue.withLock { queue in
+            guard queue.items.count < capacity else { return false }
+            queue.items.append(work)
+            queue.submitted += 1
+            self.queue.broadcast()
+            return true
+        }
     }
 
     /// Waits, at most `seconds`, until everything submitted before the call has run; false
@@ -47,26 +42,16 @@ public final class SerialWorkThread: @unchecked Sendable {
         var deadline = timespec()
         clock_gettime(CLOCK_MONOTONIC, &deadline)
         deadline.tv_sec += seconds
-        pthread_mutex_lock(&mutex)
-        defer { pthread_mutex_unlock(&mutex) }
-        let target = submitted
-        while finished < target {
-            if pthread_cond_timedwait(&changed, &mutex, &deadline) == ETIMEDOUT { return finished >= target }
-        }
-        return true
+        let target = queue.withLock { $0.submitted }
+        return queue.withLock(when: { $0.finished >= target }, deadline: deadline) { _, ready in ready }
     }
 
     private func run() {
         while true {
-            pthread_mutex_lock(&mutex)
-            while items.isEmpty { pthread_cond_wait(&changed, &mutex) }
-            let work = items.removeFirst()
-            pthread_mutex_unlock(&mutex)
+            let work = queue.withLock(when: { !$0.items.isEmpty }) { $0.items.removeFirst() }
             work()
-            pthread_mutex_lock(&mutex)
-            finished += 1
-            pthread_cond_broadcast(&changed)
-            pthread_mutex_unlock(&mutex)
+            queue.withLock { $0.finished += 1 }
+            queue.broadcast()
         }
     }
 }

@@ -3,18 +3,23 @@ import FiledropCore
 import FiledropHTTP
 import Foundation
 import Glibc
+import Synchronization
 
 /// Shows a transfer's progress on standard error: a bar redrawn in place on a terminal,
 /// plain lines at every tenth (and when resuming) otherwise, so logs stay readable.
-final class TerminalProgress: @unchecked Sendable {
+final class TerminalProgress: Sendable {
     private let label: String
     private let verb: String
     private let quiet: Bool
     private let isTerminal = isatty(STDERR_FILENO) == 1
-    private let lock = NSLock()
-    private var lastTenth = -1
-    private var announcedResume = false
-    private var drewBar = false
+    /// What was drawn so far; the lock also keeps two reports from interleaving their writes.
+    private let drawn = Mutex(Drawn())
+
+    private struct Drawn {
+        var lastTenth = -1
+        var announcedResume = false
+        var drewBar = false
+    }
 
     init(label: String, verb: String, quiet: Bool) {
         self.label = ClientOutput.escaped(label)
@@ -24,29 +29,29 @@ final class TerminalProgress: @unchecked Sendable {
 
     func show(_ progress: TransferProgress) {
         guard !quiet else { return }
-        lock.withLock {
-            if progress.resumedFrom > 0, !announcedResume {
-                announcedResume = true
-                if drewBar { writeStandardError("\n") }
+        drawn.withLock { drawn in
+            if progress.resumedFrom > 0, !drawn.announcedResume {
+                drawn.announcedResume = true
+                if drawn.drewBar { writeStandardError("\n") }
                 writeStandardError("\(label): resuming at \(progress.resumedFrom) bytes\n")
             }
             if isTerminal {
-                drawBar(progress)
+                drawBar(progress, &drawn)
             } else {
-                printLine(progress)
+                printLine(progress, &drawn)
             }
         }
     }
 
     /// Ends the bar's line.
     func finish() {
-        lock.withLock {
-            if drewBar { writeStandardError("\n") }
-            drewBar = false
+        drawn.withLock { drawn in
+            if drawn.drewBar { writeStandardError("\n") }
+            drawn.drewBar = false
         }
     }
 
-    private func drawBar(_ progress: TransferProgress) {
+    private func drawBar(_ progress: TransferProgress, _ drawn: inout Drawn) {
         let width = 24
         let fraction = progress.fraction ?? 0
         let filled = min(width, Int(fraction * Double(width)))
@@ -56,14 +61,14 @@ final class TerminalProgress: @unchecked Sendable {
         let percent = progress.fraction.map { String(Int(($0 * 100).rounded(.down))) + "%" } ?? ""
         writeStandardError(
             "\r\u{1B}[2K\(verb) \(label) [\(bar)] \(percent) \(ByteCount.format(UInt64(progress.bytes)))\(total)\(rate)")
-        drewBar = true
+        drawn.drewBar = true
     }
 
-    private func printLine(_ progress: TransferProgress) {
+    private func printLine(_ progress: TransferProgress, _ drawn: inout Drawn) {
         guard let fraction = progress.fraction else { return }
         let tenth = Int((fraction * 10).rounded(.down))
-        guard tenth > lastTenth else { return }
-        lastTenth = tenth
+        guard tenth > drawn.lastTenth else { return }
+        drawn.lastTenth = tenth
         writeStandardError("\(verb) \(label): \(tenth * 10)% (\(progress.bytes) of \(progress.total ?? 0) bytes)\n")
     }
 }

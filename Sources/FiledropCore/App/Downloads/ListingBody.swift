@@ -7,9 +7,7 @@ import FiledropHTTP
 ///
 /// Pulled by a worker (`Connection.produceChunk`), one chunk at a time: for the JSON form
 /// each chunk reads the recorded SHA-256s (xattrs) of its own files.
-final class ListingBody: ResponseBodySource, @unchecked Sendable {
-    // @unchecked: one caller at a time, as every `ResponseBodySource`.
-
+final class ListingBody: ResponseBodySource {
     /// Rendered bytes per chunk, about: large enough that a chunk costs few writes.
     static let chunkSize = 64 << 10
     /// Entries whose SHA-256s are asked for at once.
@@ -50,7 +48,7 @@ final class ListingBody: ResponseBodySource, @unchecked Sendable {
         let first = render()
         if finished { return .bytes(first) }
         pending = first
-        return .stream(self)
+        return .stream(UnsafeTransfer(self))
     }
 
     var knownLength: UInt64? { nil }

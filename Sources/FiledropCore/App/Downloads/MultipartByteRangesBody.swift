@@ -4,10 +4,7 @@ import FiledropHTTP
 /// part's header goes out as bytes, each part's content as a file region sent with
 /// sendfile(2), so nothing of the file passes through memory. The length is exact ahead,
 /// so the response carries Content-Length.
-final class MultipartByteRangesBody: ResponseBodySource, @unchecked Sendable {
-    // @unchecked: the connection pulls chunks on its one event loop; `pieces` is only
-    // touched there.
-
+final class MultipartByteRangesBody: ResponseBodySource {
     let boundary: String
     let knownLength: UInt64?
     private var pieces: [ResponseChunk]

@@ -68,7 +68,7 @@ struct ResponseCompression {
         case (.bytes(let bytes), let compressor?) where clientAcceptsGzip && bytes.count >= Self.smallestCompressedBody:
             compressed = .bytes(compressor.gzip(bytes))
         case (.stream(let source), let compressor?) where clientAcceptsGzip:
-            compressed = .stream(compressor.gzipStream(of: source))
+            compressed = .stream(UnsafeTransfer(compressor.gzipStream(of: source.wrappedValue)))
         case (.bytes, _), (.stream, _):
             compressed = nil
         case (.empty, _), (.file, _):

@@ -15,7 +15,8 @@ enum ZipDownload {
         // The bytes depend on the moment they are written: never cache or resume them.
         headers.add(.cacheControl, "no-store")
         return Response(
-            status: .ok, headers: headers, body: .stream(compressor.zipStream(of: directory, selecting: names, in: storage)))
+            status: .ok, headers: headers,
+            body: .stream(UnsafeTransfer(compressor.zipStream(of: directory, selecting: names, in: storage))))
     }
 
     /// `<folder>.zip`, or `<title>.zip` for the whole drop.
