@@ -67,15 +67,13 @@ final class ReloadableResponder: PerLoopResponder {
 
     /// The current app as one event loop sees it: a copy of its own (`forEventLoop`, with the
     /// loop's own caches), replaced when a reload is noticed. Used on that loop's thread only.
-    private final class LoopResponder: HTTPResponder {
+    private final class LoopResponder: HTTPResponder, @unchecked Sendable {
         private let source: ReloadableResponder
-        /// Read and replaced only on the loop this responder was made for (the server gives
-        /// each loop its own, before the loop's thread starts), so one thread touches it.
-        private let box: UnsafeMutableTransferBox<Box>
+        private var box: Box
 
         init(_ source: ReloadableResponder) {
             self.source = source
-            box = UnsafeMutableTransferBox(Self.ownCopy(of: source.current.withLock { $0 }))
+            box = Self.ownCopy(of: source.current.withLock { $0 })
         }
 
         func route(_ head: RequestHead, context: RequestContext) -> RouteDecision {
@@ -84,14 +82,14 @@ final class ReloadableResponder: PerLoopResponder {
         }
 
         func route(_ head: RequestHead, context: RequestContext, label: inout RequestLabel) -> RouteDecision {
-            if source.generation.load(ordering: .acquiring) != box.wrappedValue.generation {
-                box.wrappedValue = Self.ownCopy(of: source.current.withLock { $0 })
+            if source.generation.load(ordering: .acquiring) != box.generation {
+                box = Self.ownCopy(of: source.current.withLock { $0 })
             }
-            return box.wrappedValue.route(head, context: context, label: &label)
+            return box.route(head, context: context, label: &label)
         }
 
         func response(for error: HTTPError, format: ResponseFormat) -> Response {
-            box.wrappedValue.app.response(for: error, format: format)
+            box.app.response(for: error, format: format)
         }
 
         func plainRequestOnTLSPort(port: UInt16) -> any HTTPResponder {
