@@ -18,17 +18,3 @@ public struct UnsafeTransfer<Wrapped> {
 }
 
 extension UnsafeTransfer: @unchecked Sendable {}
-
-/// Mutable state handed from one thread to the next, never touched by two at once: the
-/// same rule as `UnsafeTransfer`, for a value that the receiving thread changes and the
-/// sending one reads back after the hand-over (a result left for an event loop by a worker).
-public final class UnsafeMutableTransferBox<Wrapped> {
-    public var wrappedValue: Wrapped
-
-    @inlinable
-    public init(_ wrappedValue: Wrapped) {
-        self.wrappedValue = wrappedValue
-    }
-}
-
-extension UnsafeMutableTransferBox: @unchecked Sendable {}
