@@ -138,22 +138,13 @@ var targets: [Target] = [
 ]
 
 if fuzzing {
-    targets.append(
-        .executableTarget(name: "FuzzHTTPHead", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzHTTPHead"))
-    targets.append(
-        .executableTarget(name: "FuzzChunked", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzChunked"))
-    targets.append(
-        .executableTarget(name: "FuzzMultipart", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzMultipart"))
-    targets.append(
-        .executableTarget(name: "FuzzConfigFile", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzConfigFile"))
-    targets.append(
-        .executableTarget(name: "FuzzRequestText", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzRequestText"))
-    targets.append(
-        .executableTarget(name: "FuzzCatalogue", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzCatalogue"))
-    targets.append(
-        .executableTarget(name: "FuzzLocalSend", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzLocalSend"))
-    targets.append(
-        .executableTarget(name: "FuzzControl", dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/FuzzControl"))
+    let fuzzTargets = [
+        "FuzzHTTPHead", "FuzzChunked", "FuzzMultipart", "FuzzConfigFile", "FuzzRequestText", "FuzzCatalogue",
+        "FuzzLocalSend", "FuzzControl",
+    ]
+    for name in fuzzTargets {
+        targets.append(.executableTarget(name: name, dependencies: ["FiledropHTTP", "FiledropCore"], path: "Fuzz/\(name)"))
+    }
 }
 
 let package = Package(
